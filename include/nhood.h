@@ -1,0 +1,346 @@
+/*
+ * nhood: optimized MPI neighborhood collectives on top of any MPI-3 or MPI-4 library.
+ *
+ * One header is the whole public interface. Everything here is C11 and callable from C++.
+ *
+ * Model
+ * -----
+ * A *topology object* (NHOOD_Topo) is a local description of who this process sends to and
+ * receives from. It is created without any communication and without a new communicator,
+ * and is then used together with any communicator whose size covers its ranks. Every
+ * collective takes the communicator and the topology object and behaves exactly like the
+ * MPI_Neighbor_* call would on a communicator carrying that topology (neighbor order,
+ * buffer layout, duplicate edges, MPI_PROC_NULL neighbors, derived datatypes).
+ *
+ * Like any collective, an nhood collective must be called by every process of the
+ * communicator, in the same order as the other collectives on that communicator.
+ *
+ * Errors
+ * ------
+ * Every function returns MPI_SUCCESS or an MPI error class (MPI_ERR_ARG, MPI_ERR_COUNT,
+ * MPI_ERR_BUFFER, MPI_ERR_RANK, MPI_ERR_TOPOLOGY, MPI_ERR_REQUEST, MPI_ERR_TYPE,
+ * MPI_ERR_COMM, MPI_ERR_INFO, MPI_ERR_NO_MEM, MPI_ERR_TRUNCATE, MPI_ERR_INTERN, or the class
+ * of an error an underlying MPI call returned). The communicator's error handler is not
+ * invoked: the caller checks the return code. A message naming the offending argument is
+ * kept per thread and returned by NHOOD_Error_message().
+ *
+ * Threads
+ * -------
+ * Handles may be used from several threads, but, as with MPI collectives, calls on the same
+ * communicator must not run concurrently.
+ */
+#ifndef NHOOD_H
+#define NHOOD_H
+
+#include <mpi.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define NHOOD_VERSION_MAJOR 0
+#define NHOOD_VERSION_MINOR 1
+#define NHOOD_VERSION_PATCH 0
+
+/* ------------------------------------------------------------------------------------- */
+/* Handles                                                                                */
+/* ------------------------------------------------------------------------------------- */
+
+/** A local neighborhood description: sources and destinations of the calling process. */
+typedef struct nhood_topo *NHOOD_Topo;
+/** A non-blocking or persistent nhood collective operation. */
+typedef struct nhood_request *NHOOD_Request;
+
+#define NHOOD_TOPO_NULL ((NHOOD_Topo)0)
+#define NHOOD_REQUEST_NULL ((NHOOD_Request)0)
+
+/** Longest message NHOOD_Error_message() returns, terminating NUL included. */
+#define NHOOD_MAX_ERROR_STRING 512
+
+/** Info key (topology creation or persistent init) that picks the algorithm.
+ *  Values: "auto" (default) and "direct". Later releases add more; an unknown value is
+ *  MPI_ERR_INFO. The value given at persistent init overrides the topology's. */
+#define NHOOD_INFO_ALGORITHM "nhood_algorithm"
+
+/* ------------------------------------------------------------------------------------- */
+/* Errors                                                                                 */
+/* ------------------------------------------------------------------------------------- */
+
+/**
+ * Copies the message of the last error that an nhood call returned in this thread.
+ *
+ * @param msg     buffer of at least NHOOD_MAX_ERROR_STRING characters; receives a
+ *                NUL-terminated message (empty when no error happened yet).
+ * @param resultlen  if not NULL, receives strlen(msg).
+ * @return MPI_SUCCESS, or MPI_ERR_ARG when msg is NULL.
+ */
+int NHOOD_Error_message(char *msg, int *resultlen);
+
+/* ------------------------------------------------------------------------------------- */
+/* Topology objects (local; no communication)                                             */
+/* ------------------------------------------------------------------------------------- */
+
+/**
+ * Creates a topology object from adjacency lists, with the meaning of
+ * MPI_Dist_graph_create_adjacent, without communication and without a communicator.
+ *
+ * Receive block i comes from sources[i]; send block j goes to destinations[j]. Duplicate
+ * entries, self loops, indegree != outdegree and zero degrees are allowed; as in MPI-4.1,
+ * the k-th occurrence of q among my sources is paired with the k-th occurrence of me among
+ * q's destinations. MPI_PROC_NULL entries are allowed: their blocks keep their place in the
+ * buffers and are neither sent nor received.
+ *
+ * @param indegree       number of sources (>= 0).
+ * @param sources        indegree ranks (>= 0 or MPI_PROC_NULL); may be NULL if indegree is 0.
+ * @param sourceweights  indegree weights (>= 0), or MPI_UNWEIGHTED.
+ * @param outdegree      number of destinations (>= 0).
+ * @param destinations   outdegree ranks (>= 0 or MPI_PROC_NULL); may be NULL if outdegree is 0.
+ * @param destweights    outdegree weights (>= 0), or MPI_UNWEIGHTED.
+ * @param info           MPI_INFO_NULL, or hints (NHOOD_INFO_ALGORITHM).
+ * @param topo           receives the new topology object.
+ * @return MPI_ERR_ARG (negative degree, NULL list with non-zero degree, NULL topo,
+ *         weights mixed weighted/unweighted, negative weight), MPI_ERR_RANK (a rank < 0
+ *         other than MPI_PROC_NULL), MPI_ERR_INFO, MPI_ERR_NO_MEM.
+ */
+int NHOOD_Topo_create_adjacent(int indegree, const int sources[], const int sourceweights[],
+                               int outdegree, const int destinations[],
+                               const int destweights[], MPI_Info info, NHOOD_Topo *topo);
+
+/**
+ * Creates a topology object from a communicator that carries an MPI topology: distributed
+ * graph, graph or Cartesian. Neighbor order is exactly MPI's: for distributed graphs that of
+ * MPI_Dist_graph_neighbors, for graphs that of MPI_Graph_neighbors (as sources and as
+ * destinations), for Cartesian communicators, per dimension d, the source then the
+ * destination of MPI_Cart_shift(comm, d, 1), MPI_PROC_NULL included on non-periodic
+ * boundaries; on periodic dimensions of size 1 or 2 receive block i is paired with the
+ * neighbor's send block i^1 (MPI-4.1). Only local queries are made.
+ *
+ * @return MPI_ERR_COMM (null communicator), MPI_ERR_TOPOLOGY (no topology attached),
+ *         MPI_ERR_ARG, MPI_ERR_INFO, MPI_ERR_NO_MEM.
+ */
+int NHOOD_Topo_create_from_comm(MPI_Comm comm, MPI_Info info, NHOOD_Topo *topo);
+
+/**
+ * Creates an isomorphic neighborhood on a Cartesian communicator: every process has the same
+ * list of relative coordinate offsets C_0..C_{s-1}. Send block i goes to X + C_i and receive
+ * block i comes from X - C_i, where X is the caller's coordinate. An offset that leaves a
+ * non-periodic dimension gives MPI_PROC_NULL. A zero offset is a self loop. Local only.
+ *
+ * @param comm      a communicator with a Cartesian topology.
+ * @param noffsets  s >= 0.
+ * @param offsets   s * ndims integers, offset i at offsets[i*ndims .. i*ndims+ndims-1].
+ * @return MPI_ERR_COMM, MPI_ERR_TOPOLOGY (not Cartesian), MPI_ERR_ARG, MPI_ERR_INFO,
+ *         MPI_ERR_NO_MEM.
+ */
+int NHOOD_Topo_create_cart_offsets(MPI_Comm comm, int noffsets, const int offsets[],
+                                   MPI_Info info, NHOOD_Topo *topo);
+
+/**
+ * Creates the reverse of a topology: sources and destinations (and their weights) swapped.
+ * An allgather on the reverse sends along the original's receive edges. Local, O(degree).
+ */
+int NHOOD_Topo_reverse(NHOOD_Topo topo, NHOOD_Topo *reverse);
+
+/**
+ * Degrees of a topology.
+ *
+ * @param include_proc_null  non-zero: count MPI_PROC_NULL neighbors (buffer layout degrees,
+ *                           as MPI_Dist_graph_neighbors_count); zero: only real neighbors.
+ * @param indegree, outdegree  receive the degrees (either may be NULL).
+ * @param weighted           if not NULL, receives 1 when the topology carries weights.
+ */
+int NHOOD_Topo_degrees(NHOOD_Topo topo, int include_proc_null, int *indegree, int *outdegree,
+                       int *weighted);
+
+/**
+ * Neighbor lists of a topology, as MPI_Dist_graph_neighbors.
+ *
+ * @param include_proc_null  as for NHOOD_Topo_degrees; without it the lists are compacted.
+ * @param maxindegree, maxoutdegree  capacity of the arrays; fewer entries than the degree
+ *                           is MPI_ERR_ARG.
+ * @param sources, destinations  receive the ranks.
+ * @param sourceweights, destweights  receive weights, or may be NULL or MPI_UNWEIGHTED to
+ *                           skip; weights of an unweighted topology are reported as 1.
+ */
+int NHOOD_Topo_neighbors(NHOOD_Topo topo, int include_proc_null, int maxindegree,
+                         int sources[], int sourceweights[], int maxoutdegree,
+                         int destinations[], int destweights[]);
+
+/**
+ * Checks, collectively over comm, that the topology objects of all processes agree: if p
+ * lists q as a destination k times, q lists p as a source k times. Returns MPI_SUCCESS on
+ * every process, or MPI_ERR_TOPOLOGY on every process with a message naming the
+ * disagreeing ranks. With the environment variable NHOOD_CHECK=1 every collective runs this
+ * check first (a debugging mode: it costs an all-to-all of P integers per call).
+ */
+int NHOOD_Topo_check(NHOOD_Topo topo, MPI_Comm comm);
+
+/** Frees a topology object and sets *topo to NHOOD_TOPO_NULL. Requests created from it stay
+ *  valid: they hold what they need. */
+int NHOOD_Topo_free(NHOOD_Topo *topo);
+
+/* ------------------------------------------------------------------------------------- */
+/* Cartesian helpers (isomorphic neighborhoods)                                           */
+/* ------------------------------------------------------------------------------------- */
+
+/**
+ * Offsets of the Moore neighborhood of Chebyshev radius r in ndims dimensions:
+ * all vectors with max_d |c_d| <= r except 0, (2r+1)^ndims - 1 of them, in lexicographic
+ * order (first dimension slowest).
+ *
+ * @param maxoffsets  capacity of offsets, in offsets (each ndims integers); with offsets
+ *                    NULL only the count is returned.
+ * @param noffsets    receives the number of offsets.
+ * @return MPI_ERR_ARG for ndims < 1, r < 0, too small capacity, or a count above INT_MAX.
+ */
+int NHOOD_Cart_moore_offsets(int ndims, int radius, int maxoffsets, int *noffsets,
+                             int offsets[]);
+
+/** Offsets of the von Neumann neighborhood of Manhattan radius r (sum_d |c_d| <= r, except
+ *  0), lexicographic order; arguments as NHOOD_Cart_moore_offsets. */
+int NHOOD_Cart_von_neumann_offsets(int ndims, int radius, int maxoffsets, int *noffsets,
+                                   int offsets[]);
+
+/**
+ * Rank of the process at X + offset on a Cartesian communicator (X: the caller), or
+ * MPI_PROC_NULL when that leaves a non-periodic dimension. Local.
+ */
+int NHOOD_Cart_relative_rank(MPI_Comm comm, const int offset[], int *rank);
+
+/**
+ * Relative coordinates of rank as seen from the caller: coords(rank) - coords(X); on a
+ * periodic dimension of size n reduced to the range (-n/2 .. n/2], with ties to positive.
+ * NHOOD_Cart_relative_rank(comm, offset) gives back rank. Local.
+ */
+int NHOOD_Cart_relative_coords(MPI_Comm comm, int rank, int offset[]);
+
+/**
+ * Generalized MPI_Cart_shift: *dest = rank at X + offset, *source = rank at X - offset
+ * (MPI_PROC_NULL outside non-periodic dimensions). Local.
+ */
+int NHOOD_Cart_relative_shift(MPI_Comm comm, const int offset[], int *source, int *dest);
+
+/* ------------------------------------------------------------------------------------- */
+/* Collectives                                                                            */
+/* ------------------------------------------------------------------------------------- */
+/*
+ * Arguments are those of the MPI_Neighbor_* counterpart, followed by the communicator and the
+ * topology object (and, non-blocking, the request; persistent, an info and the request).
+ * Buffer layout follows the topology's degrees with MPI_PROC_NULL neighbors included.
+ * MPI_IN_PLACE is not allowed (MPI_ERR_BUFFER), as for MPI's neighborhood collectives.
+ * A NULL buffer with a non-zero amount of data is MPI_ERR_BUFFER unless the datatype
+ * addresses absolute memory (MPI_BOTTOM use: the type's true lower bound is non-zero).
+ *
+ * Non-blocking calls return a request that completes with NHOOD_Wait/NHOOD_Test and is then
+ * freed (set to NHOOD_REQUEST_NULL). The buffers must not be touched until completion.
+ * Persistent (_init) calls are collective like MPI-4's: call them in the same order on all
+ * processes; the returned request is inactive until NHOOD_Start, becomes inactive again on
+ * completion, and is released by NHOOD_Request_free. Derived datatypes given to _init may be
+ * freed by the caller right after the call.
+ */
+
+int NHOOD_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm, NHOOD_Topo topo);
+int NHOOD_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                              MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request);
+int NHOOD_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                  MPI_Comm comm, NHOOD_Topo topo, MPI_Info info,
+                                  NHOOD_Request *request);
+
+int NHOOD_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                              void *recvbuf, const int recvcounts[], const int displs[],
+                              MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo);
+int NHOOD_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                               void *recvbuf, const int recvcounts[], const int displs[],
+                               MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo,
+                               NHOOD_Request *request);
+int NHOOD_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                   void *recvbuf, const int recvcounts[], const int displs[],
+                                   MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo,
+                                   MPI_Info info, NHOOD_Request *request);
+
+int NHOOD_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                            void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                            MPI_Comm comm, NHOOD_Topo topo);
+int NHOOD_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                             void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                             MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request);
+int NHOOD_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
+                                 void *recvbuf, int recvcount, MPI_Datatype recvtype,
+                                 MPI_Comm comm, NHOOD_Topo topo, MPI_Info info,
+                                 NHOOD_Request *request);
+
+int NHOOD_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                             NHOOD_Topo topo);
+int NHOOD_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                              MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                              NHOOD_Topo topo, NHOOD_Request *request);
+int NHOOD_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[],
+                                  const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
+                                  const int recvcounts[], const int rdispls[],
+                                  MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo,
+                                  MPI_Info info, NHOOD_Request *request);
+
+/* alltoallw: displacements are in bytes, one datatype per block (MPI_Aint, as MPI's). */
+int NHOOD_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+                             const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                             void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                             const MPI_Datatype recvtypes[], MPI_Comm comm, NHOOD_Topo topo);
+int NHOOD_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
+                              const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                              void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
+                              const MPI_Datatype recvtypes[], MPI_Comm comm, NHOOD_Topo topo,
+                              NHOOD_Request *request);
+int NHOOD_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
+                                  const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
+                                  void *recvbuf, const int recvcounts[],
+                                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
+                                  MPI_Comm comm, NHOOD_Topo topo, MPI_Info info,
+                                  NHOOD_Request *request);
+
+/* ------------------------------------------------------------------------------------- */
+/* Requests                                                                               */
+/* ------------------------------------------------------------------------------------- */
+
+/** Starts an inactive persistent request. Starting an active one is MPI_ERR_REQUEST. */
+int NHOOD_Start(NHOOD_Request *request);
+int NHOOD_Startall(int count, NHOOD_Request requests[]);
+
+/**
+ * Waits for a request. A non-blocking request is freed and set to NHOOD_REQUEST_NULL; a
+ * persistent one becomes inactive. NHOOD_REQUEST_NULL and inactive requests return at once.
+ */
+int NHOOD_Wait(NHOOD_Request *request);
+int NHOOD_Waitall(int count, NHOOD_Request requests[]);
+
+/** Advances a request; *flag is 1 when it completed (then as NHOOD_Wait), else 0. */
+int NHOOD_Test(NHOOD_Request *request, int *flag);
+int NHOOD_Testall(int count, NHOOD_Request requests[], int *flag);
+
+/** Frees an inactive persistent request, or a completed one; freeing an active request is
+ *  MPI_ERR_REQUEST (wait for it first). Sets *request to NHOOD_REQUEST_NULL. */
+int NHOOD_Request_free(NHOOD_Request *request);
+
+/**
+ * What a request's schedule does per start, for benchmarks and the curious.
+ *
+ * @param algorithm  if not NULL, receives the algorithm's name (static string).
+ * @param rounds     communication rounds.
+ * @param sends, recvs  point-to-point messages this process sends / receives per start.
+ * @param scratch_bytes  scratch memory held by the schedule.
+ * Any output may be NULL.
+ */
+int NHOOD_Request_schedule_info(NHOOD_Request request, const char **algorithm, int *rounds,
+                                int *sends, int *recvs, MPI_Aint *scratch_bytes);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* NHOOD_H */

@@ -1,0 +1,319 @@
+/* Entry points of the neighborhood collectives: argument checks, then one path for all
+ * collectives and modes (nhood_coll_begin), which picks an algorithm, builds its schedule
+ * and hands it to the engine. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "api/request.h"
+#include "common/errors.h"
+#include "common/handles.h"
+#include "selection/select.h"
+#include "topology/topology.h"
+
+const char *const nhood_coll_names[NHOOD_NCOLLS] = {"allgather", "allgatherv", "alltoall", "alltoallv",
+                                                    "alltoallw"};
+
+/* NHOOD_CHECK=1 makes every collective verify topology consistency first. */
+static int check_mode(void) {
+  static int cached = -1; /* read once; a benign race stores the same value */
+  if (cached < 0) {
+    const char *v = getenv("NHOOD_CHECK");
+    cached = v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
+  }
+  return cached;
+}
+
+/* ---- argument checks ------------------------------------------------------------------ */
+
+typedef struct {
+  const char *buf, *count, *counts, *displs, *type, *types; /* argument names for messages */
+} side_names;
+
+static const side_names send_names = {"sendbuf", "sendcount", "sendcounts", "sdispls", "sendtype", "sendtypes"};
+static const side_names recv_names = {"recvbuf", "recvcount", "recvcounts", "rdispls", "recvtype", "recvtypes"};
+
+static int check_type(MPI_Datatype type, const char *name, int index) {
+  if (type != MPI_DATATYPE_NULL) return MPI_SUCCESS;
+  if (index < 0) return nhood_error(MPI_ERR_TYPE, "%s is MPI_DATATYPE_NULL", name);
+  return nhood_error(MPI_ERR_TYPE, "%s[%d] is MPI_DATATYPE_NULL", name, index);
+}
+
+/* A NULL buffer is an error when data would be read or written there, unless the datatype
+ * addresses absolute memory (MPI_BOTTOM with a non-zero true lower bound). */
+static int check_region(const void *buf, nhood_region r, const char *bufname) {
+  if (buf != NULL || r.count == 0) return MPI_SUCCESS;
+  int rc = MPI_SUCCESS, size = 0;
+  MPI_Aint true_lb = 0, true_extent = 0;
+  NHOOD_MPI_CALL(MPI_Type_size(r.type, &size));
+  if (size == 0) return MPI_SUCCESS;
+  NHOOD_MPI_CALL(MPI_Type_get_true_extent(r.type, &true_lb, &true_extent));
+  if (true_lb == 0 && r.offset == 0)
+    rc = nhood_error(MPI_ERR_BUFFER, "%s is NULL but %d element(s) of %d bytes are to be %s there", bufname, r.count,
+                     size, bufname[0] == 's' ? "sent from" : "received");
+cleanup:
+  return rc;
+}
+
+/* Checks one side (send or receive) of a call. degree: blocks on that side; peers: the
+ * neighbor list (MPI_PROC_NULL blocks are never touched). */
+static int check_side(const nhood_coll_args *a, int is_send, int degree, const int peers[]) {
+  const side_names *n = is_send ? &send_names : &recv_names;
+  const void *buf = is_send ? a->sendbuf : a->recvbuf;
+  int single_count = is_send ? a->sendcount : a->recvcount;
+  const int *counts = is_send ? a->sendcounts : a->recvcounts;
+  const int *displs = is_send ? a->sdispls : a->rdispls;
+  const MPI_Aint *bdispls = is_send ? a->sdispls_bytes : a->rdispls_bytes;
+  MPI_Datatype type = is_send ? a->sendtype : a->recvtype;
+  const MPI_Datatype *types = is_send ? a->sendtypes : a->recvtypes;
+  int per_block = a->kind == NHOOD_ALLTOALLV || a->kind == NHOOD_ALLTOALLW ||
+                  (!is_send && a->kind == NHOOD_ALLGATHERV);
+  int rc = MPI_SUCCESS;
+
+  if (buf == MPI_IN_PLACE)
+    return nhood_error(MPI_ERR_BUFFER, "%s is MPI_IN_PLACE, which neighborhood collectives do not allow", n->buf);
+  if (!per_block) {
+    if (single_count < 0) return nhood_error(MPI_ERR_COUNT, "%s is negative (%d)", n->count, single_count);
+  } else if (degree > 0) {
+    if (counts == NULL) return nhood_error(MPI_ERR_ARG, "%s is NULL", n->counts);
+    if (a->kind == NHOOD_ALLTOALLW ? bdispls == NULL : displs == NULL)
+      return nhood_error(MPI_ERR_ARG, "%s is NULL", n->displs);
+    if (a->kind == NHOOD_ALLTOALLW && types == NULL) return nhood_error(MPI_ERR_ARG, "%s is NULL", n->types);
+  }
+  if (a->kind != NHOOD_ALLTOALLW) NHOOD_TRY(check_type(type, n->type, -1));
+  for (int k = 0; k < degree; k++) {
+    if (per_block && counts[k] < 0) return nhood_error(MPI_ERR_COUNT, "%s[%d] is negative (%d)", n->counts, k, counts[k]);
+    if (a->kind == NHOOD_ALLTOALLW) NHOOD_TRY(check_type(types[k], n->types, k));
+    if (peers[k] == MPI_PROC_NULL) continue;
+    NHOOD_TRY(check_region(buf, is_send ? nhood_send_block(a, k) : nhood_recv_block(a, k), n->buf));
+    if (!per_block && buf != NULL) break; /* every block has the same count and type */
+  }
+cleanup:
+  return rc;
+}
+
+static int check_args(nhood_coll_args *a, NHOOD_Topo t) {
+  int rc = MPI_SUCCESS;
+  MPI_Aint lb;
+  NHOOD_TRY(check_side(a, 1, t->outdegree, t->destinations));
+  NHOOD_TRY(check_side(a, 0, t->indegree, t->sources));
+  if (a->kind != NHOOD_ALLTOALLW) {
+    NHOOD_MPI_CALL(MPI_Type_get_extent(a->sendtype, &lb, &a->send_extent));
+    NHOOD_MPI_CALL(MPI_Type_get_extent(a->recvtype, &lb, &a->recv_extent));
+  }
+cleanup:
+  return rc;
+}
+
+/* ---- the common path ------------------------------------------------------------------- */
+
+void nhood_request_release(struct nhood_request *req) {
+  nhood_mpi_transport_ctx_free(&req->transport);
+  nhood_sched_free(&req->sched);
+  free(req->scratch);
+  req->scratch = NULL;
+  if (req->ctx) nhood_commctx_release(req->ctx);
+  req->ctx = NULL;
+}
+
+int nhood_coll_begin(const nhood_coll_args *args, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info,
+                     nhood_mode mode, struct nhood_request *req) {
+  int rc = MPI_SUCCESS;
+  nhood_coll_args a = *args;
+  nhood_commctx *ctx = NULL;
+  const nhood_algorithm *alg = NULL;
+  char requested[NHOOD_ALGORITHM_NAME_MAX];
+  memset(req, 0, sizeof *req);
+  req->mode = mode;
+
+  NHOOD_TRY(nhood_topo_validate(topo, "topo"));
+  NHOOD_TRY(nhood_commctx_get(comm, &ctx));
+  if (check_mode()) NHOOD_TRY(NHOOD_Topo_check(topo, comm));
+  NHOOD_TRY(nhood_topo_check_ranks(topo, ctx->size));
+  NHOOD_TRY(check_args(&a, topo));
+  strcpy(requested, topo->algorithm);
+  NHOOD_TRY(nhood_info_algorithm(info, requested));
+  NHOOD_TRY(nhood_select(requested, topo, &a, &alg));
+
+  nhood_commctx_retain(ctx);
+  req->ctx = ctx;
+  NHOOD_TRY(alg->build(topo, &a, ctx->rank, &req->sched));
+  /* Later rounds and later starts use the datatypes after the call returned, when the
+   * caller may already have freed them. */
+  if (mode == NHOOD_PERSISTENT || req->sched.comm_rounds > 1) NHOOD_TRY(nhood_sched_own_types(&req->sched));
+  if (req->sched.scratch_bytes > 0 && !(req->scratch = malloc((size_t)req->sched.scratch_bytes))) {
+    rc = nhood_error(MPI_ERR_NO_MEM, "out of memory for %lld bytes of scratch", (long long)req->sched.scratch_bytes);
+    goto cleanup;
+  }
+  NHOOD_TRY(nhood_mpi_transport_ctx_init(&req->transport, ctx->comm, req->sched.max_comm_per_round));
+  nhood_exec_init(&req->exec, &req->sched, &nhood_mpi_transport, &req->transport, a.sendbuf, a.recvbuf,
+                  req->scratch);
+  req->tag_base = nhood_commctx_reserve_tags(ctx, req->sched.ntags);
+  if (mode != NHOOD_PERSISTENT) {
+    NHOOD_TRY(nhood_exec_start(&req->exec, req->tag_base));
+    req->active = 1;
+  }
+  return MPI_SUCCESS;
+cleanup:
+  nhood_request_release(req);
+  return rc;
+}
+
+/* Runs a call in the given mode; for non-blocking and persistent calls returns a new
+ * request handle in *request. */
+static int run(const nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, nhood_mode mode,
+               NHOOD_Request *request) {
+  int rc = MPI_SUCCESS;
+  if (mode == NHOOD_BLOCKING) {
+    struct nhood_request req;
+    NHOOD_TRY(nhood_coll_begin(a, comm, topo, info, mode, &req));
+    rc = nhood_exec_wait(&req.exec);
+    nhood_request_release(&req);
+    return rc;
+  }
+  if (request == NULL) return nhood_error(MPI_ERR_ARG, "request (the output handle) is NULL");
+  struct nhood_request *req = malloc(sizeof *req);
+  if (!req) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a request");
+  rc = nhood_coll_begin(a, comm, topo, info, mode, req);
+  if (rc == MPI_SUCCESS) rc = nhood_handle_register(req, NHOOD_HANDLE_REQUEST);
+  if (rc != MPI_SUCCESS) {
+    if (req->ctx) nhood_request_release(req);
+    free(req);
+    return rc;
+  }
+  *request = req;
+  return MPI_SUCCESS;
+cleanup:
+  return rc;
+}
+
+/* ---- entry points ---------------------------------------------------------------------- */
+
+#define ALLGATHER_ARGS(K)                                                                          \
+  (nhood_coll_args) {                                                                              \
+    .kind = (K), .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = sendcount, .sendtype = sendtype, \
+    .recvtype = recvtype                                                                           \
+  }
+
+int NHOOD_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo) {
+  nhood_coll_args a = ALLGATHER_ARGS(NHOOD_ALLGATHER);
+  a.recvcount = recvcount;
+  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
+}
+int NHOOD_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo,
+                              NHOOD_Request *request) {
+  nhood_coll_args a = ALLGATHER_ARGS(NHOOD_ALLGATHER);
+  a.recvcount = recvcount;
+  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_NONBLOCKING, request);
+}
+int NHOOD_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo,
+                                  MPI_Info info, NHOOD_Request *request) {
+  nhood_coll_args a = ALLGATHER_ARGS(NHOOD_ALLGATHER);
+  a.recvcount = recvcount;
+  return run(&a, comm, topo, info, NHOOD_PERSISTENT, request);
+}
+
+#define ALLGATHERV_ARGS                                                                            \
+  (nhood_coll_args) {                                                                              \
+    .kind = NHOOD_ALLGATHERV, .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = sendcount,      \
+    .sendtype = sendtype, .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype         \
+  }
+
+int NHOOD_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                              const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                              NHOOD_Topo topo) {
+  nhood_coll_args a = ALLGATHERV_ARGS;
+  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
+}
+int NHOOD_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                               const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                               NHOOD_Topo topo, NHOOD_Request *request) {
+  nhood_coll_args a = ALLGATHERV_ARGS;
+  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_NONBLOCKING, request);
+}
+int NHOOD_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                   MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, NHOOD_Request *request) {
+  nhood_coll_args a = ALLGATHERV_ARGS;
+  return run(&a, comm, topo, info, NHOOD_PERSISTENT, request);
+}
+
+int NHOOD_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo) {
+  nhood_coll_args a = ALLGATHER_ARGS(NHOOD_ALLTOALL);
+  a.recvcount = recvcount;
+  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
+}
+int NHOOD_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo,
+                             NHOOD_Request *request) {
+  nhood_coll_args a = ALLGATHER_ARGS(NHOOD_ALLTOALL);
+  a.recvcount = recvcount;
+  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_NONBLOCKING, request);
+}
+int NHOOD_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo,
+                                 MPI_Info info, NHOOD_Request *request) {
+  nhood_coll_args a = ALLGATHER_ARGS(NHOOD_ALLTOALL);
+  a.recvcount = recvcount;
+  return run(&a, comm, topo, info, NHOOD_PERSISTENT, request);
+}
+
+#define ALLTOALLV_ARGS                                                                             \
+  (nhood_coll_args) {                                                                              \
+    .kind = NHOOD_ALLTOALLV, .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcounts = sendcounts,     \
+    .sdispls = sdispls, .sendtype = sendtype, .recvcounts = recvcounts, .rdispls = rdispls,         \
+    .recvtype = recvtype                                                                           \
+  }
+
+int NHOOD_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                             MPI_Comm comm, NHOOD_Topo topo) {
+  nhood_coll_args a = ALLTOALLV_ARGS;
+  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
+}
+int NHOOD_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                              MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                              MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request) {
+  nhood_coll_args a = ALLTOALLV_ARGS;
+  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_NONBLOCKING, request);
+}
+int NHOOD_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                                  MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info,
+                                  NHOOD_Request *request) {
+  nhood_coll_args a = ALLTOALLV_ARGS;
+  return run(&a, comm, topo, info, NHOOD_PERSISTENT, request);
+}
+
+#define ALLTOALLW_ARGS                                                                             \
+  (nhood_coll_args) {                                                                              \
+    .kind = NHOOD_ALLTOALLW, .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcounts = sendcounts,     \
+    .sdispls_bytes = sdispls, .sendtypes = sendtypes, .recvcounts = recvcounts,                    \
+    .rdispls_bytes = rdispls, .recvtypes = recvtypes, .sendtype = MPI_DATATYPE_NULL,               \
+    .recvtype = MPI_DATATYPE_NULL                                                                  \
+  }
+
+int NHOOD_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                             NHOOD_Topo topo) {
+  nhood_coll_args a = ALLTOALLW_ARGS;
+  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
+}
+int NHOOD_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                              const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                              NHOOD_Topo topo, NHOOD_Request *request) {
+  nhood_coll_args a = ALLTOALLW_ARGS;
+  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_NONBLOCKING, request);
+}
+int NHOOD_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                  const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                  NHOOD_Topo topo, MPI_Info info, NHOOD_Request *request) {
+  nhood_coll_args a = ALLTOALLW_ARGS;
+  return run(&a, comm, topo, info, NHOOD_PERSISTENT, request);
+}

@@ -1,0 +1,133 @@
+/* Completion and lifetime of non-blocking and persistent requests. */
+#include <stdlib.h>
+
+#include "api/request.h"
+#include "common/errors.h"
+#include "common/handles.h"
+
+static int validate(NHOOD_Request req, const char *what) {
+  if (!nhood_handle_is_live(req, NHOOD_HANDLE_REQUEST))
+    return nhood_error(MPI_ERR_REQUEST, "%s is not a valid request (freed, completed or never created)", what);
+  return MPI_SUCCESS;
+}
+
+static void destroy(NHOOD_Request *request) {
+  nhood_handle_unregister(*request);
+  nhood_request_release(*request);
+  free(*request);
+  *request = NHOOD_REQUEST_NULL;
+}
+
+/* After the schedule finished: non-blocking requests are freed, persistent ones go idle. */
+static void complete(NHOOD_Request *request) {
+  (*request)->active = 0;
+  if ((*request)->mode == NHOOD_NONBLOCKING) destroy(request);
+}
+
+int NHOOD_Start(NHOOD_Request *request) {
+  if (request == NULL) return nhood_error(MPI_ERR_ARG, "request is NULL");
+  int rc = validate(*request, "*request");
+  if (rc != MPI_SUCCESS) return rc;
+  NHOOD_Request req = *request;
+  if (req->mode != NHOOD_PERSISTENT)
+    return nhood_error(MPI_ERR_REQUEST, "*request is not persistent; only requests from *_init can be started");
+  if (req->active) return nhood_error(MPI_ERR_REQUEST, "*request is already active; wait for it before starting it again");
+  rc = nhood_exec_start(&req->exec, req->tag_base);
+  if (rc == MPI_SUCCESS) req->active = 1;
+  return rc;
+}
+
+int NHOOD_Startall(int count, NHOOD_Request requests[]) {
+  if (count < 0) return nhood_error(MPI_ERR_COUNT, "count is negative (%d)", count);
+  if (count > 0 && requests == NULL) return nhood_error(MPI_ERR_ARG, "requests is NULL");
+  for (int k = 0; k < count; k++) {
+    int rc = NHOOD_Start(&requests[k]);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+int NHOOD_Wait(NHOOD_Request *request) {
+  if (request == NULL) return nhood_error(MPI_ERR_ARG, "request is NULL");
+  if (*request == NHOOD_REQUEST_NULL) return MPI_SUCCESS;
+  int rc = validate(*request, "*request");
+  if (rc != MPI_SUCCESS || !(*request)->active) return rc;
+  rc = nhood_exec_wait(&(*request)->exec);
+  complete(request);
+  return rc;
+}
+
+int NHOOD_Waitall(int count, NHOOD_Request requests[]) {
+  if (count < 0) return nhood_error(MPI_ERR_COUNT, "count is negative (%d)", count);
+  if (count > 0 && requests == NULL) return nhood_error(MPI_ERR_ARG, "requests is NULL");
+  int first_error = MPI_SUCCESS;
+  for (int k = 0; k < count; k++) { /* every request is completed even after a failure */
+    int rc = NHOOD_Wait(&requests[k]);
+    if (rc != MPI_SUCCESS && first_error == MPI_SUCCESS) first_error = rc;
+  }
+  return first_error;
+}
+
+/* Advances a request without completing it; *done = 1 when its schedule finished. */
+static int progress(NHOOD_Request req, int *done) {
+  if (req == NHOOD_REQUEST_NULL || !req->active) {
+    *done = 1;
+    return MPI_SUCCESS;
+  }
+  return nhood_exec_test(&req->exec, done);
+}
+
+int NHOOD_Test(NHOOD_Request *request, int *flag) {
+  if (request == NULL) return nhood_error(MPI_ERR_ARG, "request is NULL");
+  if (flag == NULL) return nhood_error(MPI_ERR_ARG, "flag is NULL");
+  *flag = 0;
+  if (*request != NHOOD_REQUEST_NULL) {
+    int rc = validate(*request, "*request");
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  int rc = progress(*request, flag);
+  if (*flag && *request != NHOOD_REQUEST_NULL && (*request)->active) complete(request);
+  return rc;
+}
+
+int NHOOD_Testall(int count, NHOOD_Request requests[], int *flag) {
+  if (count < 0) return nhood_error(MPI_ERR_COUNT, "count is negative (%d)", count);
+  if (count > 0 && requests == NULL) return nhood_error(MPI_ERR_ARG, "requests is NULL");
+  if (flag == NULL) return nhood_error(MPI_ERR_ARG, "flag is NULL");
+  int all_done = 1;
+  for (int k = 0; k < count; k++) {
+    if (requests[k] == NHOOD_REQUEST_NULL) continue;
+    int rc = validate(requests[k], "requests[k]"), done = 0;
+    if (rc == MPI_SUCCESS) rc = progress(requests[k], &done);
+    if (rc != MPI_SUCCESS) return rc;
+    all_done &= done;
+  }
+  /* As MPI_Testall: requests complete only together. */
+  if (all_done)
+    for (int k = 0; k < count; k++)
+      if (requests[k] != NHOOD_REQUEST_NULL && requests[k]->active) complete(&requests[k]);
+  *flag = all_done;
+  return MPI_SUCCESS;
+}
+
+int NHOOD_Request_free(NHOOD_Request *request) {
+  if (request == NULL) return nhood_error(MPI_ERR_ARG, "request is NULL");
+  int rc = validate(*request, "*request");
+  if (rc != MPI_SUCCESS) return rc;
+  if ((*request)->active) return nhood_error(MPI_ERR_REQUEST, "*request is active; wait for it before freeing it");
+  destroy(request);
+  return MPI_SUCCESS;
+}
+
+int NHOOD_Request_schedule_info(NHOOD_Request request, const char **algorithm, int *rounds, int *sends, int *recvs,
+                                MPI_Aint *scratch_bytes) {
+  int rc = validate(request, "request");
+  if (rc != MPI_SUCCESS) return rc;
+  const nhood_sched *s = &request->sched;
+  if (algorithm) *algorithm = s->algorithm;
+  if (rounds) *rounds = s->comm_rounds;
+  if (sends) *sends = s->nsends;
+  if (recvs) *recvs = s->nrecvs;
+  if (scratch_bytes) *scratch_bytes = s->scratch_bytes;
+  return MPI_SUCCESS;
+}

@@ -1,0 +1,36 @@
+/*
+ * The library's private state for one user communicator, cached on it as an attribute:
+ * a private duplicate that carries all of nhood's traffic (so user point-to-point messages,
+ * even with MPI_ANY_SOURCE/MPI_ANY_TAG, never match ours) and a tag counter that gives each
+ * collective call its own window of tags. Calls on one communicator are ordered the same on
+ * every process (collective semantics), so every process hands out the same windows.
+ *
+ * The context is reference counted: the attribute holds one reference (dropped when the user
+ * frees the communicator) and every request holds one, so a persistent request outlives
+ * MPI_Comm_free of its communicator, as MPI's do.
+ */
+#ifndef NHOOD_COMMON_COMMCTX_H
+#define NHOOD_COMMON_COMMCTX_H
+
+#include <mpi.h>
+#include <stdatomic.h>
+
+typedef struct nhood_commctx {
+  MPI_Comm comm;     /* private duplicate, MPI_ERRORS_RETURN */
+  int rank, size;
+  int tag_ub;        /* largest tag this MPI accepts */
+  int next_tag;      /* first tag of the next call's window */
+  atomic_int refs;
+} nhood_commctx;
+
+/* Looks up (or creates, collectively, on first use of comm: MPI_Comm_dup) the context of an
+ * intracommunicator. The returned pointer is borrowed; call nhood_commctx_retain to keep it
+ * beyond the communicator's lifetime. */
+int nhood_commctx_get(MPI_Comm comm, nhood_commctx **ctx);
+void nhood_commctx_retain(nhood_commctx *ctx);
+void nhood_commctx_release(nhood_commctx *ctx);
+
+/* Reserves ntags consecutive tags for one call and returns the first. */
+int nhood_commctx_reserve_tags(nhood_commctx *ctx, int ntags);
+
+#endif

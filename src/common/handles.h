@@ -1,0 +1,15 @@
+/* A registry of live handles, so that a freed or never-created handle passed back to the
+ * library is reported as an error instead of being dereferenced. Lookups are O(1) (open
+ * addressing on the pointer value) under one mutex. */
+#ifndef NHOOD_COMMON_HANDLES_H
+#define NHOOD_COMMON_HANDLES_H
+
+typedef enum { NHOOD_HANDLE_TOPO = 1, NHOOD_HANDLE_REQUEST = 2 } nhood_handle_kind;
+
+/* Returns MPI_SUCCESS or MPI_ERR_NO_MEM. */
+int nhood_handle_register(const void *handle, nhood_handle_kind kind);
+void nhood_handle_unregister(const void *handle);
+/* 1 when handle is live and of that kind. */
+int nhood_handle_is_live(const void *handle, nhood_handle_kind kind);
+
+#endif

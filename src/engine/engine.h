@@ -1,0 +1,49 @@
+/*
+ * The engine runs a schedule: start, test, wait; persistent requests restart the same
+ * schedule. It walks rounds (see schedule.h), and only ever tests the operations it has
+ * posted in the current round.
+ *
+ * Data movement goes through a transport, so the engine is tested without MPI (a fake
+ * transport in tests/unit) and runs over MPI in the library (transport_mpi.c). Posted
+ * operations live in numbered slots 0..max_comm_per_round-1 of the transport.
+ */
+#ifndef NHOOD_ENGINE_ENGINE_H
+#define NHOOD_ENGINE_ENGINE_H
+
+#include "schedule/schedule.h"
+
+typedef struct nhood_transport {
+  int (*post_send)(void *ctx, int slot, const void *buf, int count, MPI_Datatype type, int peer, int tag);
+  int (*post_recv)(void *ctx, int slot, void *buf, int count, MPI_Datatype type, int peer, int tag);
+  /* Waits for slots [0, nslots). */
+  int (*wait)(void *ctx, int nslots);
+  /* *done = 1 when slots [0, nslots) have all completed. */
+  int (*test)(void *ctx, int nslots, int *done);
+  /* Local copy of (count, type) at src into (count, type) at dst; MPI_ERR_TRUNCATE when the
+   * source holds more data than the target. */
+  int (*copy)(void *ctx, const void *src, int scount, MPI_Datatype stype, void *dst, int dcount,
+              MPI_Datatype dtype);
+  /* dst = src op dst, element-wise. */
+  int (*reduce)(void *ctx, const void *src, void *dst, int count, MPI_Datatype type, MPI_Op op);
+} nhood_transport;
+
+typedef struct nhood_exec {
+  const nhood_sched *sched;
+  const nhood_transport *transport;
+  void *transport_ctx;
+  char *base[NHOOD_NBUFS];  /* send, receive and scratch buffers */
+  int tag_base;
+  int round;                /* current round; sched->nrounds once complete */
+  int nposted;              /* slots in use in the current round */
+} nhood_exec;
+
+/* Prepares an execution; buffers are fixed for its lifetime (persistent semantics). */
+void nhood_exec_init(nhood_exec *e, const nhood_sched *s, const nhood_transport *t, void *tctx,
+                     const void *sendbuf, void *recvbuf, void *scratch);
+/* Begins (or restarts) the schedule with the given tag window. */
+int nhood_exec_start(nhood_exec *e, int tag_base);
+int nhood_exec_test(nhood_exec *e, int *done);
+int nhood_exec_wait(nhood_exec *e);
+static inline int nhood_exec_done(const nhood_exec *e) { return e->round >= e->sched->nrounds; }
+
+#endif

@@ -1,0 +1,105 @@
+#include "engine/transport_mpi.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/errors.h"
+
+int nhood_mpi_transport_ctx_init(nhood_mpi_transport_ctx *ctx, MPI_Comm comm, int nslots) {
+  ctx->comm = comm;
+  ctx->nslots = nslots;
+  ctx->requests = NULL;
+  if (nslots == 0) return MPI_SUCCESS;
+  ctx->requests = malloc(sizeof(MPI_Request) * (size_t)nslots);
+  if (!ctx->requests) return nhood_error(MPI_ERR_NO_MEM, "out of memory for %d requests", nslots);
+  for (int k = 0; k < nslots; k++) ctx->requests[k] = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+
+void nhood_mpi_transport_ctx_free(nhood_mpi_transport_ctx *ctx) {
+  free(ctx->requests);
+  ctx->requests = NULL;
+}
+
+static int post_send(void *c, int slot, const void *buf, int count, MPI_Datatype type, int peer, int tag) {
+  nhood_mpi_transport_ctx *ctx = c;
+  int code = MPI_Isend(buf, count, type, peer, tag, ctx->comm, &ctx->requests[slot]);
+  return code == MPI_SUCCESS ? MPI_SUCCESS : nhood_mpi_error(code, "MPI_Isend");
+}
+
+static int post_recv(void *c, int slot, void *buf, int count, MPI_Datatype type, int peer, int tag) {
+  nhood_mpi_transport_ctx *ctx = c;
+  int code = MPI_Irecv(buf, count, type, peer, tag, ctx->comm, &ctx->requests[slot]);
+  return code == MPI_SUCCESS ? MPI_SUCCESS : nhood_mpi_error(code, "MPI_Irecv");
+}
+
+static int wait_slots(void *c, int nslots) {
+  nhood_mpi_transport_ctx *ctx = c;
+  int code = MPI_Waitall(nslots, ctx->requests, MPI_STATUSES_IGNORE);
+  return code == MPI_SUCCESS ? MPI_SUCCESS : nhood_mpi_error(code, "MPI_Waitall");
+}
+
+static int test_slots(void *c, int nslots, int *done) {
+  nhood_mpi_transport_ctx *ctx = c;
+  int code = MPI_Testall(nslots, ctx->requests, done, MPI_STATUSES_IGNORE);
+  return code == MPI_SUCCESS ? MPI_SUCCESS : nhood_mpi_error(code, "MPI_Testall");
+}
+
+/* Size, extent and whether count elements of type occupy one contiguous byte range that
+ * starts at the buffer plus true_lb. */
+typedef struct {
+  MPI_Count size;
+  MPI_Aint true_lb;
+  int contiguous;
+} type_layout;
+
+static int layout_of(MPI_Datatype type, type_layout *l) {
+  int size = 0, code;
+  MPI_Aint lb, extent, true_lb, true_extent;
+  if ((code = MPI_Type_size(type, &size)) != MPI_SUCCESS) return nhood_mpi_error(code, "MPI_Type_size");
+  if ((code = MPI_Type_get_extent(type, &lb, &extent)) != MPI_SUCCESS)
+    return nhood_mpi_error(code, "MPI_Type_get_extent");
+  if ((code = MPI_Type_get_true_extent(type, &true_lb, &true_extent)) != MPI_SUCCESS)
+    return nhood_mpi_error(code, "MPI_Type_get_true_extent");
+  l->size = size;
+  l->true_lb = true_lb;
+  l->contiguous = (MPI_Aint)size == extent && extent == true_extent && lb == true_lb;
+  return MPI_SUCCESS;
+}
+
+static int copy(void *c, const void *src, int scount, MPI_Datatype stype, void *dst, int dcount,
+                MPI_Datatype dtype) {
+  nhood_mpi_transport_ctx *ctx = c;
+  int rc = MPI_SUCCESS, position = 0, packsize = 0;
+  type_layout sl, dl;
+  char *packed = NULL;
+  NHOOD_TRY(layout_of(stype, &sl));
+  NHOOD_TRY(layout_of(dtype, &dl));
+  MPI_Count sbytes = sl.size * scount, dbytes = dl.size * dcount;
+  if (sbytes > dbytes)
+    return nhood_error(MPI_ERR_TRUNCATE, "message truncated: %lld bytes sent to oneself into a %lld-byte receive block",
+                       (long long)sbytes, (long long)dbytes);
+  if (sbytes == 0) return MPI_SUCCESS;
+  if (sl.contiguous && dl.contiguous) {
+    memcpy((char *)dst + dl.true_lb, (const char *)src + sl.true_lb, (size_t)sbytes);
+    return MPI_SUCCESS;
+  }
+  NHOOD_MPI_CALL(MPI_Pack_size(scount, stype, ctx->comm, &packsize));
+  packed = malloc((size_t)packsize);
+  if (!packed) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a %d-byte local copy", packsize);
+  NHOOD_MPI_CALL(MPI_Pack(src, scount, stype, packed, packsize, &position, ctx->comm));
+  int delements = (int)(sbytes / dl.size); /* fewer than dcount when less data arrives */
+  int unpacked = 0;
+  NHOOD_MPI_CALL(MPI_Unpack(packed, position, &unpacked, dst, delements, dtype, ctx->comm));
+cleanup:
+  free(packed);
+  return rc;
+}
+
+static int reduce(void *c, const void *src, void *dst, int count, MPI_Datatype type, MPI_Op op) {
+  (void)c;
+  int code = MPI_Reduce_local(src, dst, count, type, op);
+  return code == MPI_SUCCESS ? MPI_SUCCESS : nhood_mpi_error(code, "MPI_Reduce_local");
+}
+
+const nhood_transport nhood_mpi_transport = {post_send, post_recv, wait_slots, test_slots, copy, reduce};

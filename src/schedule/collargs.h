@@ -1,0 +1,72 @@
+/*
+ * One collective call's arguments in a form every algorithm reads the same way: the
+ * location, count and type of send block j and receive block i, whatever the collective.
+ */
+#ifndef NHOOD_SCHEDULE_COLLARGS_H
+#define NHOOD_SCHEDULE_COLLARGS_H
+
+#include <mpi.h>
+
+#include "schedule/schedule.h"
+
+typedef enum {
+  NHOOD_ALLGATHER,
+  NHOOD_ALLGATHERV,
+  NHOOD_ALLTOALL,
+  NHOOD_ALLTOALLV,
+  NHOOD_ALLTOALLW,
+  NHOOD_NCOLLS
+} nhood_coll_kind;
+
+typedef struct {
+  nhood_coll_kind kind;
+  const void *sendbuf;
+  void *recvbuf;
+  /* Send side: allgather(v) sends (sendcount, sendtype) from offset 0 to every destination;
+   * alltoall block j at j*sendcount*extent; alltoallv at sdispls[j]*extent; alltoallw at
+   * sdispls_bytes[j] with sendtypes[j]. */
+  int sendcount;
+  const int *sendcounts, *sdispls;
+  const MPI_Aint *sdispls_bytes;
+  MPI_Datatype sendtype;
+  const MPI_Datatype *sendtypes;
+  /* Receive side, the same way (allgatherv: recvcounts/rdispls). */
+  int recvcount;
+  const int *recvcounts, *rdispls;
+  const MPI_Aint *rdispls_bytes;
+  MPI_Datatype recvtype;
+  const MPI_Datatype *recvtypes;
+  /* Extents of sendtype / recvtype (not used by alltoallw). */
+  MPI_Aint send_extent, recv_extent;
+} nhood_coll_args;
+
+extern const char *const nhood_coll_names[NHOOD_NCOLLS];
+
+static inline nhood_region nhood_send_block(const nhood_coll_args *a, int j) {
+  switch (a->kind) {
+    case NHOOD_ALLGATHER:
+    case NHOOD_ALLGATHERV:
+      return (nhood_region){0, a->sendtype, a->sendcount, NHOOD_BUF_SEND};
+    case NHOOD_ALLTOALL:
+      return (nhood_region){(MPI_Aint)j * a->sendcount * a->send_extent, a->sendtype, a->sendcount, NHOOD_BUF_SEND};
+    case NHOOD_ALLTOALLV:
+      return (nhood_region){(MPI_Aint)a->sdispls[j] * a->send_extent, a->sendtype, a->sendcounts[j], NHOOD_BUF_SEND};
+    default:
+      return (nhood_region){a->sdispls_bytes[j], a->sendtypes[j], a->sendcounts[j], NHOOD_BUF_SEND};
+  }
+}
+
+static inline nhood_region nhood_recv_block(const nhood_coll_args *a, int i) {
+  switch (a->kind) {
+    case NHOOD_ALLGATHER:
+    case NHOOD_ALLTOALL:
+      return (nhood_region){(MPI_Aint)i * a->recvcount * a->recv_extent, a->recvtype, a->recvcount, NHOOD_BUF_RECV};
+    case NHOOD_ALLGATHERV:
+    case NHOOD_ALLTOALLV:
+      return (nhood_region){(MPI_Aint)a->rdispls[i] * a->recv_extent, a->recvtype, a->recvcounts[i], NHOOD_BUF_RECV};
+    default:
+      return (nhood_region){a->rdispls_bytes[i], a->recvtypes[i], a->recvcounts[i], NHOOD_BUF_RECV};
+  }
+}
+
+#endif

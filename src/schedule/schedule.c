@@ -1,0 +1,130 @@
+#include "schedule/schedule.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/errors.h"
+
+static int grow(void **array, int *capacity, int needed, size_t elem) {
+  if (needed <= *capacity) return MPI_SUCCESS;
+  int cap = *capacity ? *capacity : 8;
+  while (cap < needed) cap *= 2;
+  void *bigger = realloc(*array, elem * (size_t)cap);
+  if (!bigger) return nhood_error(MPI_ERR_NO_MEM, "out of memory building a schedule of %d entries", needed);
+  *array = bigger;
+  *capacity = cap;
+  return MPI_SUCCESS;
+}
+
+int nhood_sched_init(nhood_sched *s, const char *algorithm, int expected_ops, int ntags) {
+  memset(s, 0, sizeof *s);
+  s->algorithm = algorithm;
+  s->ntags = ntags;
+  int rc = grow((void **)&s->ops, &s->ops_capacity, expected_ops > 0 ? expected_ops : 1, sizeof(nhood_op));
+  if (rc == MPI_SUCCESS) rc = grow((void **)&s->round_end, &s->rounds_capacity, 1, sizeof(int));
+  return rc;
+}
+
+static int append(nhood_sched *s, nhood_op op) {
+  int rc = grow((void **)&s->ops, &s->ops_capacity, s->nops + 1, sizeof(nhood_op));
+  if (rc != MPI_SUCCESS) return rc;
+  s->ops[s->nops++] = op;
+  return MPI_SUCCESS;
+}
+
+int nhood_sched_send(nhood_sched *s, int peer, int tag, nhood_region data) {
+  return append(s, (nhood_op){.kind = NHOOD_OP_SEND, .peer = peer, .tag = tag, .data = data});
+}
+
+int nhood_sched_recv(nhood_sched *s, int peer, int tag, nhood_region data) {
+  return append(s, (nhood_op){.kind = NHOOD_OP_RECV, .peer = peer, .tag = tag, .data = data});
+}
+
+int nhood_sched_copy(nhood_sched *s, nhood_region from, nhood_region to) {
+  return append(s, (nhood_op){.kind = NHOOD_OP_COPY, .data = from, .target = to});
+}
+
+int nhood_sched_reduce(nhood_sched *s, nhood_region from, nhood_region to, MPI_Op op) {
+  return append(s, (nhood_op){.kind = NHOOD_OP_REDUCE, .data = from, .target = to, .op = op});
+}
+
+int nhood_sched_fence(nhood_sched *s) {
+  int begin = s->nrounds ? s->round_end[s->nrounds - 1] : 0;
+  if (s->nops == begin) return MPI_SUCCESS; /* empty rounds are not kept */
+  int rc = grow((void **)&s->round_end, &s->rounds_capacity, s->nrounds + 1, sizeof(int));
+  if (rc != MPI_SUCCESS) return rc;
+  s->round_end[s->nrounds++] = s->nops;
+  return MPI_SUCCESS;
+}
+
+int nhood_sched_finish(nhood_sched *s) {
+  int rc = nhood_sched_fence(s);
+  if (rc != MPI_SUCCESS) return rc;
+  s->nsends = s->nrecvs = s->comm_rounds = s->max_comm_per_round = 0;
+  for (int r = 0, begin = 0; r < s->nrounds; begin = s->round_end[r++]) {
+    int comm = 0;
+    for (int k = begin; k < s->round_end[r]; k++) {
+      s->nsends += s->ops[k].kind == NHOOD_OP_SEND;
+      s->nrecvs += s->ops[k].kind == NHOOD_OP_RECV;
+      comm += s->ops[k].kind == NHOOD_OP_SEND || s->ops[k].kind == NHOOD_OP_RECV;
+    }
+    s->comm_rounds += comm > 0;
+    if (comm > s->max_comm_per_round) s->max_comm_per_round = comm;
+  }
+  return MPI_SUCCESS;
+}
+
+static int is_predefined(MPI_Datatype type, int *predefined) {
+  int nints, naddrs, ntypes, combiner;
+  int code = MPI_Type_get_envelope(type, &nints, &naddrs, &ntypes, &combiner);
+  if (code != MPI_SUCCESS) return nhood_mpi_error(code, "MPI_Type_get_envelope");
+  *predefined = combiner == MPI_COMBINER_NAMED;
+  return MPI_SUCCESS;
+}
+
+/* Replaces *type by the schedule's duplicate of it, creating that on first sight.
+ * originals[k] is the caller's type that owned_types[k] duplicates. Linear in the number of
+ * distinct derived types, which is small except for alltoallw with a type per neighbor. */
+static int own_type(nhood_sched *s, MPI_Datatype **originals, int *capacity, MPI_Datatype *type) {
+  int rc = MPI_SUCCESS, predefined = 1;
+  if (*type == MPI_DATATYPE_NULL) return MPI_SUCCESS;
+  NHOOD_TRY(is_predefined(*type, &predefined));
+  if (predefined) return MPI_SUCCESS;
+  for (int k = s->nowned - 1; k >= 0; k--)
+    if ((*originals)[k] == *type) {
+      *type = s->owned_types[k];
+      return MPI_SUCCESS;
+    }
+  int owned_capacity = *capacity;
+  NHOOD_TRY(grow((void **)originals, capacity, s->nowned + 1, sizeof(MPI_Datatype)));
+  NHOOD_TRY(grow((void **)&s->owned_types, &owned_capacity, s->nowned + 1, sizeof(MPI_Datatype)));
+  (*originals)[s->nowned] = *type;
+  NHOOD_MPI_CALL(MPI_Type_dup(*type, &s->owned_types[s->nowned]));
+  *type = s->owned_types[s->nowned++];
+cleanup:
+  return rc;
+}
+
+int nhood_sched_own_types(nhood_sched *s) {
+  int rc = MPI_SUCCESS, capacity = 0;
+  MPI_Datatype *originals = NULL;
+  for (int k = 0; k < s->nops; k++) {
+    nhood_op *op = &s->ops[k];
+    NHOOD_TRY(own_type(s, &originals, &capacity, &op->data.type));
+    if (op->kind == NHOOD_OP_COPY || op->kind == NHOOD_OP_REDUCE)
+      NHOOD_TRY(own_type(s, &originals, &capacity, &op->target.type));
+  }
+cleanup:
+  free(originals);
+  return rc;
+}
+
+void nhood_sched_free(nhood_sched *s) {
+  int finalized = 0;
+  if (s->nowned) MPI_Finalized(&finalized);
+  for (int k = 0; k < s->nowned && !finalized; k++) MPI_Type_free(&s->owned_types[k]);
+  free(s->owned_types);
+  free(s->ops);
+  free(s->round_end);
+  memset(s, 0, sizeof *s);
+}

@@ -1,0 +1,72 @@
+/*
+ * Schedules are data: a flat array of operations grouped into rounds, built once for one
+ * call's buffers, counts and datatypes, then executed by the engine any number of times
+ * (persistent requests re-run the same schedule).
+ *
+ * Round semantics, relied on by every algorithm: when round r begins, its local operations
+ * (copy, reduce) run first, in array order; then its sends and receives are posted; the round
+ * ends when all of them complete. So a round's local operations may read what earlier rounds
+ * received and prepare what this round sends. A final round may hold only local operations.
+ *
+ * Buffers are named, not addressed: (user send buffer | user receive buffer | scratch,
+ * byte offset), resolved by the engine at start, so a schedule never holds user pointers
+ * and one scratch allocation per execution suffices.
+ */
+#ifndef NHOOD_SCHEDULE_SCHEDULE_H
+#define NHOOD_SCHEDULE_SCHEDULE_H
+
+#include <mpi.h>
+#include <stdint.h>
+
+typedef enum { NHOOD_OP_SEND, NHOOD_OP_RECV, NHOOD_OP_COPY, NHOOD_OP_REDUCE } nhood_op_kind;
+typedef enum { NHOOD_BUF_SEND = 0, NHOOD_BUF_RECV = 1, NHOOD_BUF_SCRATCH = 2, NHOOD_NBUFS = 3 } nhood_buf_id;
+
+/* A typed region of one of the buffers. */
+typedef struct {
+  MPI_Aint offset;      /* bytes from the buffer's base */
+  MPI_Datatype type;
+  int count;
+  int buf;              /* nhood_buf_id */
+} nhood_region;
+
+typedef struct {
+  int kind;             /* nhood_op_kind */
+  int peer;             /* send / recv: rank in the communicator */
+  int tag;              /* send / recv: offset within the call's tag window */
+  nhood_region data;    /* send: source; recv: target; copy / reduce: source */
+  nhood_region target;  /* copy / reduce: target */
+  MPI_Op op;            /* reduce */
+} nhood_op;
+
+typedef struct nhood_sched {
+  const char *algorithm;
+  nhood_op *ops;
+  int nops, ops_capacity;
+  int *round_end;       /* ops of round r: [r ? round_end[r-1] : 0, round_end[r]) */
+  int nrounds, rounds_capacity;
+  int ntags;            /* size of the tag window a call needs */
+  MPI_Aint scratch_bytes;
+  /* Summary, filled by nhood_sched_finish. */
+  int nsends, nrecvs, comm_rounds;
+  int max_comm_per_round;  /* sizes the engine's request array */
+  /* Derived datatypes the schedule holds duplicates of (see nhood_sched_own_types). */
+  MPI_Datatype *owned_types;
+  int nowned;
+} nhood_sched;
+
+/* Starts an empty schedule with room for about expected_ops operations. */
+int nhood_sched_init(nhood_sched *s, const char *algorithm, int expected_ops, int ntags);
+int nhood_sched_send(nhood_sched *s, int peer, int tag, nhood_region data);
+int nhood_sched_recv(nhood_sched *s, int peer, int tag, nhood_region data);
+int nhood_sched_copy(nhood_sched *s, nhood_region from, nhood_region to);
+int nhood_sched_reduce(nhood_sched *s, nhood_region from, nhood_region to, MPI_Op op);
+/* Ends the current round; the next operation starts a new one. */
+int nhood_sched_fence(nhood_sched *s);
+/* Closes the last round and computes the summary. */
+int nhood_sched_finish(nhood_sched *s);
+/* Replaces every derived datatype in the schedule by a duplicate it owns, so the caller may
+ * free its datatypes while the schedule lives on (persistent requests). */
+int nhood_sched_own_types(nhood_sched *s);
+void nhood_sched_free(nhood_sched *s);
+
+#endif

@@ -1,0 +1,45 @@
+#include "selection/select.h"
+
+#include <string.h>
+
+#include "common/errors.h"
+
+static int always(const nhood_topo *t, const nhood_coll_args *a) {
+  (void)t, (void)a;
+  return 1;
+}
+
+/* Every algorithm the library has, in order of preference for "auto" until the cost model
+ * (selection by predicted latency) arrives; direct comes last as it always applies. */
+static const nhood_algorithm algorithms[] = {
+    {"direct", always, nhood_build_direct},
+};
+#define NALGORITHMS (sizeof algorithms / sizeof algorithms[0])
+
+const nhood_algorithm *nhood_algorithm_by_name(const char *name) {
+  for (size_t k = 0; k < NALGORITHMS; k++)
+    if (strcmp(algorithms[k].name, name) == 0) return &algorithms[k];
+  return NULL;
+}
+
+const char *nhood_algorithm_names(void) { return "auto, direct"; }
+
+int nhood_select(const char *requested, const nhood_topo *t, const nhood_coll_args *a,
+                 const nhood_algorithm **chosen) {
+  if (strcmp(requested, "auto") == 0) {
+    for (size_t k = 0; k < NALGORITHMS; k++)
+      if (algorithms[k].applies(t, a)) {
+        *chosen = &algorithms[k];
+        return MPI_SUCCESS;
+      }
+    return nhood_error(MPI_ERR_INTERN, "no algorithm applies to this %s", nhood_coll_names[a->kind]);
+  }
+  const nhood_algorithm *alg = nhood_algorithm_by_name(requested);
+  if (alg == NULL)
+    return nhood_error(MPI_ERR_INFO, "unknown algorithm \"%s\" (known: %s)", requested, nhood_algorithm_names());
+  if (!alg->applies(t, a))
+    return nhood_error(MPI_ERR_ARG, "algorithm \"%s\" does not apply to this %s on this topology", requested,
+                       nhood_coll_names[a->kind]);
+  *chosen = alg;
+  return MPI_SUCCESS;
+}

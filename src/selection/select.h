@@ -1,0 +1,24 @@
+/* The algorithm table and the choice among its entries for one call. */
+#ifndef NHOOD_SELECTION_SELECT_H
+#define NHOOD_SELECTION_SELECT_H
+
+#include "schedule/algorithms.h"
+
+typedef struct nhood_algorithm {
+  const char *name;
+  /* 1 when the algorithm can run this call on this topology. */
+  int (*applies)(const nhood_topo *t, const nhood_coll_args *a);
+  int (*build)(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
+} nhood_algorithm;
+
+/* NULL when no algorithm has that name ("auto" is not an algorithm but a request to pick). */
+const nhood_algorithm *nhood_algorithm_by_name(const char *name);
+/* "direct, ..." for messages. */
+const char *nhood_algorithm_names(void);
+
+/* Picks the algorithm for a call: the requested one ("auto" or a name) if it applies,
+ * else MPI_ERR_ARG naming why. */
+int nhood_select(const char *requested, const nhood_topo *t, const nhood_coll_args *a,
+                 const nhood_algorithm **chosen);
+
+#endif

@@ -1,0 +1,61 @@
+/*
+ * Topology SPECs shared by nhood-bench, the tests and (later) nhood-sim.
+ *
+ *   er:density=D,seed=S               directed Erdos-Renyi graph, no self loops
+ *   moore:d=D,r=R[,periodic=0|1]      Moore neighborhood (Chebyshev radius R) on a D-dim grid
+ *   vonneumann:d=D,r=R[,periodic=0|1] von Neumann neighborhood (Manhattan radius R)
+ *   mtx:PATH                          halo exchange of y = A x with a Matrix Market matrix,
+ *                                     rows (and x) split in contiguous blocks over the ranks
+ *
+ * Pure C: no MPI calls (mpi.h is included only for MPI_PROC_NULL), so the same code builds
+ * the neighborhoods of real ranks and of thousands of virtual ranks in one process.
+ * Parse once (topospec_parse reads an mtx file once), then ask for any rank's neighborhood.
+ */
+#ifndef NHOOD_TOOLS_TOPOSPEC_H
+#define NHOOD_TOOLS_TOPOSPEC_H
+
+#include <stddef.h>
+
+#define TOPOSPEC_MAX_DIMS 8
+
+typedef enum { TOPOSPEC_ER, TOPOSPEC_MOORE, TOPOSPEC_VONNEUMANN, TOPOSPEC_MTX } topospec_kind;
+
+/* A parsed SPEC; independent of the number of ranks. */
+typedef struct topospec {
+  topospec_kind kind;
+  char text[256];          /* the SPEC as given */
+  double density;          /* er */
+  unsigned long long seed; /* er */
+  int ndims, radius, periodic;   /* moore / vonneumann (periodic defaults to 1) */
+  /* mtx: the matrix pattern in compressed row form, symmetric matrices expanded. */
+  int mtx_rows, mtx_cols;
+  long long mtx_nnz;
+  long long *mtx_rowptr;   /* mtx_rows + 1 */
+  int *mtx_colind;         /* mtx_nnz */
+} topospec;
+
+/* The neighborhood of one rank among nranks. */
+typedef struct topospec_rank {
+  int indegree, outdegree;
+  int *sources;        /* receive block i comes from sources[i]; may hold MPI_PROC_NULL */
+  int *destinations;   /* send block j goes to destinations[j]; may hold MPI_PROC_NULL */
+  /* mtx only (else NULL): number of x entries received from sources[i] / sent to
+   * destinations[j] in the SpMV halo exchange; other kinds leave these NULL. */
+  int *recv_elems, *send_elems;
+  /* moore / vonneumann only (else is_cart == 0): the grid and the relative offsets; then
+   * destinations[i] = X + offset_i and sources[i] = X - offset_i, MPI_PROC_NULL outside a
+   * non-periodic grid. dims come from a balanced factorization of nranks (as
+   * MPI_Dims_create would produce), row-major rank numbering (as MPI_Cart_create). */
+  int is_cart, ndims, dims[TOPOSPEC_MAX_DIMS], periods[TOPOSPEC_MAX_DIMS];
+  int noffsets;
+  int *offsets;        /* noffsets * ndims */
+} topospec_rank;
+
+/* Returns 0 on success; otherwise non-zero with a message in err. */
+int topospec_parse(const char *spec, topospec *out, char *err, size_t errlen);
+int topospec_for_rank(const topospec *spec, int rank, int nranks, topospec_rank *out,
+                      char *err, size_t errlen);
+void topospec_rank_free(topospec_rank *r);
+void topospec_free(topospec *spec);
+
+#endif
