@@ -102,9 +102,9 @@ int NHOOD_Error_message(char *msg, int *resultlen);
  *         weights mixed weighted/unweighted, negative weight), MPI_ERR_RANK (a rank < 0
  *         other than MPI_PROC_NULL), MPI_ERR_INFO, MPI_ERR_NO_MEM.
  */
-int NHOOD_Topo_create_adjacent(int indegree, const int sources[], const int sourceweights[],
+int NHOOD_Topo_create_adjacent(int indegree, const int sources[], const int *sourceweights,
                                int outdegree, const int destinations[],
-                               const int destweights[], MPI_Info info, NHOOD_Topo *topo);
+                               const int *destweights, MPI_Info info, NHOOD_Topo *topo);
 
 /**
  * Creates a topology object from a communicator that carries an MPI topology: distributed
@@ -163,8 +163,8 @@ int NHOOD_Topo_degrees(NHOOD_Topo topo, int include_proc_null, int *indegree, in
  *                           skip; weights of an unweighted topology are reported as 1.
  */
 int NHOOD_Topo_neighbors(NHOOD_Topo topo, int include_proc_null, int maxindegree,
-                         int sources[], int sourceweights[], int maxoutdegree,
-                         int destinations[], int destweights[]);
+                         int sources[], int *sourceweights, int maxoutdegree,
+                         int destinations[], int *destweights);
 
 /**
  * Checks, collectively over comm, that the topology objects of all processes agree: if p

@@ -99,9 +99,9 @@ static int check_list(int degree, const int ranks[], const int weights[], const 
   return MPI_SUCCESS;
 }
 
-int NHOOD_Topo_create_adjacent(int indegree, const int sources[], const int sourceweights[],
+int NHOOD_Topo_create_adjacent(int indegree, const int sources[], const int *sourceweights,
                                int outdegree, const int destinations[],
-                               const int destweights[], MPI_Info info, NHOOD_Topo *topo) {
+                               const int *destweights, MPI_Info info, NHOOD_Topo *topo) {
   int rc = MPI_SUCCESS;
   NHOOD_Topo t = NULL;
   if (topo == NULL) return nhood_error(MPI_ERR_ARG, "topo (the output handle) is NULL");
@@ -265,8 +265,8 @@ static void copy_list(int n, const int ranks[], const int weights[], int include
 }
 
 int NHOOD_Topo_neighbors(NHOOD_Topo topo, int include_proc_null, int maxindegree,
-                         int sources[], int sourceweights[], int maxoutdegree,
-                         int destinations[], int destweights[]) {
+                         int sources[], int *sourceweights, int maxoutdegree,
+                         int destinations[], int *destweights) {
   int indeg = 0, outdeg = 0;
   int rc = NHOOD_Topo_degrees(topo, include_proc_null, &indeg, &outdeg, NULL);
   if (rc != MPI_SUCCESS) return rc;
