@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/call_cache.h"
 #include "api/request.h"
 #include "common/errors.h"
 #include "common/handles.h"
@@ -99,6 +100,8 @@ static int check_args(nhood_coll_args *a, NHOOD_Topo t) {
   if (a->kind != NHOOD_ALLTOALLW) {
     NHOOD_MPI_CALL(MPI_Type_get_extent(a->sendtype, &lb, &a->send_extent));
     NHOOD_MPI_CALL(MPI_Type_get_extent(a->recvtype, &lb, &a->recv_extent));
+    NHOOD_MPI_CALL(MPI_Type_size(a->sendtype, &a->send_type_size));
+    NHOOD_MPI_CALL(MPI_Type_size(a->recvtype, &a->recv_type_size));
   }
 cleanup:
   return rc;
@@ -115,28 +118,33 @@ void nhood_request_release(struct nhood_request *req) {
   req->ctx = NULL;
 }
 
-int nhood_coll_begin(const nhood_coll_args *args, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info,
-                     nhood_mode mode, struct nhood_request *req) {
+/* Validates a call (filling in extents and sizes) and chooses its algorithm. */
+static int prepare(nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, nhood_commctx **ctx,
+                   const nhood_algorithm **alg) {
   int rc = MPI_SUCCESS;
-  nhood_coll_args a = *args;
-  nhood_commctx *ctx = NULL;
-  const nhood_algorithm *alg = NULL;
   char requested[NHOOD_ALGORITHM_NAME_MAX];
-  memset(req, 0, sizeof *req);
-  req->mode = mode;
-
   NHOOD_TRY(nhood_topo_validate(topo, "topo"));
-  NHOOD_TRY(nhood_commctx_get(comm, &ctx));
+  NHOOD_TRY(nhood_commctx_get(comm, ctx));
   if (check_mode()) NHOOD_TRY(NHOOD_Topo_check(topo, comm));
-  NHOOD_TRY(nhood_topo_check_ranks(topo, ctx->size));
-  NHOOD_TRY(check_args(&a, topo));
+  NHOOD_TRY(nhood_topo_check_ranks(topo, (*ctx)->size));
+  NHOOD_TRY(check_args(a, topo));
   strcpy(requested, topo->algorithm);
   NHOOD_TRY(nhood_info_algorithm(info, requested));
-  NHOOD_TRY(nhood_select(requested, topo, &a, &alg));
+  NHOOD_TRY(nhood_select(requested, topo, a, alg));
+cleanup:
+  return rc;
+}
 
+/* Builds the schedule and everything needed to run it into req. Nothing to release on
+ * failure. */
+static int build_request(struct nhood_request *req, const nhood_coll_args *a, NHOOD_Topo topo, nhood_commctx *ctx,
+                         const nhood_algorithm *alg, nhood_mode mode) {
+  int rc = MPI_SUCCESS;
+  memset(req, 0, sizeof *req);
+  req->mode = mode;
   nhood_commctx_retain(ctx);
   req->ctx = ctx;
-  NHOOD_TRY(alg->build(topo, &a, ctx->rank, &req->sched));
+  NHOOD_TRY(alg->build(topo, a, ctx->rank, &req->sched));
   /* Later rounds and later starts use the datatypes after the call returned, when the
    * caller may already have freed them. */
   if (mode == NHOOD_PERSISTENT || req->sched.comm_rounds > 1) NHOOD_TRY(nhood_sched_own_types(&req->sched));
@@ -145,45 +153,76 @@ int nhood_coll_begin(const nhood_coll_args *args, MPI_Comm comm, NHOOD_Topo topo
     goto cleanup;
   }
   NHOOD_TRY(nhood_mpi_transport_ctx_init(&req->transport, ctx->comm, req->sched.max_comm_per_round));
-  nhood_exec_init(&req->exec, &req->sched, &nhood_mpi_transport, &req->transport, a.sendbuf, a.recvbuf,
+  nhood_exec_init(&req->exec, &req->sched, &nhood_mpi_transport, &req->transport, a->sendbuf, a->recvbuf,
                   req->scratch);
-  req->tag_base = nhood_commctx_reserve_tags(ctx, req->sched.ntags);
-  if (mode != NHOOD_PERSISTENT) {
-    NHOOD_TRY(nhood_exec_start(&req->exec, req->tag_base));
-    req->active = 1;
-  }
   return MPI_SUCCESS;
 cleanup:
   nhood_request_release(req);
   return rc;
 }
 
-/* Runs a call in the given mode; for non-blocking and persistent calls returns a new
- * request handle in *request. */
-static int run(const nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, nhood_mode mode,
-               NHOOD_Request *request) {
+/* A blocking call: reuses the topology's cached schedule when the arguments are the same
+ * as last time (api/call_cache.h), else builds one (into the cache when it is free). */
+static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NHOOD_Topo topo) {
   int rc = MPI_SUCCESS;
-  if (mode == NHOOD_BLOCKING) {
-    struct nhood_request req;
-    NHOOD_TRY(nhood_coll_begin(a, comm, topo, info, mode, &req));
-    rc = nhood_exec_wait(&req.exec);
-    nhood_request_release(&req);
-    return rc;
+  nhood_coll_args a = *args;
+  nhood_commctx *ctx = NULL;
+  const nhood_algorithm *alg = NULL;
+  struct nhood_request local, *req = NULL;
+  nhood_call_cache *cache = NULL;
+  NHOOD_TRY(prepare(&a, comm, topo, MPI_INFO_NULL, &ctx, &alg));
+  cache = nhood_call_cache_acquire(topo, &a);
+  if (cache && !(req = nhood_call_cache_lookup(cache, &a, topo, ctx, alg))) {
+    NHOOD_TRY(build_request(nhood_call_cache_slot(cache), &a, topo, ctx, alg, NHOOD_BLOCKING));
+    NHOOD_TRY(nhood_call_cache_store(cache, &a, topo, ctx, alg));
+    req = nhood_call_cache_lookup(cache, &a, topo, ctx, alg);
+  } else if (!cache) {
+    NHOOD_TRY(build_request(&local, &a, topo, ctx, alg, NHOOD_BLOCKING));
+    req = &local;
   }
+  rc = nhood_exec_start(&req->exec, nhood_commctx_reserve_tags(ctx, req->sched.ntags));
+  if (rc == MPI_SUCCESS) rc = nhood_exec_wait(&req->exec);
+  if (req == &local) nhood_request_release(&local);
+cleanup:
+  if (cache) nhood_call_cache_release(cache);
+  return rc;
+}
+
+/* A non-blocking or persistent call: a new request handle in *request. */
+static int run_with_request(const nhood_coll_args *args, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info,
+                            nhood_mode mode, NHOOD_Request *request) {
+  int rc = MPI_SUCCESS;
+  nhood_coll_args a = *args;
+  nhood_commctx *ctx = NULL;
+  const nhood_algorithm *alg = NULL;
+  struct nhood_request *req = NULL;
   if (request == NULL) return nhood_error(MPI_ERR_ARG, "request (the output handle) is NULL");
-  struct nhood_request *req = malloc(sizeof *req);
-  if (!req) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a request");
-  rc = nhood_coll_begin(a, comm, topo, info, mode, req);
-  if (rc == MPI_SUCCESS) rc = nhood_handle_register(req, NHOOD_HANDLE_REQUEST);
+  NHOOD_TRY(prepare(&a, comm, topo, info, &ctx, &alg));
+  if (!(req = malloc(sizeof *req))) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a request");
+  rc = build_request(req, &a, topo, ctx, alg, mode);
   if (rc != MPI_SUCCESS) {
-    if (req->ctx) nhood_request_release(req);
     free(req);
     return rc;
   }
+  req->tag_base = nhood_commctx_reserve_tags(ctx, req->sched.ntags);
+  if (mode == NHOOD_NONBLOCKING) {
+    NHOOD_TRY(nhood_exec_start(&req->exec, req->tag_base));
+    req->active = 1;
+  }
+  NHOOD_TRY(nhood_handle_register(req, NHOOD_HANDLE_REQUEST));
   *request = req;
   return MPI_SUCCESS;
 cleanup:
+  if (req) {
+    nhood_request_release(req);
+    free(req);
+  }
   return rc;
+}
+
+static int run(const nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, nhood_mode mode,
+               NHOOD_Request *request) {
+  return mode == NHOOD_BLOCKING ? run_blocking(a, comm, topo) : run_with_request(a, comm, topo, info, mode, request);
 }
 
 /* ---- entry points ---------------------------------------------------------------------- */

@@ -13,7 +13,7 @@ typedef enum { NHOOD_BLOCKING, NHOOD_NONBLOCKING, NHOOD_PERSISTENT } nhood_mode;
 struct nhood_request {
   nhood_mode mode;
   int active;
-  int tag_base;               /* persistent: reserved once at init */
+  int tag_base;               /* reserved once per request (per start for blocking calls) */
   nhood_commctx *ctx;         /* retained */
   nhood_sched sched;
   nhood_mpi_transport_ctx transport;
@@ -21,11 +21,7 @@ struct nhood_request {
   void *scratch;
 };
 
-/* Validates the call, selects and builds the schedule into req (caller storage) and, for
- * blocking and non-blocking calls, starts it. On failure req holds nothing to release. */
-int nhood_coll_begin(const nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info,
-                     nhood_mode mode, struct nhood_request *req);
-/* Releases what nhood_coll_begin acquired (not the request memory itself). */
+/* Releases what a request holds (not the request memory itself). */
 void nhood_request_release(struct nhood_request *req);
 
 #endif

@@ -6,7 +6,7 @@
 #include "common/errors.h"
 
 static pthread_mutex_t keyval_lock = PTHREAD_MUTEX_INITIALIZER;
-static int keyval = MPI_KEYVAL_INVALID;
+static atomic_int keyval = MPI_KEYVAL_INVALID; /* created once, on first use */
 
 void nhood_commctx_retain(nhood_commctx *ctx) { atomic_fetch_add(&ctx->refs, 1); }
 
@@ -28,12 +28,15 @@ static int delete_context(MPI_Comm comm, int key, void *value, void *extra) {
 
 static int ensure_keyval(void) {
   int rc = MPI_SUCCESS;
+  if (atomic_load(&keyval) != MPI_KEYVAL_INVALID) return MPI_SUCCESS; /* the common case: no lock */
   pthread_mutex_lock(&keyval_lock);
-  if (keyval == MPI_KEYVAL_INVALID) {
+  if (atomic_load(&keyval) == MPI_KEYVAL_INVALID) {
     /* MPI_COMM_NULL_COPY_FN: a duplicate of the user's communicator gets a context of its own
      * on first use rather than sharing (and racing on) this one's tags. */
-    int code = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_context, &keyval, NULL);
+    int created = MPI_KEYVAL_INVALID;
+    int code = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_context, &created, NULL);
     if (code != MPI_SUCCESS) rc = nhood_mpi_error(code, "MPI_Comm_create_keyval");
+    else atomic_store(&keyval, created);
   }
   pthread_mutex_unlock(&keyval_lock);
   return rc;
@@ -57,7 +60,7 @@ static int create_context(MPI_Comm comm, nhood_commctx **out) {
   ctx->tag_ub = flag ? *tag_ub : 32767; /* 32767 is the least MPI guarantees */
   ctx->next_tag = 0;
   atomic_init(&ctx->refs, 1); /* the attribute's reference */
-  NHOOD_MPI_CALL(MPI_Comm_set_attr(comm, keyval, ctx));
+  NHOOD_MPI_CALL(MPI_Comm_set_attr(comm, atomic_load(&keyval), ctx));
   *out = ctx;
   return MPI_SUCCESS;
 cleanup:
@@ -70,7 +73,7 @@ int nhood_commctx_get(MPI_Comm comm, nhood_commctx **ctx) {
   int rc = MPI_SUCCESS, flag = 0;
   if (comm == MPI_COMM_NULL) return nhood_error(MPI_ERR_COMM, "comm is MPI_COMM_NULL");
   NHOOD_TRY(ensure_keyval());
-  NHOOD_MPI_CALL(MPI_Comm_get_attr(comm, keyval, ctx, &flag));
+  NHOOD_MPI_CALL(MPI_Comm_get_attr(comm, atomic_load(&keyval), ctx, &flag));
   if (!flag) NHOOD_TRY(create_context(comm, ctx));
 cleanup:
   return rc;

@@ -36,8 +36,9 @@ typedef struct {
   const MPI_Aint *rdispls_bytes;
   MPI_Datatype recvtype;
   const MPI_Datatype *recvtypes;
-  /* Extents of sendtype / recvtype (not used by alltoallw). */
+  /* Extents and sizes of sendtype / recvtype (not used by alltoallw). */
   MPI_Aint send_extent, recv_extent;
+  int send_type_size, recv_type_size;
 } nhood_coll_args;
 
 extern const char *const nhood_coll_names[NHOOD_NCOLLS];

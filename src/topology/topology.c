@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "api/call_cache.h"
 #include "common/handles.h"
 #include "selection/select.h"
 
@@ -42,6 +43,7 @@ int nhood_topo_alloc(nhood_topo_kind kind, int indegree, int outdegree, int weig
   if (noffsets > 0 && ndims > 0) TAKE(offsets, (size_t)noffsets * ndims);
 #undef TAKE
   strcpy(t->algorithm, "auto");
+  atomic_init(&t->call_cache, NULL);
   *out = t;
   return MPI_SUCCESS;
 }
@@ -287,6 +289,7 @@ int NHOOD_Topo_free(NHOOD_Topo *topo) {
   int rc = nhood_topo_validate(*topo, "*topo");
   if (rc != MPI_SUCCESS) return rc;
   nhood_handle_unregister(*topo);
+  nhood_call_cache_free(atomic_load(&(*topo)->call_cache));
   free(*topo);
   *topo = NHOOD_TOPO_NULL;
   return MPI_SUCCESS;

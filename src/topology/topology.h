@@ -13,6 +13,8 @@
 #ifndef NHOOD_TOPOLOGY_TOPOLOGY_H
 #define NHOOD_TOPOLOGY_TOPOLOGY_H
 
+#include <stdatomic.h>
+
 #include "nhood.h"
 
 #define NHOOD_ALGORITHM_NAME_MAX 32
@@ -37,6 +39,8 @@ struct nhood_topo {
   int *dims, *periods, *coords;         /* ndims each */
   int noffsets;
   int *offsets;                         /* noffsets * ndims (CART_OFFSETS only) */
+  /* Schedule of the last blocking call (api/call_cache.c); freed with the topology. */
+  _Atomic(struct nhood_call_cache *) call_cache;
 };
 
 /* Allocates a topology with room for the given degrees and Cartesian sizes in one block.

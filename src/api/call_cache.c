@@ -1,0 +1,118 @@
+#include "api/call_cache.h"
+
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/errors.h"
+#include "topology/topology.h"
+
+struct nhood_call_cache {
+  atomic_flag busy;
+  int valid;
+  nhood_coll_args key;          /* array pointers cleared; their contents are in arrays */
+  const nhood_commctx *ctx;     /* retained by req, so the pointer cannot be reused */
+  const nhood_algorithm *alg;
+  char *arrays;
+  size_t arrays_bytes, arrays_capacity;
+  struct nhood_request req;
+};
+
+/* The per-block arrays of a call, by content. */
+typedef struct {
+  const void *ptr[4];
+  size_t bytes[4];
+  int n;
+} block_arrays;
+
+static block_arrays arrays_of(const nhood_coll_args *a, NHOOD_Topo t) {
+  block_arrays b = {.n = 0};
+  size_t in = sizeof(int) * (size_t)t->indegree, out = sizeof(int) * (size_t)t->outdegree;
+#define ADD(p, sz) (b.ptr[b.n] = (p), b.bytes[b.n++] = (sz))
+  if (a->kind == NHOOD_ALLTOALLV) {
+    ADD(a->sendcounts, out);
+    ADD(a->sdispls, out);
+  }
+  if (a->kind == NHOOD_ALLTOALLV || a->kind == NHOOD_ALLGATHERV) {
+    ADD(a->recvcounts, in);
+    ADD(a->rdispls, in);
+  }
+#undef ADD
+  return b;
+}
+
+static int same_scalars(const nhood_coll_args *x, const nhood_coll_args *y) {
+  return x->kind == y->kind && x->sendbuf == y->sendbuf && x->recvbuf == y->recvbuf &&
+         x->sendcount == y->sendcount && x->recvcount == y->recvcount && x->sendtype == y->sendtype &&
+         x->recvtype == y->recvtype && x->send_extent == y->send_extent && x->recv_extent == y->recv_extent &&
+         x->send_type_size == y->send_type_size && x->recv_type_size == y->recv_type_size;
+}
+
+nhood_call_cache *nhood_call_cache_acquire(NHOOD_Topo topo, const nhood_coll_args *a) {
+  if (a->kind == NHOOD_ALLTOALLW) return NULL;
+  nhood_call_cache *c = atomic_load(&topo->call_cache);
+  if (c == NULL) {
+    nhood_call_cache *fresh = calloc(1, sizeof *fresh);
+    if (!fresh) return NULL; /* caching is optional */
+    atomic_flag_clear(&fresh->busy);
+    if (!atomic_compare_exchange_strong(&topo->call_cache, &c, fresh)) free(fresh); /* another thread won */
+    else c = fresh;
+  }
+  return atomic_flag_test_and_set(&c->busy) ? NULL : c;
+}
+
+struct nhood_request *nhood_call_cache_lookup(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo,
+                                             const nhood_commctx *ctx, const nhood_algorithm *alg) {
+  if (!c->valid || c->ctx != ctx || c->alg != alg || !same_scalars(&c->key, a)) return NULL;
+  block_arrays b = arrays_of(a, topo);
+  size_t offset = 0;
+  for (int k = 0; k < b.n; k++) {
+    if (b.bytes[k] && memcmp(c->arrays + offset, b.ptr[k], b.bytes[k]) != 0) return NULL;
+    offset += b.bytes[k];
+  }
+  return &c->req;
+}
+
+struct nhood_request *nhood_call_cache_slot(nhood_call_cache *c) {
+  if (c->valid) nhood_request_release(&c->req);
+  c->valid = 0;
+  return &c->req;
+}
+
+int nhood_call_cache_store(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo,
+                           const nhood_commctx *ctx, const nhood_algorithm *alg) {
+  block_arrays b = arrays_of(a, topo);
+  size_t total = 0;
+  for (int k = 0; k < b.n; k++) total += b.bytes[k];
+  if (total > c->arrays_capacity) {
+    char *bigger = realloc(c->arrays, total);
+    if (!bigger) {
+      nhood_request_release(&c->req);
+      return nhood_error(MPI_ERR_NO_MEM, "out of memory caching a schedule");
+    }
+    c->arrays = bigger;
+    c->arrays_capacity = total;
+  }
+  size_t offset = 0;
+  for (int k = 0; k < b.n; k++) {
+    if (b.bytes[k]) memcpy(c->arrays + offset, b.ptr[k], b.bytes[k]);
+    offset += b.bytes[k];
+  }
+  c->arrays_bytes = total;
+  c->key = *a;
+  c->key.sendcounts = c->key.sdispls = c->key.recvcounts = c->key.rdispls = NULL;
+  c->ctx = ctx;
+  c->alg = alg;
+  c->valid = 1;
+  return MPI_SUCCESS;
+}
+
+void nhood_call_cache_release(nhood_call_cache *c) { atomic_flag_clear(&c->busy); }
+
+void nhood_call_cache_free(void *p) {
+  nhood_call_cache *c = p;
+  if (!c) return;
+  if (c->valid) nhood_request_release(&c->req);
+  free(c->arrays);
+  free(c);
+}

@@ -1,0 +1,38 @@
+/*
+ * A one-entry cache, per topology object, of the schedule of the last blocking call.
+ *
+ * A halo exchange repeats the same blocking call with the same buffers; building its
+ * schedule again each time is pure overhead (the persistent interface avoids it, this
+ * gives blocking calls the same benefit). The key is everything a schedule depends on:
+ * collective, buffers, counts, datatype handles and their extents and sizes, displacement
+ * and count arrays (by content), the communicator context and the algorithm. A datatype
+ * handle that was freed and reused for another type is harmless: the schedule only holds the
+ * handle, and offsets derived from the extent and size that are part of the key.
+ *
+ * alltoallw (a datatype per block) is not cached. A topology used from several threads at
+ * once falls back to building: the entry is taken with a lock-free flag.
+ */
+#ifndef NHOOD_API_CALL_CACHE_H
+#define NHOOD_API_CALL_CACHE_H
+
+#include "api/request.h"
+#include "selection/select.h"
+
+typedef struct nhood_call_cache nhood_call_cache;
+
+/* The topology's entry, held by the caller until nhood_call_cache_release; NULL when this
+ * call is not cacheable or another thread holds the entry. */
+nhood_call_cache *nhood_call_cache_acquire(NHOOD_Topo topo, const nhood_coll_args *a);
+/* The cached request when it was built for exactly this call, else NULL. */
+struct nhood_request *nhood_call_cache_lookup(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo,
+                                             const nhood_commctx *ctx, const nhood_algorithm *alg);
+/* Empties the entry and returns its request storage, to build this call's request into;
+ * then nhood_call_cache_store records the key (on failure the entry stays empty). */
+struct nhood_request *nhood_call_cache_slot(nhood_call_cache *c);
+int nhood_call_cache_store(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo,
+                           const nhood_commctx *ctx, const nhood_algorithm *alg);
+void nhood_call_cache_release(nhood_call_cache *c);
+/* Frees an entry (and the request it holds); for NHOOD_Topo_free. */
+void nhood_call_cache_free(void *c);
+
+#endif
