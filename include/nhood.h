@@ -237,6 +237,18 @@ int NHOOD_Cart_relative_shift(MPI_Comm comm, const int offset[], int *source, in
  * processes; the returned request is inactive until NHOOD_Start, becomes inactive again on
  * completion, and is released by NHOOD_Request_free. Derived datatypes given to _init may be
  * freed by the caller right after the call.
+ *
+ * Errors (besides those of MPI calls made on the caller's behalf):
+ *   MPI_ERR_TOPOLOGY  topo is NHOOD_TOPO_NULL or not a live topology object; with
+ *                     NHOOD_CHECK=1, topology objects that disagree across processes
+ *   MPI_ERR_COMM      comm is MPI_COMM_NULL or an intercommunicator
+ *   MPI_ERR_RANK      topo lists a rank >= the size of comm
+ *   MPI_ERR_BUFFER    MPI_IN_PLACE, or a NULL buffer that data would be read from/written to
+ *   MPI_ERR_COUNT     a negative count
+ *   MPI_ERR_TYPE      MPI_DATATYPE_NULL
+ *   MPI_ERR_ARG       a NULL count/displacement/datatype array or request pointer
+ *   MPI_ERR_INFO      an unknown NHOOD_INFO_ALGORITHM value
+ * The message (NHOOD_Error_message) names the argument, e.g. "recvcounts[3] is negative".
  */
 
 int NHOOD_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,

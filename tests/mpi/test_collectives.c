@@ -1,0 +1,921 @@
+/*
+ * Correctness of every nhood neighborhood collective against the MPI library's own result
+ * on the same topology and data.
+ *
+ * For every topology of the corpus (corpus.h), every collective, every datatype case and
+ * every algorithm in `algorithms`, each completion mode (blocking, non-blocking with Wait,
+ * Test or Waitall of two outstanding calls, persistent with two starts, non-blocking under
+ * user ANY_SOURCE traffic) must leave the whole receive buffer (gaps and MPI_PROC_NULL
+ * blocks included, pre-filled with a sentinel) byte for byte equal to MPI's. MPI's result
+ * comes from MPI_Neighbor_alltoallw with explicitly placed blocks, and wherever the
+ * installed MPI library gets it right, also from the matching MPI_Neighbor_* on the
+ * topology's own communicator; the two must agree (one more case each).
+ *
+ * Options, to narrow a failure down: --topology S (names containing S), --collective C,
+ * --mode M, --dtype D, --algorithm A (exact names, as printed); --verbose prints every
+ * case on rank 0.
+ * NHOOD_TEST_SABOTAGE=1 flips one byte of nhood's result on the last rank after every call:
+ * the run must then fail, proving that the comparison catches wrong data.
+ */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "corpus.h"
+#include "nhood.h"
+#include "testutil.h"
+
+/* Every case runs under each of these algorithms; a new algorithm is one more line. */
+static const char *const algorithms[] = {
+    "direct",
+    "auto",
+};
+#define NALGORITHMS ((int)(sizeof algorithms / sizeof algorithms[0]))
+
+typedef enum {
+  COLL_ALLGATHER,
+  COLL_ALLGATHERV,
+  COLL_ALLTOALL,
+  COLL_ALLTOALLV,
+  COLL_ALLTOALLW,
+  NCOLLECTIVES
+} collective;
+static const char *const collective_names[NCOLLECTIVES] = {"allgather", "allgatherv", "alltoall", "alltoallv",
+                                                           "alltoallw"};
+
+typedef enum {
+  MODE_BLOCKING,
+  MODE_WAIT,
+  MODE_TEST,
+  MODE_WAITALL,
+  MODE_PERSISTENT,
+  MODE_USER_ANY_SOURCE,
+  NMODES
+} mode;
+static const char *const mode_names[NMODES] = {"blocking",         "nonblocking-wait",
+                                               "nonblocking-test", "nonblocking-waitall2",
+                                               "persistent",       "nonblocking-user-anysource"};
+
+typedef enum { DT_INT, DT_ZERO, DT_DERIVED, NDTYPES } dtype_case;
+static const char *const dtype_names[NDTYPES] = {"int", "zero-counts", "derived"};
+
+/* ------------------------------------------------------------------------------------- */
+/* Datatypes                                                                              */
+/* ------------------------------------------------------------------------------------- */
+
+/* Pairs of datatypes with the same type signature per element but different memory
+ * layouts on the send and the receive side, all with holes that must stay untouched. */
+typedef struct type_variant {
+  MPI_Datatype send, recv;
+} type_variant;
+enum { VARIANT_INT, VARIANT_VECTOR, VARIANT_STRUCT, VARIANT_INDEXED, NVARIANTS };
+
+static MPI_Datatype resized(MPI_Datatype type, MPI_Aint extent) {
+  MPI_Datatype out;
+  TEST_CHECK(MPI_Type_create_resized(type, 0, extent, &out));
+  TEST_CHECK(MPI_Type_free(&type));
+  TEST_CHECK(MPI_Type_commit(&out));
+  return out;
+}
+
+static void variants_create(type_variant v[NVARIANTS]) {
+  const MPI_Aint isz = (MPI_Aint)sizeof(int);
+  MPI_Datatype t;
+  v[VARIANT_INT].send = v[VARIANT_INT].recv = MPI_INT;
+  /* send: ints 0 and 3 of every 4; receive: 2 adjacent ints, then a 1-int hole */
+  TEST_CHECK(MPI_Type_vector(2, 1, 3, MPI_INT, &t));
+  v[VARIANT_VECTOR].send = resized(t, 4 * isz);
+  TEST_CHECK(MPI_Type_contiguous(2, MPI_INT, &t));
+  v[VARIANT_VECTOR].recv = resized(t, 3 * isz);
+  /* (int, double): send in natural order; receive with the double first and the int after
+   * a hole, so the typemap order differs from the address order */
+  int one[2] = {1, 1};
+  MPI_Aint send_displs[2] = {0, 8}, recv_displs[2] = {16, 0};
+  MPI_Datatype members[2] = {MPI_INT, MPI_DOUBLE};
+  TEST_CHECK(MPI_Type_create_struct(2, one, send_displs, members, &t));
+  v[VARIANT_STRUCT].send = resized(t, 16);
+  TEST_CHECK(MPI_Type_create_struct(2, one, recv_displs, members, &t));
+  v[VARIANT_STRUCT].recv = resized(t, 24);
+  /* send: 2 ints, a 3-int hole, 1 int, a 2-int hole; receive: 3 adjacent ints */
+  int lengths[2] = {2, 1}, displs[2] = {0, 5};
+  TEST_CHECK(MPI_Type_indexed(2, lengths, displs, MPI_INT, &t));
+  v[VARIANT_INDEXED].send = resized(t, 8 * isz);
+  TEST_CHECK(MPI_Type_contiguous(3, MPI_INT, &t));
+  v[VARIANT_INDEXED].recv = t;
+  TEST_CHECK(MPI_Type_commit(&v[VARIANT_INDEXED].recv));
+}
+
+static void variants_free(type_variant v[NVARIANTS]) {
+  for (int k = VARIANT_INT + 1; k < NVARIANTS; k++) {
+    TEST_CHECK(MPI_Type_free(&v[k].send));
+    TEST_CHECK(MPI_Type_free(&v[k].recv));
+  }
+}
+
+static MPI_Aint extent_of(MPI_Datatype type) {
+  MPI_Aint lb, extent;
+  TEST_CHECK(MPI_Type_get_extent(type, &lb, &extent));
+  return extent;
+}
+
+/* The variant of an alltoallw block: depends only on the pair, so sender and receiver
+ * agree whatever the pairing of duplicate edges. */
+static int pair_variant(int source, int dest) {
+  if (source == MPI_PROC_NULL || dest == MPI_PROC_NULL) return VARIANT_STRUCT;
+  return (source + 2 * dest) % NVARIANTS;
+}
+
+/* allgatherv: what `rank` contributes (every receiver must expect that); 0 for some. */
+static int allgatherv_elems(int rank) {
+  return rank == MPI_PROC_NULL ? 2 : (5 * rank + 1) % 4;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Buffer layouts: the arguments of one collective call                                   */
+/* ------------------------------------------------------------------------------------- */
+
+typedef struct layout {
+  collective coll;
+  int sendcount, recvcount;            /* allgather, alltoall; allgatherv: sendcount */
+  int *sendcounts, *recvcounts;        /* alltoallv/w per block; allgatherv: recvcounts */
+  int *sdispls, *rdispls;              /* alltoallv; allgatherv: rdispls (in extents) */
+  MPI_Aint *sdispls_w, *rdispls_w;     /* alltoallw (in bytes) */
+  MPI_Datatype sendtype, recvtype;     /* all but alltoallw */
+  MPI_Datatype *sendtypes, *recvtypes; /* alltoallw */
+  size_t sendbytes, recvbytes;
+} layout;
+
+/* Places n blocks of the given sizes with a gap before each one and after the last, in
+ * reverse block order when `reverse` (displacements need not grow with the block index).
+ * Returns the size of the whole buffer, in the unit of sizes. */
+static MPI_Aint place_blocks(int n, const MPI_Aint sizes[], int reverse, MPI_Aint gap, MPI_Aint displs[]) {
+  MPI_Aint position = gap;
+  for (int k = 0; k < n; k++) {
+    int block = reverse ? n - 1 - k : k;
+    displs[block] = position;
+    position += sizes[block] + gap;
+  }
+  return position;
+}
+
+/* place_blocks in units of one extent, for the int displacements of the v collectives. */
+static size_t place_elements(int n, const int counts[], int reverse, int displs[], MPI_Aint extent) {
+  MPI_Aint *sizes = test_malloc(sizeof(MPI_Aint) * (size_t)n);
+  MPI_Aint *where = test_malloc(sizeof(MPI_Aint) * (size_t)n);
+  for (int k = 0; k < n; k++) sizes[k] = counts[k];
+  MPI_Aint units = place_blocks(n, sizes, reverse, 1, where);
+  for (int k = 0; k < n; k++) displs[k] = (int)where[k];
+  free(sizes);
+  free(where);
+  return (size_t)(units * extent);
+}
+
+static int *copy_ints(const int *src, int n) {
+  int *out = test_malloc(sizeof(int) * (size_t)n);
+  if (n > 0) memcpy(out, src, sizeof(int) * (size_t)n);
+  return out;
+}
+
+static void layout_alltoallw(layout *L, dtype_case dt, const corpus_entry *e, const type_variant variants[],
+                             int rank) {
+  int in = e->indegree, out = e->outdegree;
+  L->sendcounts = copy_ints(e->send_elems, out);
+  L->recvcounts = copy_ints(e->recv_elems, in);
+  L->sendtypes = test_malloc(sizeof(MPI_Datatype) * (size_t)out);
+  L->recvtypes = test_malloc(sizeof(MPI_Datatype) * (size_t)in);
+  L->sdispls_w = test_malloc(sizeof(MPI_Aint) * (size_t)out);
+  L->rdispls_w = test_malloc(sizeof(MPI_Aint) * (size_t)in);
+  MPI_Aint *sizes = test_malloc(sizeof(MPI_Aint) * (size_t)(in > out ? in : out));
+  for (int j = 0; j < out; j++) {
+    L->sendtypes[j] = dt == DT_INT ? MPI_INT : variants[pair_variant(rank, e->destinations[j])].send;
+    sizes[j] = (L->sendcounts[j] * extent_of(L->sendtypes[j]) + 7) / 8 * 8; /* 8-byte aligned blocks */
+  }
+  L->sendbytes = (size_t)place_blocks(out, sizes, 0, 8, L->sdispls_w);
+  for (int i = 0; i < in; i++) {
+    L->recvtypes[i] = dt == DT_INT ? MPI_INT : variants[pair_variant(e->sources[i], rank)].recv;
+    sizes[i] = (L->recvcounts[i] * extent_of(L->recvtypes[i]) + 7) / 8 * 8;
+  }
+  L->recvbytes = (size_t)place_blocks(in, sizes, 1, 8, L->rdispls_w);
+  free(sizes);
+}
+
+/* The arguments of collective `coll` for datatype case dt on this process. The zero-count
+ * case keeps the buffers (and displacements) of the derived case with every count 0. */
+static void layout_build(layout *L, collective coll, dtype_case dt, const corpus_entry *e,
+                         const type_variant variants[], int rank) {
+  memset(L, 0, sizeof *L);
+  L->coll = coll;
+  const type_variant *v = &variants[dt == DT_INT ? VARIANT_INT : VARIANT_VECTOR];
+  L->sendtype = v->send;
+  L->recvtype = v->recv;
+  MPI_Aint sext = extent_of(v->send), rext = extent_of(v->recv);
+  int in = e->indegree, out = e->outdegree;
+  switch (coll) {
+    case COLL_ALLGATHER:
+    case COLL_ALLTOALL: {
+      int count = dt == DT_INT ? 3 : 2;
+      int sendblocks = coll == COLL_ALLGATHER ? 1 : out;
+      L->sendcount = L->recvcount = count;
+      L->sendbytes = (size_t)(sendblocks * count * sext);
+      L->recvbytes = (size_t)(in * count * rext);
+      break;
+    }
+    case COLL_ALLGATHERV:
+      L->sendcount = allgatherv_elems(rank);
+      L->sendbytes = (size_t)(L->sendcount * sext);
+      L->recvcounts = test_malloc(sizeof(int) * (size_t)in);
+      L->rdispls = test_malloc(sizeof(int) * (size_t)in);
+      for (int i = 0; i < in; i++) L->recvcounts[i] = allgatherv_elems(e->sources[i]);
+      L->recvbytes = place_elements(in, L->recvcounts, 1, L->rdispls, rext);
+      break;
+    case COLL_ALLTOALLV:
+      L->sendcounts = copy_ints(e->send_elems, out);
+      L->recvcounts = copy_ints(e->recv_elems, in);
+      L->sdispls = test_malloc(sizeof(int) * (size_t)out);
+      L->rdispls = test_malloc(sizeof(int) * (size_t)in);
+      L->sendbytes = place_elements(out, L->sendcounts, 0, L->sdispls, sext);
+      L->recvbytes = place_elements(in, L->recvcounts, 1, L->rdispls, rext);
+      break;
+    case COLL_ALLTOALLW:
+      layout_alltoallw(L, dt, e, variants, rank);
+      break;
+    default:
+      break;
+  }
+  if (dt == DT_ZERO) {
+    L->sendcount = L->recvcount = 0;
+    for (int j = 0; L->sendcounts && j < out; j++) L->sendcounts[j] = 0;
+    for (int i = 0; L->recvcounts && i < in; i++) L->recvcounts[i] = 0;
+  }
+}
+
+static void layout_free(layout *L) {
+  free(L->sendcounts);
+  free(L->recvcounts);
+  free(L->sdispls);
+  free(L->rdispls);
+  free(L->sdispls_w);
+  free(L->rdispls_w);
+  free(L->sendtypes);
+  free(L->recvtypes);
+  memset(L, 0, sizeof *L);
+}
+
+/* A copy of L whose datatypes are fresh duplicates, for persistent init: the test frees
+ * them right after the init call, which nhood.h allows. */
+static void layout_dup_types(const layout *L, int indegree, int outdegree, layout *copy) {
+  *copy = *L;
+  if (L->coll == COLL_ALLTOALLW) {
+    copy->sendtypes = test_malloc(sizeof(MPI_Datatype) * (size_t)outdegree);
+    copy->recvtypes = test_malloc(sizeof(MPI_Datatype) * (size_t)indegree);
+    for (int j = 0; j < outdegree; j++) TEST_CHECK(MPI_Type_dup(L->sendtypes[j], &copy->sendtypes[j]));
+    for (int i = 0; i < indegree; i++) TEST_CHECK(MPI_Type_dup(L->recvtypes[i], &copy->recvtypes[i]));
+  } else {
+    TEST_CHECK(MPI_Type_dup(L->sendtype, &copy->sendtype));
+    TEST_CHECK(MPI_Type_dup(L->recvtype, &copy->recvtype));
+  }
+}
+
+static void layout_free_dup_types(layout *copy, int indegree, int outdegree) {
+  if (copy->coll == COLL_ALLTOALLW) {
+    for (int j = 0; j < outdegree; j++) TEST_CHECK(MPI_Type_free(&copy->sendtypes[j]));
+    for (int i = 0; i < indegree; i++) TEST_CHECK(MPI_Type_free(&copy->recvtypes[i]));
+    free(copy->sendtypes);
+    free(copy->recvtypes);
+  } else {
+    TEST_CHECK(MPI_Type_free(&copy->sendtype));
+    TEST_CHECK(MPI_Type_free(&copy->recvtype));
+  }
+}
+
+/* Where send block j lives: count, datatype and byte displacement in the send buffer. */
+static void send_block(const layout *L, int j, int *count, MPI_Datatype *type, MPI_Aint *displ) {
+  switch (L->coll) {
+    case COLL_ALLGATHER:
+    case COLL_ALLGATHERV: /* every destination gets the whole send buffer */
+      *count = L->sendcount, *type = L->sendtype, *displ = 0;
+      break;
+    case COLL_ALLTOALL:
+      *count = L->sendcount, *type = L->sendtype, *displ = j * L->sendcount * extent_of(L->sendtype);
+      break;
+    case COLL_ALLTOALLV:
+      *count = L->sendcounts[j], *type = L->sendtype, *displ = L->sdispls[j] * extent_of(L->sendtype);
+      break;
+    default:
+      *count = L->sendcounts[j], *type = L->sendtypes[j], *displ = L->sdispls_w[j];
+      break;
+  }
+}
+
+/* Where receive block i lives: count, datatype and byte displacement in the receive buffer. */
+static void recv_block(const layout *L, int i, int *count, MPI_Datatype *type, MPI_Aint *displ) {
+  switch (L->coll) {
+    case COLL_ALLGATHER:
+    case COLL_ALLTOALL:
+      *count = L->recvcount, *type = L->recvtype, *displ = i * L->recvcount * extent_of(L->recvtype);
+      break;
+    case COLL_ALLGATHERV:
+    case COLL_ALLTOALLV:
+      *count = L->recvcounts[i], *type = L->recvtype, *displ = L->rdispls[i] * extent_of(L->recvtype);
+      break;
+    default:
+      *count = L->recvcounts[i], *type = L->recvtypes[i], *displ = L->rdispls_w[i];
+      break;
+  }
+}
+
+/* Which part of the receive buffer byte `offset` belongs to, for mismatch reports. */
+static void describe_offset(const layout *L, const corpus_entry *e, size_t offset, char *text, size_t len) {
+  for (int i = 0; i < e->indegree; i++) {
+    int count;
+    MPI_Datatype type;
+    MPI_Aint begin;
+    recv_block(L, i, &count, &type, &begin);
+    MPI_Aint end = begin + count * extent_of(type);
+    if ((MPI_Aint)offset < begin || (MPI_Aint)offset >= end) continue;
+    char source[32] = "MPI_PROC_NULL";
+    if (e->sources[i] != MPI_PROC_NULL) snprintf(source, sizeof source, "rank %d", e->sources[i]);
+    snprintf(text, len, "receive block %d (from %s), byte %ld of the block", i, source,
+             (long)((MPI_Aint)offset - begin));
+    return;
+  }
+  snprintf(text, len, "outside every receive block (a gap)");
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Calling the collectives                                                                */
+/* ------------------------------------------------------------------------------------- */
+
+static void mpi_neighbor(const layout *L, const void *sbuf, void *rbuf, MPI_Comm comm) {
+  switch (L->coll) {
+    case COLL_ALLGATHER:
+      TEST_CHECK(
+          MPI_Neighbor_allgather(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm));
+      break;
+    case COLL_ALLGATHERV:
+      TEST_CHECK(MPI_Neighbor_allgatherv(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcounts, L->rdispls,
+                                         L->recvtype, comm));
+      break;
+    case COLL_ALLTOALL:
+      TEST_CHECK(
+          MPI_Neighbor_alltoall(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm));
+      break;
+    case COLL_ALLTOALLV:
+      TEST_CHECK(MPI_Neighbor_alltoallv(sbuf, L->sendcounts, L->sdispls, L->sendtype, rbuf, L->recvcounts,
+                                        L->rdispls, L->recvtype, comm));
+      break;
+    case COLL_ALLTOALLW:
+      TEST_CHECK(MPI_Neighbor_alltoallw(sbuf, L->sendcounts, L->sdispls_w, L->sendtypes, rbuf, L->recvcounts,
+                                        L->rdispls_w, L->recvtypes, comm));
+      break;
+    default:
+      break;
+  }
+}
+
+/*
+ * Whether the installed MPI library's own MPI_Neighbor_* gets this case right, as found
+ * with standalone programs (see the report of this test suite):
+ * - Open MPI 4.1 crashes on MPI_PROC_NULL neighbors of a distributed graph (coll/basic
+ *   hands them to the PML).
+ * - MPICH 4.0's MPI_Neighbor_alltoall pairs duplicate edges in reverse order (the k-th
+ *   receive from q gets q's k-th last send to us), its alltoallv and alltoallw ignore the
+ *   i^1 pairing of periodic Cartesian dimensions of size 1 or 2, and before 4.1 its
+ *   alltoallw mixes up indegree and outdegree (pmodels/mpich#6233).
+ */
+static int mpi_direct_is_reliable(const corpus_entry *e, collective coll) {
+#if defined(OPEN_MPI)
+  (void)coll;
+  return !(e->kind == MPI_DIST_GRAPH && e->has_proc_null);
+#elif defined(MPICH)
+#if MPICH_NUMVERSION < 40100000
+  if (coll == COLL_ALLTOALLW) return 0;
+#endif
+  if (!e->has_duplicates || coll == COLL_ALLGATHER || coll == COLL_ALLGATHERV) return 1;
+  return coll != COLL_ALLTOALL && e->kind != MPI_CART;
+#else
+  (void)e;
+  (void)coll;
+  return 1;
+#endif
+}
+
+typedef enum { CALL_BLOCKING, CALL_NONBLOCKING, CALL_PERSISTENT_INIT } call_kind;
+
+static int nhood_neighbor(call_kind kind, const layout *L, const void *sbuf, void *rbuf, MPI_Comm comm,
+                          NHOOD_Topo topo, MPI_Info info, NHOOD_Request *req) {
+  switch (L->coll) {
+    case COLL_ALLGATHER:
+      if (kind == CALL_BLOCKING)
+        return NHOOD_Neighbor_allgather(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype,
+                                        comm, topo);
+      if (kind == CALL_NONBLOCKING)
+        return NHOOD_Ineighbor_allgather(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype,
+                                         comm, topo, req);
+      return NHOOD_Neighbor_allgather_init(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype,
+                                           comm, topo, info, req);
+    case COLL_ALLGATHERV:
+      if (kind == CALL_BLOCKING)
+        return NHOOD_Neighbor_allgatherv(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcounts, L->rdispls,
+                                         L->recvtype, comm, topo);
+      if (kind == CALL_NONBLOCKING)
+        return NHOOD_Ineighbor_allgatherv(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcounts, L->rdispls,
+                                          L->recvtype, comm, topo, req);
+      return NHOOD_Neighbor_allgatherv_init(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcounts, L->rdispls,
+                                            L->recvtype, comm, topo, info, req);
+    case COLL_ALLTOALL:
+      if (kind == CALL_BLOCKING)
+        return NHOOD_Neighbor_alltoall(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm,
+                                       topo);
+      if (kind == CALL_NONBLOCKING)
+        return NHOOD_Ineighbor_alltoall(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype,
+                                        comm, topo, req);
+      return NHOOD_Neighbor_alltoall_init(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype,
+                                          comm, topo, info, req);
+    case COLL_ALLTOALLV:
+      if (kind == CALL_BLOCKING)
+        return NHOOD_Neighbor_alltoallv(sbuf, L->sendcounts, L->sdispls, L->sendtype, rbuf, L->recvcounts,
+                                        L->rdispls, L->recvtype, comm, topo);
+      if (kind == CALL_NONBLOCKING)
+        return NHOOD_Ineighbor_alltoallv(sbuf, L->sendcounts, L->sdispls, L->sendtype, rbuf, L->recvcounts,
+                                         L->rdispls, L->recvtype, comm, topo, req);
+      return NHOOD_Neighbor_alltoallv_init(sbuf, L->sendcounts, L->sdispls, L->sendtype, rbuf, L->recvcounts,
+                                           L->rdispls, L->recvtype, comm, topo, info, req);
+    case COLL_ALLTOALLW:
+      if (kind == CALL_BLOCKING)
+        return NHOOD_Neighbor_alltoallw(sbuf, L->sendcounts, L->sdispls_w, L->sendtypes, rbuf, L->recvcounts,
+                                        L->rdispls_w, L->recvtypes, comm, topo);
+      if (kind == CALL_NONBLOCKING)
+        return NHOOD_Ineighbor_alltoallw(sbuf, L->sendcounts, L->sdispls_w, L->sendtypes, rbuf, L->recvcounts,
+                                         L->rdispls_w, L->recvtypes, comm, topo, req);
+      return NHOOD_Neighbor_alltoallw_init(sbuf, L->sendcounts, L->sdispls_w, L->sendtypes, rbuf,
+                                           L->recvcounts, L->rdispls_w, L->recvtypes, comm, topo, info, req);
+    default:
+      return MPI_ERR_INTERN;
+  }
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Running and checking one case                                                          */
+/* ------------------------------------------------------------------------------------- */
+
+/* Send data of round 0 and 1 (a persistent request is started twice with different data),
+ * MPI's results and nhood's. */
+typedef struct buffers {
+  unsigned char *send[2], *expected[2], *got[2];
+  unsigned char *persistent_send; /* the persistent request's send buffer, rewritten between starts */
+} buffers;
+
+static unsigned char data_byte(int rank, int round, size_t k) {
+  uint32_t x =
+      (uint32_t)k * 2654435761u ^ (uint32_t)(rank + 1) * 0x9E3779B9u ^ (uint32_t)(round + 1) * 0x85EBCA6Bu;
+  x ^= x >> 15;
+  x *= 0x2C1B3C6Du;
+  return (unsigned char)(x >> 24);
+}
+
+static unsigned char sentinel_byte(size_t k) {
+  return (unsigned char)(0xA5 ^ (k * 29));
+}
+
+static void fill_sentinel(unsigned char *buf, size_t n) {
+  for (size_t k = 0; k < n; k++) buf[k] = sentinel_byte(k);
+}
+
+typedef struct test_context {
+  int rank, size;
+  int sabotage; /* NHOOD_TEST_SABOTAGE=1 */
+  int verbose;
+  int printed_mismatches;
+  MPI_Info algorithm_info[NALGORITHMS];
+  type_variant variants[NVARIANTS];
+  const char *filter_topology, *filter_collective, *filter_mode, *filter_dtype, *filter_algorithm;
+  /* One flag per case in execution order (identical on every process): 1 = failed here. */
+  int *case_failed;
+  int ncases, case_capacity;
+} test_context;
+
+/* One case in progress: what to print when it fails. */
+typedef struct case_info {
+  const corpus_entry *entry;
+  const layout *layout;
+  char description[256];
+} case_info;
+
+#define MAX_PRINTED_MISMATCHES 10
+
+static void record_case(test_context *t, int failed) {
+  if (t->ncases == t->case_capacity) {
+    t->case_capacity = t->case_capacity ? 2 * t->case_capacity : 1024;
+    int *grown = realloc(t->case_failed, sizeof(int) * (size_t)t->case_capacity);
+    if (grown == NULL) test_fatal(__FILE__, __LINE__, "realloc", MPI_ERR_NO_MEM);
+    t->case_failed = grown;
+  }
+  t->case_failed[t->ncases++] = failed;
+}
+
+static void report_failure(test_context *t, const case_info *ci, const char *what) {
+  if (t->printed_mismatches++ < MAX_PRINTED_MISMATCHES)
+    fprintf(stderr, "rank %d: FAILED %s: %s\n", t->rank, ci->description, what);
+  else if (t->printed_mismatches == MAX_PRINTED_MISMATCHES + 1)
+    fprintf(stderr, "rank %d: further failures are counted but not printed\n", t->rank);
+}
+
+/* An nhood call that should succeed failed: the processes may now disagree on what comes
+ * next, so stop the run instead of risking a hang. */
+static void require_success(test_context *t, const case_info *ci, int rc, const char *call) {
+  if (rc == MPI_SUCCESS) return;
+  char mpimsg[MPI_MAX_ERROR_STRING] = "", nhoodmsg[NHOOD_MAX_ERROR_STRING] = "";
+  int len;
+  MPI_Error_string(rc, mpimsg, &len);
+  NHOOD_Error_message(nhoodmsg, NULL);
+  fprintf(stderr, "rank %d: FAILED %s: %s returned %d (%s): \"%s\"; aborting\n", t->rank, ci->description,
+          call, rc, mpimsg, nhoodmsg);
+  fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 1);
+}
+
+/* Compares nhood's whole receive buffer with MPI's; returns 1 on a mismatch. */
+static int compare(test_context *t, const case_info *ci, int round, unsigned char *got,
+                   const unsigned char *expected, size_t nbytes) {
+  if (t->sabotage && t->rank == t->size - 1 && nbytes > 0) got[nbytes - 1] ^= 0x5A; /* after the call */
+  if (memcmp(got, expected, nbytes) == 0) return 0;
+  size_t k = 0;
+  while (got[k] == expected[k]) k++;
+  char where[128], what[512];
+  describe_offset(ci->layout, ci->entry, k, where, sizeof where);
+  snprintf(what, sizeof what, "start %d: first difference at byte %zu of %zu, %s: nhood 0x%02x, MPI 0x%02x%s",
+           round + 1, k, nbytes, where, got[k], expected[k],
+           got[k] == sentinel_byte(k) ? " (nhood did not write it)" : "");
+  report_failure(t, ci, what);
+  return 1;
+}
+
+static int check_request_null(test_context *t, const case_info *ci, NHOOD_Request req, const char *call) {
+  if (req == NHOOD_REQUEST_NULL) return 0;
+  char what[128];
+  snprintf(what, sizeof what, "%s did not set the completed request to NHOOD_REQUEST_NULL", call);
+  report_failure(t, ci, what);
+  return 1;
+}
+
+enum { USER_TAG = 4242, USER_MAGIC = 0x5eed };
+
+/* Runs one mode of one case; returns 1 if it failed on this process. */
+static int run_mode(test_context *t, const case_info *ci, mode m, NHOOD_Topo topo, MPI_Info info,
+                    buffers *B) {
+  const layout *L = ci->layout;
+  const corpus_entry *e = ci->entry;
+  MPI_Comm comm = e->nhood_comm;
+  NHOOD_Request req = NHOOD_REQUEST_NULL, pair[2] = {NHOOD_REQUEST_NULL, NHOOD_REQUEST_NULL};
+  int failed = 0, flag = 0;
+  fill_sentinel(B->got[0], L->recvbytes);
+  fill_sentinel(B->got[1], L->recvbytes);
+  switch (m) {
+    case MODE_BLOCKING:
+      require_success(t, ci, nhood_neighbor(CALL_BLOCKING, L, B->send[0], B->got[0], comm, topo, info, NULL),
+                      "blocking call");
+      failed |= compare(t, ci, 0, B->got[0], B->expected[0], L->recvbytes);
+      break;
+    case MODE_WAIT:
+      require_success(t, ci,
+                      nhood_neighbor(CALL_NONBLOCKING, L, B->send[0], B->got[0], comm, topo, info, &req),
+                      "non-blocking call");
+      require_success(t, ci, NHOOD_Wait(&req), "NHOOD_Wait");
+      failed |= check_request_null(t, ci, req, "NHOOD_Wait");
+      failed |= compare(t, ci, 0, B->got[0], B->expected[0], L->recvbytes);
+      break;
+    case MODE_TEST:
+      require_success(t, ci,
+                      nhood_neighbor(CALL_NONBLOCKING, L, B->send[0], B->got[0], comm, topo, info, &req),
+                      "non-blocking call");
+      while (!flag) require_success(t, ci, NHOOD_Test(&req, &flag), "NHOOD_Test");
+      failed |= check_request_null(t, ci, req, "NHOOD_Test");
+      failed |= compare(t, ci, 0, B->got[0], B->expected[0], L->recvbytes);
+      break;
+    case MODE_WAITALL: /* two collectives outstanding at once on the same communicator */
+      require_success(t, ci,
+                      nhood_neighbor(CALL_NONBLOCKING, L, B->send[0], B->got[0], comm, topo, info, &pair[0]),
+                      "first non-blocking call");
+      require_success(t, ci,
+                      nhood_neighbor(CALL_NONBLOCKING, L, B->send[1], B->got[1], comm, topo, info, &pair[1]),
+                      "second non-blocking call");
+      require_success(t, ci, NHOOD_Waitall(2, pair), "NHOOD_Waitall");
+      failed |= check_request_null(t, ci, pair[0], "NHOOD_Waitall");
+      failed |= check_request_null(t, ci, pair[1], "NHOOD_Waitall");
+      failed |= compare(t, ci, 0, B->got[0], B->expected[0], L->recvbytes);
+      failed |= compare(t, ci, 1, B->got[1], B->expected[1], L->recvbytes);
+      break;
+    case MODE_PERSISTENT: {
+      layout owned_types;
+      memcpy(B->persistent_send, B->send[0], L->sendbytes);
+      layout_dup_types(L, e->indegree, e->outdegree, &owned_types);
+      require_success(t, ci,
+                      nhood_neighbor(CALL_PERSISTENT_INIT, &owned_types, B->persistent_send, B->got[0], comm,
+                                     topo, info, &req),
+                      "persistent init");
+      layout_free_dup_types(&owned_types, e->indegree, e->outdegree);
+      for (int round = 0; round < 2; round++) {
+        if (round == 1) memcpy(B->persistent_send, B->send[1], L->sendbytes);
+        require_success(t, ci, NHOOD_Start(&req), "NHOOD_Start");
+        require_success(t, ci, NHOOD_Wait(&req), "NHOOD_Wait");
+        failed |= compare(t, ci, round, B->got[0], B->expected[round], L->recvbytes);
+      }
+      require_success(t, ci, NHOOD_Request_free(&req), "NHOOD_Request_free");
+      failed |= check_request_null(t, ci, req, "NHOOD_Request_free");
+      break;
+    }
+    case MODE_USER_ANY_SOURCE: {
+      /* A wildcard receive posted before the collective must not match nhood's messages:
+       * nhood talks on a private duplicate of comm. It is matched by a user message sent
+       * after the collective completed. */
+      int left = (t->rank + t->size - 1) % t->size, right = (t->rank + 1) % t->size;
+      int user_in[8] = {0}, user_out[3] = {USER_MAGIC, t->rank, t->ncases}, count = -1;
+      MPI_Request user_recv, user_send;
+      MPI_Status status;
+      TEST_CHECK(MPI_Irecv(user_in, 8, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &user_recv));
+      require_success(t, ci,
+                      nhood_neighbor(CALL_NONBLOCKING, L, B->send[0], B->got[0], comm, topo, info, &req),
+                      "non-blocking call");
+      require_success(t, ci, NHOOD_Wait(&req), "NHOOD_Wait");
+      TEST_CHECK(MPI_Isend(user_out, 3, MPI_INT, right, USER_TAG, comm, &user_send));
+      TEST_CHECK(MPI_Wait(&user_recv, &status));
+      TEST_CHECK(MPI_Wait(&user_send, MPI_STATUS_IGNORE));
+      TEST_CHECK(MPI_Get_count(&status, MPI_INT, &count));
+      if (status.MPI_SOURCE != left || status.MPI_TAG != USER_TAG || count != 3 || user_in[0] != USER_MAGIC ||
+          user_in[1] != left || user_in[2] != t->ncases) {
+        char what[256];
+        snprintf(what, sizeof what,
+                 "the user's MPI_ANY_SOURCE receive matched source %d tag %d count %d, not the user message "
+                 "(source %d tag %d count 3)",
+                 status.MPI_SOURCE, status.MPI_TAG, count, left, USER_TAG);
+        report_failure(t, ci, what);
+        failed = 1;
+      }
+      failed |= compare(t, ci, 0, B->got[0], B->expected[0], L->recvbytes);
+      break;
+    }
+    default:
+      break;
+  }
+  return failed;
+}
+
+static int selected(const char *name, const char *filter) {
+  return filter == NULL || strcmp(name, filter) == 0;
+}
+
+/* nhood's view of the neighborhood must be MPI's: degrees and lists, MPI_PROC_NULL
+ * included, and the degrees without MPI_PROC_NULL. */
+static int check_neighbors(test_context *t, const corpus_entry *e, int a) {
+  case_info ci = {e, NULL, ""};
+  snprintf(ci.description, sizeof ci.description, "np=%d topo=%s check=neighbor-lists algo=%s", t->size,
+           e->name, algorithms[a]);
+  int in = -1, out = -1, real_in = -1, real_out = -1, weighted;
+  require_success(t, &ci, NHOOD_Topo_degrees(e->topo[a], 1, &in, &out, &weighted), "NHOOD_Topo_degrees");
+  require_success(t, &ci, NHOOD_Topo_degrees(e->topo[a], 0, &real_in, &real_out, NULL), "NHOOD_Topo_degrees");
+  int want_real_in = 0, want_real_out = 0;
+  for (int i = 0; i < e->indegree; i++) want_real_in += e->sources[i] != MPI_PROC_NULL;
+  for (int j = 0; j < e->outdegree; j++) want_real_out += e->destinations[j] != MPI_PROC_NULL;
+  char what[256];
+  if (in != e->indegree || out != e->outdegree || real_in != want_real_in || real_out != want_real_out) {
+    snprintf(what, sizeof what, "degrees %d/%d (without MPI_PROC_NULL %d/%d), MPI says %d/%d (%d/%d)", in,
+             out, real_in, real_out, e->indegree, e->outdegree, want_real_in, want_real_out);
+    report_failure(t, &ci, what);
+    return 1;
+  }
+  int *sources = test_malloc(sizeof(int) * (size_t)in),
+      *destinations = test_malloc(sizeof(int) * (size_t)out);
+  require_success(t, &ci, NHOOD_Topo_neighbors(e->topo[a], 1, in, sources, NULL, out, destinations, NULL),
+                  "NHOOD_Topo_neighbors");
+  int failed = 0;
+  for (int i = 0; i < in && !failed; i++) {
+    if (sources[i] == e->sources[i]) continue;
+    snprintf(what, sizeof what, "sources[%d] = %d, MPI says %d", i, sources[i], e->sources[i]);
+    failed = 1;
+  }
+  for (int j = 0; j < out && !failed; j++) {
+    if (destinations[j] == e->destinations[j]) continue;
+    snprintf(what, sizeof what, "destinations[%d] = %d, MPI says %d", j, destinations[j], e->destinations[j]);
+    failed = 1;
+  }
+  if (failed) report_failure(t, &ci, what);
+  free(sources);
+  free(destinations);
+  return failed;
+}
+
+/* The cases of one collective and datatype case on one topology share the arguments, the
+ * buffers and MPI's results. */
+typedef struct case_group {
+  collective coll;
+  dtype_case dt;
+  layout L;
+  buffers B;
+} case_group;
+
+static void case_group_create(case_group *g, collective coll, dtype_case dt, const corpus_entry *e,
+                              const test_context *t) {
+  g->coll = coll;
+  g->dt = dt;
+  layout_build(&g->L, coll, dt, e, t->variants, t->rank);
+  for (int r = 0; r < 2; r++) {
+    g->B.send[r] = test_malloc(g->L.sendbytes);
+    g->B.expected[r] = test_malloc(g->L.recvbytes);
+    g->B.got[r] = test_malloc(g->L.recvbytes);
+    for (size_t k = 0; k < g->L.sendbytes; k++) g->B.send[r][k] = data_byte(t->rank, r, k);
+    fill_sentinel(g->B.expected[r], g->L.recvbytes);
+  }
+  g->B.persistent_send = test_malloc(g->L.sendbytes);
+}
+
+static void case_group_free(case_group *g) {
+  for (int r = 0; r < 2; r++) {
+    free(g->B.send[r]);
+    free(g->B.expected[r]);
+    free(g->B.got[r]);
+  }
+  free(g->B.persistent_send);
+  layout_free(&g->L);
+}
+
+static MPI_Aint address_of(const void *p) {
+  MPI_Aint address;
+  TEST_CHECK(MPI_Get_address(p, &address));
+  return address;
+}
+
+/*
+ * MPI's results for both rounds of every group of one topology, all from one
+ * MPI_Neighbor_alltoallw with explicitly placed blocks (corpus.h): one call instead of two
+ * per group, since MPICH's neighborhood collectives take milliseconds each when the
+ * processes outnumber the cores. Every (group, round) is a replica of the edges: position
+ * j of e's alltoallw lists becomes positions j * R .. j * R + R - 1, so MPI's pairing of the
+ * k-th duplicate receive with the k-th duplicate send keeps replicas apart. Blocks are
+ * addressed absolutely (MPI_BOTTOM), as they live in separate buffers.
+ */
+static void compute_references(const corpus_entry *e, int ngroups, case_group groups[]) {
+  int replicas = 2 * ngroups, in = e->alltoallw_indegree * replicas, out = e->alltoallw_outdegree * replicas;
+  int *sources = test_malloc(sizeof(int) * (size_t)in),
+      *destinations = test_malloc(sizeof(int) * (size_t)out);
+  int *sendcounts = test_malloc(sizeof(int) * (size_t)out),
+      *recvcounts = test_malloc(sizeof(int) * (size_t)in);
+  MPI_Aint *sdispls = test_malloc(sizeof(MPI_Aint) * (size_t)out);
+  MPI_Aint *rdispls = test_malloc(sizeof(MPI_Aint) * (size_t)in);
+  MPI_Datatype *sendtypes = test_malloc(sizeof(MPI_Datatype) * (size_t)out);
+  MPI_Datatype *recvtypes = test_malloc(sizeof(MPI_Datatype) * (size_t)in);
+  for (int k = 0; k < out; k++) {
+    int block = e->alltoallw_send_block[k / replicas], replica = k % replicas;
+    case_group *g = &groups[replica / 2];
+    destinations[k] = block >= 0 ? e->destinations[block] : MPI_PROC_NULL;
+    sendcounts[k] = 0, sendtypes[k] = MPI_INT, sdispls[k] = 0; /* a padding entry carries nothing */
+    if (block < 0) continue;
+    send_block(&g->L, block, &sendcounts[k], &sendtypes[k], &sdispls[k]);
+    sdispls[k] = MPI_Aint_add(address_of(g->B.send[replica % 2]), sdispls[k]);
+  }
+  for (int k = 0; k < in; k++) {
+    int block = e->alltoallw_recv_block[k / replicas], replica = k % replicas;
+    case_group *g = &groups[replica / 2];
+    sources[k] = block >= 0 ? e->sources[block] : MPI_PROC_NULL;
+    recvcounts[k] = 0, recvtypes[k] = MPI_INT, rdispls[k] = 0;
+    if (block < 0) continue;
+    recv_block(&g->L, block, &recvcounts[k], &recvtypes[k], &rdispls[k]);
+    rdispls[k] = MPI_Aint_add(address_of(g->B.expected[replica % 2]), rdispls[k]);
+  }
+  MPI_Comm comm;
+  TEST_CHECK(MPI_Dist_graph_create_adjacent(e->ref_comm, in, sources, test_unweighted(), out, destinations,
+                                            test_unweighted(), MPI_INFO_NULL, 0, &comm));
+  TEST_CHECK(MPI_Neighbor_alltoallw(MPI_BOTTOM, sendcounts, sdispls, sendtypes, MPI_BOTTOM, recvcounts,
+                                    rdispls, recvtypes, comm));
+  TEST_CHECK(MPI_Comm_free(&comm));
+  free(sources);
+  free(destinations);
+  free(sendcounts);
+  free(recvcounts);
+  free(sdispls);
+  free(rdispls);
+  free(sendtypes);
+  free(recvtypes);
+}
+
+/* Where the MPI library gets the direct MPI_Neighbor_* call on the topology's own
+ * communicator right, its result must equal the alltoallw reference: a check of the
+ * reference itself, counted as one more case. */
+static void check_reference(test_context *t, const corpus_entry *e, case_group *g) {
+  if (!mpi_direct_is_reliable(e, g->coll)) return;
+  case_info ci = {e, &g->L, ""};
+  snprintf(ci.description, sizeof ci.description, "np=%d topo=%s coll=%s dtype=%s reference", t->size,
+           e->name, collective_names[g->coll], dtype_names[g->dt]);
+  unsigned char *direct = test_malloc(g->L.recvbytes);
+  fill_sentinel(direct, g->L.recvbytes);
+  mpi_neighbor(&g->L, g->B.send[0], direct, e->ref_comm);
+  int differ = memcmp(direct, g->B.expected[0], g->L.recvbytes) != 0;
+  if (differ)
+    report_failure(t, &ci, "MPI's direct MPI_Neighbor_* result differs from its alltoallw reference");
+  record_case(t, differ);
+  free(direct);
+}
+
+/* Every algorithm and mode of one group. */
+static void run_cases(test_context *t, const corpus_entry *e, case_group *g) {
+  case_info ci = {e, &g->L, ""};
+  for (int a = 0; a < NALGORITHMS; a++) {
+    if (!selected(algorithms[a], t->filter_algorithm)) continue;
+    for (int m = 0; m < NMODES; m++) {
+      if (!selected(mode_names[m], t->filter_mode)) continue;
+      snprintf(ci.description, sizeof ci.description, "np=%d topo=%s coll=%s mode=%s dtype=%s algo=%s",
+               t->size, e->name, collective_names[g->coll], mode_names[m], dtype_names[g->dt], algorithms[a]);
+      if (t->verbose && t->rank == 0) printf("case %d: %s\n", t->ncases, ci.description);
+      watchdog_arm(ci.description);
+      record_case(t, run_mode(t, &ci, (mode)m, e->topo[a], t->algorithm_info[a], &g->B));
+    }
+  }
+  watchdog_disarm();
+}
+
+/* All cases on one topology. */
+static void run_entry(test_context *t, const corpus_entry *e) {
+  for (int a = 0; a < NALGORITHMS; a++)
+    if (selected(algorithms[a], t->filter_algorithm)) record_case(t, check_neighbors(t, e, a));
+  case_group groups[NCOLLECTIVES * NDTYPES];
+  int ngroups = 0;
+  for (int coll = 0; coll < NCOLLECTIVES; coll++)
+    for (int dt = 0; dt < NDTYPES; dt++)
+      if (selected(collective_names[coll], t->filter_collective) &&
+          selected(dtype_names[dt], t->filter_dtype))
+        case_group_create(&groups[ngroups++], (collective)coll, (dtype_case)dt, e, t);
+  if (ngroups > 0) compute_references(e, ngroups, groups);
+  for (int k = 0; k < ngroups; k++) {
+    check_reference(t, e, &groups[k]);
+    run_cases(t, e, &groups[k]);
+    case_group_free(&groups[k]);
+  }
+}
+
+static void parse_options(test_context *t, int argc, char **argv) {
+  for (int k = 1; k < argc; k++) {
+    const char **target = NULL;
+    if (strcmp(argv[k], "--verbose") == 0)
+      t->verbose = 1;
+    else if (strcmp(argv[k], "--topology") == 0)
+      target = &t->filter_topology;
+    else if (strcmp(argv[k], "--collective") == 0)
+      target = &t->filter_collective;
+    else if (strcmp(argv[k], "--mode") == 0)
+      target = &t->filter_mode;
+    else if (strcmp(argv[k], "--dtype") == 0)
+      target = &t->filter_dtype;
+    else if (strcmp(argv[k], "--algorithm") == 0)
+      target = &t->filter_algorithm;
+    else
+      test_fatal(__FILE__, __LINE__, "unknown option (see the comment at the top of test_collectives.c)",
+                 MPI_ERR_ARG);
+    if (target) {
+      if (++k == argc) test_fatal(__FILE__, __LINE__, "option without its value", MPI_ERR_ARG);
+      *target = argv[k];
+    }
+  }
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  test_context t;
+  memset(&t, 0, sizeof t);
+  MPI_Comm_rank(MPI_COMM_WORLD, &t.rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &t.size);
+  parse_options(&t, argc, argv);
+  const char *sabotage = getenv("NHOOD_TEST_SABOTAGE");
+  t.sabotage = sabotage != NULL && strcmp(sabotage, "1") == 0;
+  double start = MPI_Wtime();
+
+  for (int a = 0; a < NALGORITHMS; a++) {
+    TEST_CHECK(MPI_Info_create(&t.algorithm_info[a]));
+    TEST_CHECK(MPI_Info_set(t.algorithm_info[a], NHOOD_INFO_ALGORITHM, algorithms[a]));
+  }
+  variants_create(t.variants);
+  corpus c;
+  corpus_build(t.algorithm_info, NALGORITHMS, t.filter_topology, &c);
+
+  for (int k = 0; k < c.nentries; k++) run_entry(&t, &c.entries[k]);
+
+  /* A case failed if it failed on any process. */
+  int corpus_failures = 0, failed = 0;
+  TEST_CHECK(MPI_Allreduce(MPI_IN_PLACE, t.case_failed, t.ncases, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+  TEST_CHECK(MPI_Allreduce(&c.nfailures, &corpus_failures, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
+  for (int k = 0; k < t.ncases; k++) failed += t.case_failed[k];
+  double seconds = MPI_Wtime() - start;
+  if (t.rank == 0)
+    printf(
+        "test_collectives np=%d%s: %d passed, %d failed, %d corpus check(s) failed (%d topologies, %d "
+        "algorithms) in %.1f s\n",
+        t.size, t.sabotage ? " [SABOTAGE: must fail]" : "", t.ncases - failed, failed, corpus_failures,
+        c.nentries, NALGORITHMS, seconds);
+
+  corpus_free(&c);
+  variants_free(t.variants);
+  for (int a = 0; a < NALGORITHMS; a++) MPI_Info_free(&t.algorithm_info[a]);
+  free(t.case_failed);
+  MPI_Finalize();
+  return failed > 0 || corpus_failures > 0 || t.ncases == 0 ? 1 : 0;
+}

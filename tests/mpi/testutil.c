@@ -1,0 +1,87 @@
+#define _POSIX_C_SOURCE 200809L /* alarm, sigaction, write */
+
+#include "testutil.h"
+
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "nhood.h"
+
+void test_fatal(const char *file, int line, const char *what, int rc) {
+  char mpimsg[MPI_MAX_ERROR_STRING] = "";
+  char nhoodmsg[NHOOD_MAX_ERROR_STRING] = "";
+  int len = 0, rank = -1;
+  MPI_Error_string(rc, mpimsg, &len);
+  NHOOD_Error_message(nhoodmsg, NULL);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  fprintf(stderr, "rank %d: FATAL %s:%d: %s returned %d (%s); nhood says: \"%s\"\n", rank, file, line, what,
+          rc, mpimsg, nhoodmsg);
+  fflush(stderr);
+  MPI_Abort(MPI_COMM_WORLD, 2);
+  exit(2); /* MPI_Abort does not return; this keeps _Noreturn honest */
+}
+
+void *test_malloc(size_t bytes) {
+  void *p = malloc(bytes ? bytes : 1);
+  if (p == NULL) test_fatal(__FILE__, __LINE__, "malloc", MPI_ERR_NO_MEM);
+  return p;
+}
+
+void *test_calloc(size_t count, size_t size) {
+  void *p = calloc(count ? count : 1, size ? size : 1);
+  if (p == NULL) test_fatal(__FILE__, __LINE__, "calloc", MPI_ERR_NO_MEM);
+  return p;
+}
+
+const int *test_unweighted(void) {
+  return MPI_UNWEIGHTED;
+}
+
+/* Pre-formatted so that the signal handler only calls async-signal-safe write(). */
+static char watchdog_message[512];
+static size_t watchdog_message_length;
+static unsigned watchdog_seconds;
+
+static void watchdog_fire(int signo) {
+  (void)signo;
+  ssize_t ignored = write(STDERR_FILENO, watchdog_message, watchdog_message_length);
+  (void)ignored;
+  _exit(3);
+}
+
+void watchdog_arm(const char *case_description) {
+  if (watchdog_seconds == 0) {
+    const char *env = getenv("NHOOD_TEST_CASE_TIMEOUT");
+    watchdog_seconds = env && atoi(env) > 0 ? (unsigned)atoi(env) : 60;
+    struct sigaction action;
+    memset(&action, 0, sizeof action);
+    action.sa_handler = watchdog_fire;
+    sigemptyset(&action.sa_mask);
+    sigaction(SIGALRM, &action, NULL);
+  }
+  int rank = -1;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  int n =
+      snprintf(watchdog_message, sizeof watchdog_message, "rank %d: TIMEOUT after %u s (a hang?) in: %s\n",
+               rank, watchdog_seconds, case_description);
+  watchdog_message_length = n < 0                                 ? 0
+                            : (size_t)n < sizeof watchdog_message ? (size_t)n
+                                                                  : sizeof watchdog_message - 1;
+  alarm(watchdog_seconds);
+}
+
+void watchdog_disarm(void) {
+  alarm(0);
+}
+
+int text_names_rank(const char *text, int rank) {
+  char needle[32];
+  snprintf(needle, sizeof needle, "rank %d", rank);
+  size_t n = strlen(needle);
+  for (const char *hit = strstr(text, needle); hit; hit = strstr(hit + 1, needle))
+    if (hit[n] < '0' || hit[n] > '9') return 1;
+  return 0;
+}

@@ -1,0 +1,38 @@
+/* Small helpers shared by the MPI tests: fatal-error checks and a per-case watchdog. */
+#ifndef NHOOD_TESTS_MPI_TESTUTIL_H
+#define NHOOD_TESTS_MPI_TESTUTIL_H
+
+#include <mpi.h>
+#include <stddef.h>
+
+/* For calls that set up the test itself (reference communicators, datatypes, topology
+ * objects): a failure means the test cannot go on, so it aborts with the call's text, the
+ * MPI error string and nhood's last message. */
+#define TEST_CHECK(call)                                                                      \
+  do {                                                                                        \
+    int test_check_rc_ = (call);                                                              \
+    if (test_check_rc_ != MPI_SUCCESS) test_fatal(__FILE__, __LINE__, #call, test_check_rc_); \
+  } while (0)
+
+_Noreturn void test_fatal(const char *file, int line, const char *what, int rc);
+
+/* Allocation that aborts the test when memory runs out; never returns NULL. */
+void *test_malloc(size_t bytes);
+void *test_calloc(size_t count, size_t size);
+
+/* MPI_UNWEIGHTED, hidden behind a call: Open MPI defines it as the constant (int *)2, and
+ * GCC 12 reports "accessing 4 bytes in a region of size 0" wherever that constant reaches
+ * an array parameter. */
+const int *test_unweighted(void);
+
+/* The watchdog turns a hang into a diagnosis: when a case runs longer than the limit
+ * (environment NHOOD_TEST_CASE_TIMEOUT, seconds, default 60), the process prints the case
+ * it is stuck in and exits with status 3. watchdog_arm restarts the clock. */
+void watchdog_arm(const char *case_description);
+void watchdog_disarm(void);
+
+/* 1 when the decimal number `rank` occurs in text as "rank <rank>" (not followed by a
+ * digit): used to check that error messages name the ranks involved. */
+int text_names_rank(const char *text, int rank);
+
+#endif
