@@ -15,33 +15,32 @@ void nhood_exec_init(nhood_exec *e, const nhood_sched *s, const nhood_transport 
   e->nposted = 0;
 }
 
-static inline char *address(const nhood_exec *e, const nhood_region *r) {
-  return e->base[r->buf] + r->offset;
-}
+static inline char *address(const nhood_exec *e, const nhood_op *op) { return e->base[op->buf] + op->offset; }
 
 /* Runs the local operations of the current round, then posts its communication. */
 static int begin_round(nhood_exec *e) {
   const nhood_sched *s = e->sched;
   const nhood_transport *t = e->transport;
-  int rc = MPI_SUCCESS, begin = e->round ? s->round_end[e->round - 1] : 0, end = s->round_end[e->round];
-  for (int k = begin; k < end; k++) {
-    const nhood_op *op = &s->ops[k];
-    if (op->kind == NHOOD_OP_COPY)
-      NHOOD_TRY(t->copy(e->transport_ctx, address(e, &op->data), op->data.count, op->data.type,
-                        address(e, &op->target), op->target.count, op->target.type));
-    else if (op->kind == NHOOD_OP_REDUCE)
-      NHOOD_TRY(t->reduce(e->transport_ctx, address(e, &op->data), address(e, &op->target),
-                          op->data.count, op->data.type, op->op));
+  int rc = MPI_SUCCESS, begin = e->round ? s->round_end[e->round - 1] : 0;
+  int comm = s->comm_begin[e->round], end = s->round_end[e->round];
+  for (int k = begin; k < comm; k += 2) { /* a local operation: source, then target entry */
+    const nhood_op *src = &s->ops[k], *dst = &s->ops[k + 1];
+    if (src->kind == NHOOD_OP_COPY)
+      NHOOD_TRY(t->copy(e->transport_ctx, address(e, src), src->count, src->type, address(e, dst), dst->count,
+                        dst->type));
+    else
+      NHOOD_TRY(t->reduce(e->transport_ctx, address(e, src), address(e, dst), src->count, src->type,
+                          s->reduce_ops[src->tag]));
   }
   e->nposted = 0;
-  for (int k = begin; k < end; k++) {
+  for (int k = comm; k < end; k++) {
     const nhood_op *op = &s->ops[k];
     if (op->kind == NHOOD_OP_RECV)
-      NHOOD_TRY(t->post_recv(e->transport_ctx, e->nposted++, address(e, &op->data), op->data.count,
-                             op->data.type, op->peer, e->tag_base + op->tag));
-    else if (op->kind == NHOOD_OP_SEND)
-      NHOOD_TRY(t->post_send(e->transport_ctx, e->nposted++, address(e, &op->data), op->data.count,
-                             op->data.type, op->peer, e->tag_base + op->tag));
+      NHOOD_TRY(t->post_recv(e->transport_ctx, e->nposted++, address(e, op), op->count, op->type, op->peer,
+                             e->tag_base + op->tag));
+    else
+      NHOOD_TRY(t->post_send(e->transport_ctx, e->nposted++, address(e, op), op->count, op->type, op->peer,
+                             e->tag_base + op->tag));
   }
 cleanup:
   return rc;

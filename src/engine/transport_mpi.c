@@ -82,7 +82,7 @@ static int copy(void *c, const void *src, int scount, MPI_Datatype stype, void *
                 MPI_Datatype dtype) {
   nhood_mpi_transport_ctx *ctx = c;
   int rc = MPI_SUCCESS, position = 0, packsize = 0;
-  type_layout sl, dl;
+  type_layout sl = {0, 0, 0}, dl = {0, 0, 0};
   char *packed = NULL;
   NHOOD_TRY(layout_of(stype, &sl));
   NHOOD_TRY(layout_of(dtype, &dl));

@@ -20,40 +20,63 @@ int nhood_sched_init(nhood_sched *s, const char *algorithm, int expected_ops, in
   memset(s, 0, sizeof *s);
   s->algorithm = algorithm;
   s->ntags = ntags;
-  int rc = grow((void **)&s->ops, &s->ops_capacity, expected_ops > 0 ? expected_ops : 1, sizeof(nhood_op));
-  if (rc == MPI_SUCCESS) rc = grow((void **)&s->round_end, &s->rounds_capacity, 1, sizeof(int));
-  return rc;
+  return grow((void **)&s->ops, &s->ops_capacity, expected_ops > 0 ? expected_ops : 1, sizeof(nhood_op));
 }
 
-static int append(nhood_sched *s, nhood_op op) {
+static int append(nhood_sched *s, nhood_op_kind kind, int peer, int tag, nhood_region r) {
   int rc = grow((void **)&s->ops, &s->ops_capacity, s->nops + 1, sizeof(nhood_op));
   if (rc != MPI_SUCCESS) return rc;
-  s->ops[s->nops++] = op;
+  s->ops[s->nops++] = (nhood_op){.offset = r.offset, .type = r.type, .count = r.count, .peer = peer, .tag = tag,
+                                 .kind = (uint8_t)kind, .buf = (uint8_t)r.buf};
   return MPI_SUCCESS;
 }
 
 int nhood_sched_send(nhood_sched *s, int peer, int tag, nhood_region data) {
-  return append(s, (nhood_op){.kind = NHOOD_OP_SEND, .peer = peer, .tag = tag, .data = data});
+  return append(s, NHOOD_OP_SEND, peer, tag, data);
 }
 
 int nhood_sched_recv(nhood_sched *s, int peer, int tag, nhood_region data) {
-  return append(s, (nhood_op){.kind = NHOOD_OP_RECV, .peer = peer, .tag = tag, .data = data});
+  return append(s, NHOOD_OP_RECV, peer, tag, data);
 }
 
 int nhood_sched_copy(nhood_sched *s, nhood_region from, nhood_region to) {
-  return append(s, (nhood_op){.kind = NHOOD_OP_COPY, .data = from, .target = to});
+  int rc = append(s, NHOOD_OP_COPY, 0, 0, from);
+  return rc == MPI_SUCCESS ? append(s, NHOOD_OP_TARGET, 0, 0, to) : rc;
 }
 
 int nhood_sched_reduce(nhood_sched *s, nhood_region from, nhood_region to, MPI_Op op) {
-  return append(s, (nhood_op){.kind = NHOOD_OP_REDUCE, .data = from, .target = to, .op = op});
+  int rc = grow((void **)&s->reduce_ops, &s->reduce_ops_capacity, s->nreduce_ops + 1, sizeof(MPI_Op));
+  if (rc != MPI_SUCCESS) return rc;
+  s->reduce_ops[s->nreduce_ops] = op;
+  rc = append(s, NHOOD_OP_REDUCE, 0, s->nreduce_ops++, from);
+  return rc == MPI_SUCCESS ? append(s, NHOOD_OP_TARGET, 0, 0, to) : rc;
 }
 
 int nhood_sched_fence(nhood_sched *s) {
   int begin = s->nrounds ? s->round_end[s->nrounds - 1] : 0;
   if (s->nops == begin) return MPI_SUCCESS; /* empty rounds are not kept */
+  int capacity = s->rounds_capacity;
   int rc = grow((void **)&s->round_end, &s->rounds_capacity, s->nrounds + 1, sizeof(int));
+  if (rc == MPI_SUCCESS) rc = grow((void **)&s->comm_begin, &capacity, s->nrounds + 1, sizeof(int));
   if (rc != MPI_SUCCESS) return rc;
   s->round_end[s->nrounds++] = s->nops;
+  return MPI_SUCCESS;
+}
+
+static int is_comm(const nhood_op *op) { return op->kind == NHOOD_OP_SEND || op->kind == NHOOD_OP_RECV; }
+
+/* Stable partition of one round: local operations (with their target entries) first. */
+static int local_first(nhood_sched *s, int begin, int end, int *comm_begin) {
+  int ncomm = 0;
+  for (int k = begin; k < end; k++) ncomm += is_comm(&s->ops[k]);
+  *comm_begin = end - ncomm;
+  if (ncomm == 0 || ncomm == end - begin) return MPI_SUCCESS;
+  nhood_op *sorted = malloc(sizeof(nhood_op) * (size_t)(end - begin));
+  if (!sorted) return nhood_error(MPI_ERR_NO_MEM, "out of memory ordering a schedule round");
+  int local = 0, comm = *comm_begin - begin;
+  for (int k = begin; k < end; k++) sorted[is_comm(&s->ops[k]) ? comm++ : local++] = s->ops[k];
+  memcpy(&s->ops[begin], sorted, sizeof(nhood_op) * (size_t)(end - begin));
+  free(sorted);
   return MPI_SUCCESS;
 }
 
@@ -62,12 +85,12 @@ int nhood_sched_finish(nhood_sched *s) {
   if (rc != MPI_SUCCESS) return rc;
   s->nsends = s->nrecvs = s->comm_rounds = s->max_comm_per_round = 0;
   for (int r = 0, begin = 0; r < s->nrounds; begin = s->round_end[r++]) {
-    int comm = 0;
-    for (int k = begin; k < s->round_end[r]; k++) {
+    if ((rc = local_first(s, begin, s->round_end[r], &s->comm_begin[r])) != MPI_SUCCESS) return rc;
+    for (int k = s->comm_begin[r]; k < s->round_end[r]; k++) {
       s->nsends += s->ops[k].kind == NHOOD_OP_SEND;
       s->nrecvs += s->ops[k].kind == NHOOD_OP_RECV;
-      comm += s->ops[k].kind == NHOOD_OP_SEND || s->ops[k].kind == NHOOD_OP_RECV;
     }
+    int comm = s->round_end[r] - s->comm_begin[r];
     s->comm_rounds += comm > 0;
     if (comm > s->max_comm_per_round) s->max_comm_per_round = comm;
   }
@@ -108,12 +131,7 @@ cleanup:
 int nhood_sched_own_types(nhood_sched *s) {
   int rc = MPI_SUCCESS, capacity = 0;
   MPI_Datatype *originals = NULL;
-  for (int k = 0; k < s->nops; k++) {
-    nhood_op *op = &s->ops[k];
-    NHOOD_TRY(own_type(s, &originals, &capacity, &op->data.type));
-    if (op->kind == NHOOD_OP_COPY || op->kind == NHOOD_OP_REDUCE)
-      NHOOD_TRY(own_type(s, &originals, &capacity, &op->target.type));
-  }
+  for (int k = 0; k < s->nops; k++) NHOOD_TRY(own_type(s, &originals, &capacity, &s->ops[k].type));
 cleanup:
   free(originals);
   return rc;
@@ -126,5 +144,7 @@ void nhood_sched_free(nhood_sched *s) {
   free(s->owned_types);
   free(s->ops);
   free(s->round_end);
+  free(s->comm_begin);
+  free(s->reduce_ops);
   memset(s, 0, sizeof *s);
 }

@@ -18,7 +18,13 @@
 #include <mpi.h>
 #include <stdint.h>
 
-typedef enum { NHOOD_OP_SEND, NHOOD_OP_RECV, NHOOD_OP_COPY, NHOOD_OP_REDUCE } nhood_op_kind;
+typedef enum {
+  NHOOD_OP_SEND,
+  NHOOD_OP_RECV,
+  NHOOD_OP_COPY,   /* source region; the next entry (NHOOD_OP_TARGET) is the target */
+  NHOOD_OP_REDUCE, /* the same, with reduce_ops[tag] as the operation */
+  NHOOD_OP_TARGET
+} nhood_op_kind;
 typedef enum { NHOOD_BUF_SEND = 0, NHOOD_BUF_RECV = 1, NHOOD_BUF_SCRATCH = 2, NHOOD_NBUFS = 3 } nhood_buf_id;
 
 /* A typed region of one of the buffers. */
@@ -29,21 +35,32 @@ typedef struct {
   int buf;              /* nhood_buf_id */
 } nhood_region;
 
+/* One entry of a schedule: 32 bytes, so that posting a round reads little memory (with
+ * many processes per core, every cache line a call touches is paid again after each context
+ * switch). A local operation takes two entries: its source, then its target. */
 typedef struct {
-  int kind;             /* nhood_op_kind */
+  MPI_Aint offset;
+  MPI_Datatype type;
+  int count;
   int peer;             /* send / recv: rank in the communicator */
-  int tag;              /* send / recv: offset within the call's tag window */
-  nhood_region data;    /* send: source; recv: target; copy / reduce: source */
-  nhood_region target;  /* copy / reduce: target */
-  MPI_Op op;            /* reduce */
+  int tag;              /* send / recv: offset in the call's tag window; reduce: index into reduce_ops */
+  uint8_t kind;         /* nhood_op_kind */
+  uint8_t buf;          /* nhood_buf_id */
 } nhood_op;
+
+_Static_assert(sizeof(nhood_op) <= 32, "schedule entries should stay within 32 bytes");
+
 
 typedef struct nhood_sched {
   const char *algorithm;
   nhood_op *ops;
   int nops, ops_capacity;
-  int *round_end;       /* ops of round r: [r ? round_end[r-1] : 0, round_end[r]) */
+  /* Round r holds entries [r ? round_end[r-1] : 0, round_end[r]); nhood_sched_finish
+   * orders each round's local operations first, and its communication from comm_begin[r]. */
+  int *round_end, *comm_begin;
   int nrounds, rounds_capacity;
+  MPI_Op *reduce_ops;
+  int nreduce_ops, reduce_ops_capacity;
   int ntags;            /* size of the tag window a call needs */
   MPI_Aint scratch_bytes;
   /* Summary, filled by nhood_sched_finish. */
@@ -62,10 +79,11 @@ int nhood_sched_copy(nhood_sched *s, nhood_region from, nhood_region to);
 int nhood_sched_reduce(nhood_sched *s, nhood_region from, nhood_region to, MPI_Op op);
 /* Ends the current round; the next operation starts a new one. */
 int nhood_sched_fence(nhood_sched *s);
-/* Closes the last round and computes the summary. */
+/* Closes the last round, puts each round's local operations before its communication
+ * (keeping the order within each group) and computes the summary. */
 int nhood_sched_finish(nhood_sched *s);
 /* Replaces every derived datatype in the schedule by a duplicate it owns, so the caller may
- * free its datatypes while the schedule lives on (persistent requests). */
+ * free its datatypes while the schedule lives on (persistent requests). Call after finish. */
 int nhood_sched_own_types(nhood_sched *s);
 void nhood_sched_free(nhood_sched *s);
 

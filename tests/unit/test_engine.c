@@ -215,8 +215,8 @@ static void test_rounds_and_scratch(void) {
   nhood_sched_recv(&s0, 1, 1, recv0);
   nhood_sched_finish(&s0);
   nhood_sched_init(&s1, "test", 4, 2);
-  nhood_sched_copy(&s1, send1, recv1); /* round 0: local op first ... */
-  nhood_sched_recv(&s1, 0, 0, scratch1); /* ... then the receive */
+  nhood_sched_recv(&s1, 0, 0, scratch1); /* round 0: added before the copy, ... */
+  nhood_sched_copy(&s1, send1, recv1);   /* ... which finish moves ahead of it */
   nhood_sched_fence(&s1);
   nhood_sched_reduce(&s1, scratch1, recv1, MPI_SUM); /* round 1 reads what round 0 received */
   nhood_sched_send(&s1, 0, 1, recv1);
@@ -227,6 +227,9 @@ static void test_rounds_and_scratch(void) {
   s1.scratch_bytes = 8;
   CHECK(s1.nrounds == 3 && s1.comm_rounds == 2 && s1.max_comm_per_round == 1, "rounds %d comm %d", s1.nrounds,
         s1.comm_rounds);
+  CHECK(s1.ops[0].kind == NHOOD_OP_COPY && s1.ops[1].kind == NHOOD_OP_TARGET && s1.ops[2].kind == NHOOD_OP_RECV &&
+            s1.comm_begin[0] == 2,
+        "local operations ordered first in a round");
 
   char in0[2] = {'x', 'y'}, out0[2] = {0, 0}, in1[2] = {1, 2}, out1[2] = {0, 0}, scratch[8] = {0};
   fake_ctx c0 = {.rank = 0}, c1 = {.rank = 1};
