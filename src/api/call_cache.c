@@ -12,6 +12,8 @@ struct nhood_call_cache {
   int valid;
   nhood_coll_args key;          /* array pointers cleared; their contents are in arrays */
   const nhood_commctx *ctx;     /* retained by req, so the pointer cannot be reused */
+  MPI_Comm comm;                /* the user's handle the entry was built for */
+  int predefined_types;         /* sendtype and recvtype are predefined */
   const nhood_algorithm *alg;
   char *arrays;
   size_t arrays_bytes, arrays_capacity;
@@ -41,11 +43,33 @@ static block_arrays arrays_of(const nhood_coll_args *a, NHOOD_Topo t) {
   return b;
 }
 
-static int same_scalars(const nhood_coll_args *x, const nhood_coll_args *y) {
+/* Same collective, buffers, counts and datatype handles. */
+static int same_call(const nhood_coll_args *x, const nhood_coll_args *y) {
   return x->kind == y->kind && x->sendbuf == y->sendbuf && x->recvbuf == y->recvbuf &&
          x->sendcount == y->sendcount && x->recvcount == y->recvcount && x->sendtype == y->sendtype &&
-         x->recvtype == y->recvtype && x->send_extent == y->send_extent && x->recv_extent == y->recv_extent &&
+         x->recvtype == y->recvtype;
+}
+
+/* Same extents and sizes (a derived datatype handle may have been freed and reused). */
+static int same_layout(const nhood_coll_args *x, const nhood_coll_args *y) {
+  return x->send_extent == y->send_extent && x->recv_extent == y->recv_extent &&
          x->send_type_size == y->send_type_size && x->recv_type_size == y->recv_type_size;
+}
+
+static int same_arrays(const nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo) {
+  block_arrays b = arrays_of(a, topo);
+  size_t offset = 0;
+  for (int k = 0; k < b.n; k++) {
+    if (b.bytes[k] && memcmp(c->arrays + offset, b.ptr[k], b.bytes[k]) != 0) return 0;
+    offset += b.bytes[k];
+  }
+  return 1;
+}
+
+static int is_predefined(MPI_Datatype type) {
+  int nints, naddrs, ntypes, combiner = -1;
+  return MPI_Type_get_envelope(type, &nints, &naddrs, &ntypes, &combiner) == MPI_SUCCESS &&
+         combiner == MPI_COMBINER_NAMED;
 }
 
 nhood_call_cache *nhood_call_cache_acquire(NHOOD_Topo topo, const nhood_coll_args *a) {
@@ -61,15 +85,19 @@ nhood_call_cache *nhood_call_cache_acquire(NHOOD_Topo topo, const nhood_coll_arg
   return atomic_flag_test_and_set(&c->busy) ? NULL : c;
 }
 
+struct nhood_request *nhood_call_cache_repeat(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo,
+                                             MPI_Comm comm) {
+  if (!c->valid || !c->predefined_types || c->comm != comm || !atomic_load(&c->ctx->attached) ||
+      !same_call(&c->key, a) || !same_arrays(c, a, topo))
+    return NULL;
+  return &c->req;
+}
+
 struct nhood_request *nhood_call_cache_lookup(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo,
                                              const nhood_commctx *ctx, const nhood_algorithm *alg) {
-  if (!c->valid || c->ctx != ctx || c->alg != alg || !same_scalars(&c->key, a)) return NULL;
-  block_arrays b = arrays_of(a, topo);
-  size_t offset = 0;
-  for (int k = 0; k < b.n; k++) {
-    if (b.bytes[k] && memcmp(c->arrays + offset, b.ptr[k], b.bytes[k]) != 0) return NULL;
-    offset += b.bytes[k];
-  }
+  if (!c->valid || c->ctx != ctx || c->alg != alg || !same_call(&c->key, a) || !same_layout(&c->key, a) ||
+      !same_arrays(c, a, topo))
+    return NULL;
   return &c->req;
 }
 
@@ -79,7 +107,7 @@ struct nhood_request *nhood_call_cache_slot(nhood_call_cache *c) {
   return &c->req;
 }
 
-int nhood_call_cache_store(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo,
+int nhood_call_cache_store(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo, MPI_Comm comm,
                            const nhood_commctx *ctx, const nhood_algorithm *alg) {
   block_arrays b = arrays_of(a, topo);
   size_t total = 0;
@@ -102,6 +130,8 @@ int nhood_call_cache_store(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_
   c->key = *a;
   c->key.sendcounts = c->key.sdispls = c->key.recvcounts = c->key.rdispls = NULL;
   c->ctx = ctx;
+  c->comm = comm;
+  c->predefined_types = is_predefined(a->sendtype) && is_predefined(a->recvtype);
   c->alg = alg;
   c->valid = 1;
   return MPI_SUCCESS;

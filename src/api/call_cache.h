@@ -23,13 +23,19 @@ typedef struct nhood_call_cache nhood_call_cache;
 /* The topology's entry, held by the caller until nhood_call_cache_release; NULL when this
  * call is not cacheable or another thread holds the entry. */
 nhood_call_cache *nhood_call_cache_acquire(NHOOD_Topo topo, const nhood_coll_args *a);
-/* The cached request when it was built for exactly this call, else NULL. */
+/* The cached request when this call repeats the cached one and needs no check at all: the
+ * same communicator handle, still attached to the same context (a freed communicator's handle
+ * may be reused), predefined datatypes (which never change), the same arguments. Makes no
+ * MPI call. NULL otherwise. */
+struct nhood_request *nhood_call_cache_repeat(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo,
+                                             MPI_Comm comm);
+/* The cached request when it was built for exactly this (validated) call, else NULL. */
 struct nhood_request *nhood_call_cache_lookup(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo,
                                              const nhood_commctx *ctx, const nhood_algorithm *alg);
 /* Empties the entry and returns its request storage, to build this call's request into;
  * then nhood_call_cache_store records the key (on failure the entry stays empty). */
 struct nhood_request *nhood_call_cache_slot(nhood_call_cache *c);
-int nhood_call_cache_store(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo,
+int nhood_call_cache_store(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo, MPI_Comm comm,
                            const nhood_commctx *ctx, const nhood_algorithm *alg);
 void nhood_call_cache_release(nhood_call_cache *c);
 /* Frees an entry (and the request it holds); for NHOOD_Topo_free. */

@@ -161,8 +161,9 @@ cleanup:
   return rc;
 }
 
-/* A blocking call: reuses the topology's cached schedule when the arguments are the same
- * as last time (api/call_cache.h), else builds one (into the cache when it is free). */
+/* A blocking call. A repeat of the topology's previous blocking call runs its cached
+ * schedule after comparing arguments only (api/call_cache.h); a new call is checked and its
+ * schedule built, into the cache when that is free. */
 static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NHOOD_Topo topo) {
   int rc = MPI_SUCCESS;
   nhood_coll_args a = *args;
@@ -170,17 +171,21 @@ static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NHOOD_Topo t
   const nhood_algorithm *alg = NULL;
   struct nhood_request local, *req = NULL;
   nhood_call_cache *cache = NULL;
-  NHOOD_TRY(prepare(&a, comm, topo, MPI_INFO_NULL, &ctx, &alg));
+  NHOOD_TRY(nhood_topo_validate(topo, "topo"));
   cache = nhood_call_cache_acquire(topo, &a);
-  if (cache && !(req = nhood_call_cache_lookup(cache, &a, topo, ctx, alg))) {
-    NHOOD_TRY(build_request(nhood_call_cache_slot(cache), &a, topo, ctx, alg, NHOOD_BLOCKING));
-    NHOOD_TRY(nhood_call_cache_store(cache, &a, topo, ctx, alg));
-    req = nhood_call_cache_lookup(cache, &a, topo, ctx, alg);
-  } else if (!cache) {
-    NHOOD_TRY(build_request(&local, &a, topo, ctx, alg, NHOOD_BLOCKING));
-    req = &local;
+  if (cache && !check_mode()) req = nhood_call_cache_repeat(cache, &a, topo, comm);
+  if (req == NULL) {
+    NHOOD_TRY(prepare(&a, comm, topo, MPI_INFO_NULL, &ctx, &alg));
+    if (cache && !(req = nhood_call_cache_lookup(cache, &a, topo, ctx, alg))) {
+      NHOOD_TRY(build_request(nhood_call_cache_slot(cache), &a, topo, ctx, alg, NHOOD_BLOCKING));
+      NHOOD_TRY(nhood_call_cache_store(cache, &a, topo, comm, ctx, alg));
+      req = nhood_call_cache_lookup(cache, &a, topo, ctx, alg);
+    } else if (!cache) {
+      NHOOD_TRY(build_request(&local, &a, topo, ctx, alg, NHOOD_BLOCKING));
+      req = &local;
+    }
   }
-  rc = nhood_exec_start(&req->exec, nhood_commctx_reserve_tags(ctx, req->sched.ntags));
+  rc = nhood_exec_start(&req->exec, nhood_commctx_reserve_tags(req->ctx, req->sched.ntags));
   if (rc == MPI_SUCCESS) rc = nhood_exec_wait(&req->exec);
   if (req == &local) nhood_request_release(&local);
 cleanup:

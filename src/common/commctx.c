@@ -22,7 +22,9 @@ void nhood_commctx_release(nhood_commctx *ctx) {
 
 static int delete_context(MPI_Comm comm, int key, void *value, void *extra) {
   (void)comm, (void)key, (void)extra;
-  nhood_commctx_release(value);
+  nhood_commctx *ctx = value;
+  atomic_store(&ctx->attached, 0);
+  nhood_commctx_release(ctx);
   return MPI_SUCCESS;
 }
 
@@ -60,6 +62,7 @@ static int create_context(MPI_Comm comm, nhood_commctx **out) {
   ctx->tag_ub = flag ? *tag_ub : 32767; /* 32767 is the least MPI guarantees */
   ctx->next_tag = 0;
   atomic_init(&ctx->refs, 1); /* the attribute's reference */
+  atomic_init(&ctx->attached, 1);
   NHOOD_MPI_CALL(MPI_Comm_set_attr(comm, atomic_load(&keyval), ctx));
   *out = ctx;
   return MPI_SUCCESS;

@@ -21,6 +21,7 @@ typedef struct nhood_commctx {
   int tag_ub;        /* largest tag this MPI accepts */
   int next_tag;      /* first tag of the next call's window */
   atomic_int refs;
+  atomic_int attached; /* 0 once the user's communicator was freed (its handle may be reused) */
 } nhood_commctx;
 
 /* Looks up (or creates, collectively, on first use of comm: MPI_Comm_dup) the context of an

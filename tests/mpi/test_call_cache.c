@@ -6,6 +6,7 @@
  *   - a datatype freed and a different one created (MPI may reuse the handle);
  *   - other buffers; alternating collectives;
  *   - the same topology object on two communicators that number the processes differently;
+ *   - communicators freed and their handles reused by communicators with other rank orders;
  *   - the communicator freed while the cache still refers to it, then the topology freed.
  * Topology: a ring with every edge doubled; the expected data follows the MPI-4.1 rule
  * for duplicate edges (source_of).
@@ -198,7 +199,18 @@ int main(int argc, char **argv) {
   alternating_calls(reversed, ring, reversed_view);
   for (int round = 0; round < 4; round++)
     identical_call(round % 2 ? reversed : MPI_COMM_WORLD, ring, round % 2 ? reversed_view : world, round);
-  /* Free the communicator while the cache still refers to it, then the topology. */
+  /* Communicators created and freed in turn, in alternating rank order: MPI reuses freed
+   * handles, and a handle that matches the cached one must not bring back the schedule of the
+   * freed communicator it used to name. */
+  for (int round = 0; round < 6; round++) {
+    MPI_Comm fresh;
+    int reverse = round % 2;
+    TEST_CHECK(MPI_Comm_split(MPI_COMM_WORLD, 0, reverse ? size - rank : rank, &fresh));
+    identical_call(fresh, ring, reverse ? reversed_view : world, 10 + round);
+    TEST_CHECK(MPI_Comm_free(&fresh));
+  }
+  /* Free a communicator while the cache still refers to it, then the topology. */
+  identical_call(reversed, ring, reversed_view, 20);
   TEST_CHECK(MPI_Comm_free(&reversed));
   TEST_CHECK(NHOOD_Topo_free(&ring));
   free(world);
