@@ -12,7 +12,6 @@ nhood_ensure_deps() {
   local missing="" flavor
   command -v cmake >/dev/null 2>&1 || missing="$missing cmake"
   command -v cc >/dev/null 2>&1 || missing="$missing gcc make"
-  command -v python3 >/dev/null 2>&1 || missing="$missing python3"
   for flavor in "$@"; do
     command -v "mpicc.$flavor" >/dev/null 2>&1 || missing="$missing $(nhood_packages_for "$flavor")"
   done

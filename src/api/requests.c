@@ -5,11 +5,16 @@
 #include "common/errors.h"
 #include "common/handles.h"
 
-static int validate(NHOOD_Request req, const char *what) {
-  if (!nhood_handle_is_live(req, NHOOD_HANDLE_REQUEST))
-    return nhood_error(MPI_ERR_REQUEST, "%s is not a valid request (freed, completed or never created)", what);
-  return MPI_SUCCESS;
+/* `what` names the argument; index >= 0 appends [index] (for request arrays). */
+static int validate_at(NHOOD_Request req, const char *what, int index) {
+  if (nhood_handle_is_live(req, NHOOD_HANDLE_REQUEST)) return MPI_SUCCESS;
+  if (index >= 0)
+    return nhood_error(MPI_ERR_REQUEST, "%s[%d] is not a valid request (freed, completed or never created)", what,
+                       index);
+  return nhood_error(MPI_ERR_REQUEST, "%s is not a valid request (freed, completed or never created)", what);
 }
+
+static int validate(NHOOD_Request req, const char *what) { return validate_at(req, what, -1); }
 
 static void destroy(NHOOD_Request *request) {
   nhood_handle_unregister(*request);
@@ -97,7 +102,7 @@ int NHOOD_Testall(int count, NHOOD_Request requests[], int *flag) {
   int all_done = 1;
   for (int k = 0; k < count; k++) {
     if (requests[k] == NHOOD_REQUEST_NULL) continue;
-    int rc = validate(requests[k], "requests[k]"), done = 0;
+    int rc = validate_at(requests[k], "requests", k), done = 0;
     if (rc == MPI_SUCCESS) rc = progress(requests[k], &done);
     if (rc != MPI_SUCCESS) return rc;
     all_done &= done;

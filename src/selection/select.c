@@ -22,7 +22,20 @@ const nhood_algorithm *nhood_algorithm_by_name(const char *name) {
   return NULL;
 }
 
-const char *nhood_algorithm_names(void) { return "auto, direct"; }
+const char *nhood_algorithm_names(void) {
+  /* Built from the table so it cannot drift; the table is constant, so a race between
+   * threads writes the same bytes. */
+  static char names[256];
+  if (names[0] == '\0') {
+    char list[256] = "auto";
+    for (size_t k = 0; k < NALGORITHMS; k++) {
+      strncat(list, ", ", sizeof list - strlen(list) - 1);
+      strncat(list, algorithms[k].name, sizeof list - strlen(list) - 1);
+    }
+    memcpy(names, list, sizeof names);
+  }
+  return names;
+}
 
 int nhood_select(const char *requested, const nhood_topo *t, const nhood_coll_args *a,
                  const nhood_algorithm **chosen) {
