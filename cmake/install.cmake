@@ -19,6 +19,9 @@ install(FILES ${PROJECT_BINARY_DIR}/nhoodConfig.cmake ${PROJECT_BINARY_DIR}/nhoo
   DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/nhood)
 
 # pkg-config: MPI flags are left to the MPI compiler wrapper (mpicc), which users of an MPI
-# library already compile with.
+# library already compile with. The prefix is found relative to the .pc file itself, so
+# `cmake --install --prefix DIR` gives a correct file wherever DIR is.
+file(RELATIVE_PATH NHOOD_PC_TO_PREFIX "/${CMAKE_INSTALL_LIBDIR}/pkgconfig" "/")
+string(REGEX REPLACE "/$" "" NHOOD_PC_TO_PREFIX "${NHOOD_PC_TO_PREFIX}")
 configure_file(cmake/nhood.pc.in ${PROJECT_BINARY_DIR}/nhood.pc @ONLY)
 install(FILES ${PROJECT_BINARY_DIR}/nhood.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)
