@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/mpi_util.h"
 
 int nhood_mpi_transport_ctx_init(nhood_mpi_transport_ctx *ctx, MPI_Comm comm, int nslots) {
   ctx->comm = comm;
@@ -33,28 +34,17 @@ static int post_recv(void *c, int slot, void *buf, int count, MPI_Datatype type,
   return code == MPI_SUCCESS ? MPI_SUCCESS : nhood_mpi_error(code, "MPI_Irecv");
 }
 
-/* MPICH defines MPI_STATUSES_IGNORE as (MPI_Status *)1 and declares the parameter as an
- * array, which gcc >= 11 reports as an access to a zero-size region: a false positive. */
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic push
-#pragma GCC diagnostic ignored "-Wstringop-overflow"
-#endif
-
 static int wait_slots(void *c, int nslots) {
   nhood_mpi_transport_ctx *ctx = c;
-  int code = MPI_Waitall(nslots, ctx->requests, MPI_STATUSES_IGNORE);
+  int code = nhood_waitall(nslots, ctx->requests);
   return code == MPI_SUCCESS ? MPI_SUCCESS : nhood_mpi_error(code, "MPI_Waitall");
 }
 
 static int test_slots(void *c, int nslots, int *done) {
   nhood_mpi_transport_ctx *ctx = c;
-  int code = MPI_Testall(nslots, ctx->requests, done, MPI_STATUSES_IGNORE);
+  int code = nhood_testall(nslots, ctx->requests, done);
   return code == MPI_SUCCESS ? MPI_SUCCESS : nhood_mpi_error(code, "MPI_Testall");
 }
-
-#if defined(__GNUC__) && !defined(__clang__)
-#pragma GCC diagnostic pop
-#endif
 
 /* Size, extent and whether count elements of type occupy one contiguous byte range that
  * starts at the buffer plus true_lb. */

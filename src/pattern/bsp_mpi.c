@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/mpi_util.h"
 #include "pattern/bsp_drivers.h"
 
 /* A received message and its arrival number: sorting by (source, arrival) keeps each
@@ -80,7 +81,7 @@ static int exchange(MPI_Comm comm, int tag, const nhood_bsp_outbox *out, receive
       continue;
     }
     if (!barrier_started) {
-      NHOOD_MPI_CALL(MPI_Testall(nsent, sends, &sends_done, MPI_STATUSES_IGNORE));
+      NHOOD_MPI_CALL(nhood_testall(nsent, sends, &sends_done));
       if (sends_done) {
         NHOOD_MPI_CALL(MPI_Ibarrier(comm, &barrier));
         barrier_started = 1;
