@@ -1,0 +1,172 @@
+#include "sim_call.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "topology/topology.h"
+
+/* Salts keep the hashes of counts and of data independent of each other. */
+#define SALT_EDGE_COUNT 0x6564676563ULL
+#define SALT_RANK_COUNT 0x72616e6bULL
+#define SALT_EDGE_DATA 0x64617461ULL
+#define SALT_RANK_DATA 0x67617468ULL
+
+static uint64_t mix64(uint64_t x)
+{
+  x += 0x9E3779B97F4A7C15ULL;
+  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
+  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
+  return x ^ (x >> 31);
+}
+
+static uint64_t hash3(uint64_t salt, int a, int b)
+{
+  return mix64(mix64(mix64(salt) ^ (uint64_t)(int64_t)a) ^ (uint64_t)(int64_t)b);
+}
+
+/* B or B/2 (at least 1 when B > 0) by a hash: both ends of an edge compute the same. */
+static int full_or_half(uint64_t hash, int bytes)
+{
+  int half = bytes / 2 > 0 ? bytes / 2 : bytes;
+  return (hash & 1) ? bytes : half;
+}
+
+/* Bytes alltoallv moves from p to q, and bytes p contributes to allgatherv. */
+static int edge_bytes(int p, int q, int bytes)
+{
+  return full_or_half(hash3(SALT_EDGE_COUNT, p, q), bytes);
+}
+
+static int rank_bytes(int p, int bytes)
+{
+  return full_or_half(hash3(SALT_RANK_COUNT, p, 0), bytes);
+}
+
+uint64_t sim_block_key(const sim_call *call, int sender, int receiver, int occurrence)
+{
+  if (call->kind == NHOOD_ALLGATHER || call->kind == NHOOD_ALLGATHERV)
+    return hash3(SALT_RANK_DATA, sender, 0);
+  return mix64(hash3(SALT_EDGE_DATA, sender, receiver) + (uint64_t)occurrence);
+}
+
+void sim_block_fill(unsigned char *dst, int len, uint64_t key)
+{
+  for (int k = 0; k < len; k += 8) {
+    uint64_t word = mix64(key + (uint64_t)(k / 8));
+    for (int b = 0; b < 8 && k + b < len; b++)
+      dst[k + b] = (unsigned char)(word >> (8 * b));
+  }
+}
+
+/* Displacements of blocks laid out one after the other; 1 when the total exceeds an int. */
+static int pack(int n, const int *counts, int *displs, size_t *total)
+{
+  long long offset = 0;
+  for (int i = 0; i < n; i++) {
+    displs[i] = (int)offset;
+    offset += counts[i];
+    if (offset > INT_MAX)
+      return 1;
+  }
+  *total = (size_t)offset;
+  return 0;
+}
+
+/* Fills one rank's arguments; its count and displacement arrays start at *cursor. */
+static int init_rank(sim_call *call, int r, int **cursor)
+{
+  const struct nhood_topo *t = call->topos[r];
+  int bytes = call->bytes, in = t->indegree, out = t->outdegree;
+  nhood_coll_args *a = &call->args[r];
+  *a = (nhood_coll_args){.kind = call->kind, .sendtype = MPI_BYTE, .recvtype = MPI_BYTE,
+                         .send_extent = 1, .recv_extent = 1, .send_type_size = 1,
+                         .recv_type_size = 1};
+  switch (call->kind) {
+  case NHOOD_ALLGATHER:
+  case NHOOD_ALLTOALL:
+    a->sendcount = a->recvcount = bytes;
+    call->sendlen[r] = (size_t)bytes * (call->kind == NHOOD_ALLGATHER ? 1 : (size_t)out);
+    call->recvlen[r] = (size_t)bytes * (size_t)in;
+    return call->sendlen[r] > INT_MAX || call->recvlen[r] > INT_MAX;
+  case NHOOD_ALLGATHERV: {
+    int *recvcounts = *cursor, *rdispls = recvcounts + in;
+    *cursor = rdispls + in;
+    for (int i = 0; i < in; i++) {
+      int q = t->sources[i];
+      recvcounts[i] = q == MPI_PROC_NULL ? bytes : rank_bytes(q, bytes);
+    }
+    a->sendcount = rank_bytes(r, bytes);
+    a->recvcounts = recvcounts;
+    a->rdispls = rdispls;
+    call->sendlen[r] = (size_t)a->sendcount;
+    return pack(in, recvcounts, rdispls, &call->recvlen[r]);
+  }
+  default: { /* alltoallv */
+    int *sendcounts = *cursor, *sdispls = sendcounts + out;
+    int *recvcounts = sdispls + out, *rdispls = recvcounts + in;
+    *cursor = rdispls + in;
+    for (int j = 0; j < out; j++) {
+      int q = t->destinations[j];
+      sendcounts[j] = q == MPI_PROC_NULL ? bytes : edge_bytes(r, q, bytes);
+    }
+    for (int i = 0; i < in; i++) {
+      int q = t->sources[i];
+      recvcounts[i] = q == MPI_PROC_NULL ? bytes : edge_bytes(q, r, bytes);
+    }
+    a->sendcounts = sendcounts;
+    a->sdispls = sdispls;
+    a->recvcounts = recvcounts;
+    a->rdispls = rdispls;
+    return pack(out, sendcounts, sdispls, &call->sendlen[r]) ||
+           pack(in, recvcounts, rdispls, &call->recvlen[r]);
+  }
+  }
+}
+
+int sim_call_init(sim_call *call, nhood_coll_kind kind, int bytes, int nranks,
+                  const NHOOD_Topo *topos, char *err, size_t errlen)
+{
+  memset(call, 0, sizeof *call);
+  call->kind = kind;
+  call->bytes = bytes;
+  call->nranks = nranks;
+  call->topos = topos;
+  /* Counts and displacements: per receive block for allgatherv, per block on both sides
+   * for alltoallv, none for the fixed-size collectives. */
+  size_t nints = 0;
+  for (int r = 0; r < nranks; r++) {
+    if (kind == NHOOD_ALLGATHERV)
+      nints += 2 * (size_t)topos[r]->indegree;
+    else if (kind == NHOOD_ALLTOALLV)
+      nints += 2 * ((size_t)topos[r]->indegree + (size_t)topos[r]->outdegree);
+  }
+  call->args = malloc((size_t)nranks * sizeof *call->args);
+  call->sendlen = malloc((size_t)nranks * sizeof *call->sendlen);
+  call->recvlen = malloc((size_t)nranks * sizeof *call->recvlen);
+  call->arrays = malloc((nints > 0 ? nints : 1) * sizeof *call->arrays);
+  if (!call->args || !call->sendlen || !call->recvlen || !call->arrays) {
+    snprintf(err, errlen, "out of memory for the arguments of %d ranks", nranks);
+    sim_call_free(call);
+    return 1;
+  }
+  int *cursor = call->arrays;
+  for (int r = 0; r < nranks; r++)
+    if (init_rank(call, r, &cursor) != 0) {
+      snprintf(err, errlen, "rank %d: a buffer of %s with %d-byte blocks exceeds int displacements",
+               r, nhood_coll_names[kind], bytes);
+      sim_call_free(call);
+      return 1;
+    }
+  return 0;
+}
+
+void sim_call_free(sim_call *call)
+{
+  free(call->args);
+  free(call->sendlen);
+  free(call->recvlen);
+  free(call->arrays);
+  memset(call, 0, sizeof *call);
+}
