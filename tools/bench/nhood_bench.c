@@ -20,6 +20,7 @@
  * algorithms in batches (each batch runs every algorithm in turn) instead of timing one
  * algorithm after the other, and each call is timed on its own to report the median.
  */
+#include "blockdata.h"
 #include "topospec.h"
 
 #include <nhood.h>
@@ -306,62 +307,6 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
 /* Deterministic data                                                                     */
 /* ------------------------------------------------------------------------------------- */
 
-/* Salts keep the hashes of counts and of data independent of each other. */
-#define SALT_EDGE_COUNT 0x6564676563ULL
-#define SALT_RANK_COUNT 0x72616e6bULL
-#define SALT_EDGE_DATA 0x64617461ULL
-#define SALT_RANK_DATA 0x67617468ULL
-
-static uint64_t mix64(uint64_t x)
-{
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
-static uint64_t hash3(uint64_t a, int b, int c)
-{
-  return mix64(mix64(mix64(a) ^ (uint64_t)(int64_t)b) ^ (uint64_t)(int64_t)c);
-}
-
-/* Bytes the v/w collectives move from p to q: full or half a block, by a hash of the edge,
- * so both ends compute the same count without telling each other. */
-static int edge_bytes(int p, int q, int bytes)
-{
-  int half = bytes / 2 > 0 ? bytes / 2 : bytes;
-  return (hash3(SALT_EDGE_COUNT, p, q) & 1) ? bytes : half;
-}
-
-/* Bytes p contributes to allgatherv. */
-static int rank_bytes(int p, int bytes)
-{
-  int half = bytes / 2 > 0 ? bytes / 2 : bytes;
-  return (hash3(SALT_RANK_COUNT, p, 0) & 1) ? bytes : half;
-}
-
-/* The content keys: of p's allgather block, and of the occurrence-th block from p to q. */
-static uint64_t rank_data_key(int p)
-{
-  return hash3(SALT_RANK_DATA, p, 0);
-}
-
-static uint64_t edge_data_key(int p, int q, int occurrence)
-{
-  return mix64(hash3(SALT_EDGE_DATA, p, q) + (uint64_t)occurrence);
-}
-
-/* A block's content: a counter-based stream of the block's key, so that any prefix of it
- * (the v collectives' shorter counts) is known to both ends. */
-static void fill_stream(unsigned char *dst, int len, uint64_t key)
-{
-  for (int k = 0; k < len; k += 8) {
-    uint64_t word = mix64(key + (uint64_t)(k / 8));
-    for (int b = 0; b < 8 && k + b < len; b++)
-      dst[k + b] = (unsigned char)(word >> (8 * b));
-  }
-}
-
 /* Which of the duplicate edges to the same rank this list entry is: MPI-4.1 pairs the k-th
  * occurrence of q among my destinations with the k-th occurrence of me among q's sources,
  * so (sender, receiver, occurrence) names one block on both ends. */
@@ -437,8 +382,8 @@ static uint64_t recv_block_key(const exchange *x, const topospec_rank *lists, in
 {
   int source = lists->sources[i];
   if (x->coll == COLL_ALLGATHER || x->coll == COLL_ALLGATHERV)
-    return rank_data_key(source);
-  return edge_data_key(source, rank, occurrence(lists->sources, i));
+    return blockdata_rank_key(source);
+  return blockdata_edge_key(source, rank, occurrence(lists->sources, i));
 }
 
 /* What MPI-4.1 says the receive buffer holds: each real source's block, and the sentinel
@@ -448,7 +393,7 @@ static void expected_receive(exchange *x, const topospec_rank *lists, int rank)
   memset(x->expected, SENTINEL, x->recvlen);
   for (int i = 0; i < lists->indegree; i++)
     if (lists->sources[i] != MPI_PROC_NULL)
-      fill_stream(x->expected + x->rdispls[i], x->recvcounts[i],
+      blockdata_fill(x->expected + x->rdispls[i], x->recvcounts[i],
                   recv_block_key(x, lists, rank, i));
 }
 
@@ -477,11 +422,11 @@ static int exchange_init(exchange *x, coll_kind coll, int bytes, const neighborh
     int source = lists->sources[i];
     switch (coll) {
     case COLL_ALLGATHERV:
-      x->recvcounts[i] = rank_bytes(source, bytes);
+      x->recvcounts[i] = blockdata_rank_bytes(source, bytes);
       break;
     case COLL_ALLTOALLV:
     case COLL_ALLTOALLW:
-      x->recvcounts[i] = edge_bytes(source, rank, bytes);
+      x->recvcounts[i] = blockdata_edge_bytes(source, rank, bytes);
       break;
     default:
       x->recvcounts[i] = bytes;
@@ -490,9 +435,9 @@ static int exchange_init(exchange *x, coll_kind coll, int bytes, const neighborh
   for (int j = 0; j < out; j++) {
     int dest = lists->destinations[j];
     x->sendcounts[j] =
-        coll == COLL_ALLTOALLV || coll == COLL_ALLTOALLW ? edge_bytes(rank, dest, bytes) : bytes;
+        coll == COLL_ALLTOALLV || coll == COLL_ALLTOALLW ? blockdata_edge_bytes(rank, dest, bytes) : bytes;
   }
-  x->sendcount = coll == COLL_ALLGATHERV ? rank_bytes(rank, bytes) : bytes;
+  x->sendcount = coll == COLL_ALLGATHERV ? blockdata_rank_bytes(rank, bytes) : bytes;
   if (pack_displacements(in, x->recvcounts, x->rdispls, x->rdispls_bytes, &x->recvlen) != 0 ||
       pack_displacements(out, x->sendcounts, x->sdispls, x->sdispls_bytes, &x->sendlen) != 0)
     return 1;
@@ -504,11 +449,11 @@ static int exchange_init(exchange *x, coll_kind coll, int bytes, const neighborh
   x->expected = xmalloc(x->recvlen);
   expected_receive(x, lists, rank);
   if (coll == COLL_ALLGATHER || coll == COLL_ALLGATHERV) {
-    fill_stream(x->sendbuf, x->sendcount, rank_data_key(rank));
+    blockdata_fill(x->sendbuf, x->sendcount, blockdata_rank_key(rank));
   } else {
     for (int j = 0; j < out; j++)
-      fill_stream(x->sendbuf + x->sdispls[j], x->sendcounts[j],
-                  edge_data_key(rank, lists->destinations[j],
+      blockdata_fill(x->sendbuf + x->sdispls[j], x->sendcounts[j],
+                  blockdata_edge_key(rank, lists->destinations[j],
                                 occurrence(lists->destinations, j)));
   }
   return 0;

@@ -5,60 +5,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "blockdata.h"
 #include "topology/topology.h"
-
-/* Salts keep the hashes of counts and of data independent of each other. */
-#define SALT_EDGE_COUNT 0x6564676563ULL
-#define SALT_RANK_COUNT 0x72616e6bULL
-#define SALT_EDGE_DATA 0x64617461ULL
-#define SALT_RANK_DATA 0x67617468ULL
-
-static uint64_t mix64(uint64_t x)
-{
-  x += 0x9E3779B97F4A7C15ULL;
-  x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
-  x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
-  return x ^ (x >> 31);
-}
-
-static uint64_t hash3(uint64_t salt, int a, int b)
-{
-  return mix64(mix64(mix64(salt) ^ (uint64_t)(int64_t)a) ^ (uint64_t)(int64_t)b);
-}
-
-/* B or B/2 (at least 1 when B > 0) by a hash: both ends of an edge compute the same. */
-static int full_or_half(uint64_t hash, int bytes)
-{
-  int half = bytes / 2 > 0 ? bytes / 2 : bytes;
-  return (hash & 1) ? bytes : half;
-}
-
-/* Bytes alltoallv moves from p to q, and bytes p contributes to allgatherv. */
-static int edge_bytes(int p, int q, int bytes)
-{
-  return full_or_half(hash3(SALT_EDGE_COUNT, p, q), bytes);
-}
-
-static int rank_bytes(int p, int bytes)
-{
-  return full_or_half(hash3(SALT_RANK_COUNT, p, 0), bytes);
-}
 
 uint64_t sim_block_key(const sim_call *call, int sender, int receiver, int occurrence)
 {
   if (call->kind == NHOOD_ALLGATHER || call->kind == NHOOD_ALLGATHERV)
-    return hash3(SALT_RANK_DATA, sender, 0);
-  return mix64(hash3(SALT_EDGE_DATA, sender, receiver) + (uint64_t)occurrence);
+    return blockdata_rank_key(sender);
+  return blockdata_edge_key(sender, receiver, occurrence);
 }
 
-void sim_block_fill(unsigned char *dst, int len, uint64_t key)
-{
-  for (int k = 0; k < len; k += 8) {
-    uint64_t word = mix64(key + (uint64_t)(k / 8));
-    for (int b = 0; b < 8 && k + b < len; b++)
-      dst[k + b] = (unsigned char)(word >> (8 * b));
-  }
-}
 
 /* Displacements of blocks laid out one after the other; 1 when the total exceeds an int. */
 static int pack(int n, const int *counts, int *displs, size_t *total)
@@ -95,9 +51,9 @@ static int init_rank(sim_call *call, int r, int **cursor)
     *cursor = rdispls + in;
     for (int i = 0; i < in; i++) {
       int q = t->sources[i];
-      recvcounts[i] = q == MPI_PROC_NULL ? bytes : rank_bytes(q, bytes);
+      recvcounts[i] = q == MPI_PROC_NULL ? bytes : blockdata_rank_bytes(q, bytes);
     }
-    a->sendcount = rank_bytes(r, bytes);
+    a->sendcount = blockdata_rank_bytes(r, bytes);
     a->recvcounts = recvcounts;
     a->rdispls = rdispls;
     call->sendlen[r] = (size_t)a->sendcount;
@@ -109,11 +65,11 @@ static int init_rank(sim_call *call, int r, int **cursor)
     *cursor = rdispls + in;
     for (int j = 0; j < out; j++) {
       int q = t->destinations[j];
-      sendcounts[j] = q == MPI_PROC_NULL ? bytes : edge_bytes(r, q, bytes);
+      sendcounts[j] = q == MPI_PROC_NULL ? bytes : blockdata_edge_bytes(r, q, bytes);
     }
     for (int i = 0; i < in; i++) {
       int q = t->sources[i];
-      recvcounts[i] = q == MPI_PROC_NULL ? bytes : edge_bytes(q, r, bytes);
+      recvcounts[i] = q == MPI_PROC_NULL ? bytes : blockdata_edge_bytes(q, r, bytes);
     }
     a->sendcounts = sendcounts;
     a->sdispls = sdispls;

@@ -38,9 +38,7 @@ void sim_call_free(sim_call *call);
  * duplicate edges to that receiver (0 for the first). Allgather blocks are the sender's one
  * send buffer, whatever the receiver. */
 uint64_t sim_block_key(const sim_call *call, int sender, int receiver, int occurrence);
-
-/* The content of a block: byte k depends on the key and on k, so a wrong block, a shifted
- * one or a truncated one differs from the expected bytes. */
-void sim_block_fill(unsigned char *dst, int len, uint64_t key);
+/* A block's content is blockdata_fill of its key (tools/common/blockdata.h): byte k depends
+ * on the key and on k, so a wrong, shifted or truncated block differs from the expected one. */
 
 #endif

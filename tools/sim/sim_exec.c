@@ -1,5 +1,7 @@
 #include "sim_exec.h"
 
+#include "blockdata.h"
+
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -233,14 +235,14 @@ static void fill_send(exec_world *w, int r, unsigned char *dst)
   const nhood_coll_args *a = &call->args[r];
   const struct nhood_topo *t = topo_of(w, r);
   if (call->kind == NHOOD_ALLGATHER || call->kind == NHOOD_ALLGATHERV) {
-    sim_block_fill(dst, a->sendcount, sim_block_key(call, r, 0, 0));
+    blockdata_fill(dst, a->sendcount, sim_block_key(call, r, 0, 0));
     return;
   }
   for (int j = 0; j < t->outdegree; j++) {
     int q = t->destinations[j];
     nhood_region block = nhood_send_block(a, j);
     uint64_t key = sim_block_key(call, r, q, next_occurrence(w, q));
-    sim_block_fill(dst + block.offset, block.count, key);
+    blockdata_fill(dst + block.offset, block.count, key);
   }
   forget_occurrences(w, t->destinations, t->outdegree);
 }
@@ -259,7 +261,7 @@ static void expected_recv(exec_world *w, int r, unsigned char *dst)
       continue;
     nhood_region block = nhood_recv_block(&call->args[r], i);
     uint64_t key = sim_block_key(call, q, r, next_occurrence(w, q));
-    sim_block_fill(dst + block.offset, block.count, key);
+    blockdata_fill(dst + block.offset, block.count, key);
   }
   forget_occurrences(w, t->sources, t->indegree);
 }
