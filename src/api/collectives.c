@@ -8,6 +8,7 @@
 #include "api/request.h"
 #include "common/errors.h"
 #include "common/handles.h"
+#include "pattern/combine.h"
 #include "selection/select.h"
 #include "topology/topology.h"
 
@@ -118,6 +119,30 @@ void nhood_request_release(struct nhood_request *req) {
   req->ctx = NULL;
 }
 
+/* Phase 1 of message combining for this topology object on this communicator, collectively,
+ * at its first use there (every process reaches this call: it is part of a collective). */
+static int ensure_pattern(NHOOD_Topo topo, nhood_commctx *ctx) {
+  if (topo->pattern != NULL && topo->pattern_owner == ctx) return MPI_SUCCESS;
+  nhood_combine_params params;
+  nhood_combine_params_default(&params);
+  /* NHOOD_COMBINE_THETA overrides the pairing threshold (tests use 1 to pair as much as
+   * possible); it must be the same on every process. */
+  const char *theta = getenv("NHOOD_COMBINE_THETA");
+  if (theta && atoi(theta) > 0) params.theta = atoi(theta);
+  nhood_combine_pattern *pattern = calloc(1, sizeof *pattern);
+  if (!pattern) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a combining pattern");
+  int rc = nhood_combine_build_mpi(ctx->comm, nhood_commctx_reserve_tags(ctx, 1), topo, &params, pattern, NULL);
+  if (rc != MPI_SUCCESS) {
+    free(pattern);
+    return rc;
+  }
+  nhood_topo_drop_pattern(topo);
+  nhood_commctx_retain(ctx);
+  topo->pattern = pattern;
+  topo->pattern_owner = ctx;
+  return MPI_SUCCESS;
+}
+
 /* Validates a call (filling in extents and sizes) and chooses its algorithm. */
 static int prepare(nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, nhood_commctx **ctx,
                    const nhood_algorithm **alg) {
@@ -131,6 +156,7 @@ static int prepare(nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info 
   strcpy(requested, topo->algorithm);
   NHOOD_TRY(nhood_info_algorithm(info, requested));
   NHOOD_TRY(nhood_select(requested, topo, a, alg));
+  if ((*alg)->needs_pattern) NHOOD_TRY(ensure_pattern(topo, *ctx));
 cleanup:
   return rc;
 }

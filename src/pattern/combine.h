@@ -57,7 +57,7 @@ typedef struct {
   int agent, other;
 } nhood_combine_incoming;
 
-typedef struct {
+typedef struct nhood_combine_pattern {
   int npairs;
   nhood_combine_pair *pairs;
   int nincoming;

@@ -16,7 +16,7 @@
 /* Pairs every receive from oneself with a send to oneself on the same channel, the k-th
  * such receive with the k-th such send (the MPI-4.1 order rule within a channel). One
  * forward-only cursor per channel keeps this linear in the degree. */
-static int add_self_copies(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
+int nhood_sched_add_self_copies(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
   int rc = MPI_SUCCESS;
   int *cursor = calloc((size_t)t->nchannels, sizeof(int));
   if (!cursor) return nhood_error(MPI_ERR_NO_MEM, "out of memory pairing self edges");
@@ -44,7 +44,7 @@ cleanup:
 int nhood_build_direct(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
   int rc = MPI_SUCCESS;
   NHOOD_TRY(nhood_sched_init(s, "direct", t->indegree + t->outdegree, t->nchannels));
-  NHOOD_TRY(add_self_copies(t, a, me, s));
+  NHOOD_TRY(nhood_sched_add_self_copies(t, a, me, s));
   for (int i = 0; i < t->indegree; i++) {
     int q = t->sources[i];
     if (q == MPI_PROC_NULL || q == me) continue;

@@ -61,7 +61,8 @@ typedef struct nhood_sched {
   int nrounds, rounds_capacity;
   MPI_Op *reduce_ops;
   int nreduce_ops, reduce_ops_capacity;
-  int ntags;            /* size of the tag window a call needs */
+  int ntags;            /* size of the tag window a call needs: the same on every process, as the
+                         * windows of later calls follow from it */
   MPI_Aint scratch_bytes;
   /* Summary, filled by nhood_sched_finish. */
   int nsends, nrecvs, comm_rounds;

@@ -9,10 +9,11 @@ static int always(const nhood_topo *t, const nhood_coll_args *a) {
   return 1;
 }
 
-/* Every algorithm the library has, in order of preference for "auto" until the cost model
- * (selection by predicted latency) arrives; direct comes last as it always applies. */
+/* Every algorithm the library has. Until the cost model (selection by predicted latency)
+ * arrives, "auto" takes the first: direct, which needs no collective set-up. */
 static const nhood_algorithm algorithms[] = {
-    {"direct", always, nhood_build_direct},
+    {"direct", always, nhood_build_direct, 0},
+    {"combine", always, nhood_build_combine, 1},
 };
 #define NALGORITHMS (sizeof algorithms / sizeof algorithms[0])
 

@@ -9,6 +9,9 @@ typedef struct nhood_algorithm {
   /* 1 when the algorithm can run this call on this topology. */
   int (*applies)(const nhood_topo *t, const nhood_coll_args *a);
   int (*build)(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
+  /* 1 when the builder needs the topology's combining pattern (built collectively, once per
+   * topology object and communicator, by the API layer). */
+  int needs_pattern;
 } nhood_algorithm;
 
 /* NULL when no algorithm has that name ("auto" is not an algorithm but a request to pick). */

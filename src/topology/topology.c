@@ -5,7 +5,9 @@
 
 #include "common/errors.h"
 #include "api/call_cache.h"
+#include "common/commctx.h"
 #include "common/handles.h"
+#include "pattern/combine.h"
 #include "selection/select.h"
 
 int nhood_topo_alloc(nhood_topo_kind kind, int indegree, int outdegree, int weighted,
@@ -290,7 +292,18 @@ int NHOOD_Topo_free(NHOOD_Topo *topo) {
   if (rc != MPI_SUCCESS) return rc;
   nhood_handle_unregister(*topo);
   nhood_call_cache_free(atomic_load(&(*topo)->call_cache));
+  nhood_topo_drop_pattern(*topo);
   free(*topo);
   *topo = NHOOD_TOPO_NULL;
   return MPI_SUCCESS;
+}
+
+void nhood_topo_drop_pattern(NHOOD_Topo t) {
+  if (t->pattern) {
+    nhood_combine_pattern_free(t->pattern);
+    free(t->pattern);
+  }
+  if (t->pattern_owner) nhood_commctx_release(t->pattern_owner);
+  t->pattern = NULL;
+  t->pattern_owner = NULL;
 }

@@ -41,6 +41,11 @@ struct nhood_topo {
   int *offsets;                         /* noffsets * ndims (CART_OFFSETS only) */
   /* Schedule of the last blocking call (api/call_cache.c); freed with the topology. */
   _Atomic(struct nhood_call_cache *) call_cache;
+  /* The message-combining pattern of this process (pattern/combine.h), computed for the
+   * communicator context pattern_owner (NULL: virtual ranks of nhood-sim); freed with the
+   * topology, which then releases pattern_owner. */
+  struct nhood_combine_pattern *pattern;
+  struct nhood_commctx *pattern_owner;
 };
 
 /* Allocates a topology with room for the given degrees and Cartesian sizes in one block.
@@ -52,6 +57,9 @@ int nhood_topo_alloc(nhood_topo_kind kind, int indegree, int outdegree, int weig
 int nhood_topo_publish(NHOOD_Topo topo, MPI_Info info, NHOOD_Topo *out);
 /* Checks that topo is a live topology handle; `what` names the argument in the message. */
 int nhood_topo_validate(NHOOD_Topo topo, const char *what);
+
+/* Frees the combining pattern (if any) and releases the context it was built for. */
+void nhood_topo_drop_pattern(NHOOD_Topo topo);
 
 /* MPI_ERR_RANK when topo lists a rank >= size (the communicator's). */
 int nhood_topo_check_ranks(NHOOD_Topo topo, int size);

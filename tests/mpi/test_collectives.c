@@ -30,6 +30,7 @@
 static const char *const algorithms[] = {
     "direct",
     "auto",
+    "combine",
 };
 #define NALGORITHMS ((int)(sizeof algorithms / sizeof algorithms[0]))
 

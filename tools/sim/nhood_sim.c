@@ -22,6 +22,7 @@
 #include <time.h>
 
 #include "loggp.h"
+#include "phase1_combine.h"
 #include "schedule/algorithms.h"
 #include "selection/select.h"
 #include "sim_call.h"
@@ -54,9 +55,8 @@ static double now_s(void)
 /* Phase 1 hooks                                                                          */
 /* ------------------------------------------------------------------------------------- */
 
-/* Algorithms with a Phase 1 (sim_phase1.h), terminated by a NULL name: combine joins once
- * src/pattern/ has its in-process driver. */
-static const phase1_hook phase1_hooks[] = {{NULL, NULL}};
+/* Algorithms with a Phase 1 (sim_phase1.h), terminated by a NULL name. */
+static const phase1_hook phase1_hooks[] = {{"combine", phase1_combine_run}, {NULL, NULL}};
 
 static const phase1_hook *phase1_hook_of(const char *algorithm)
 {

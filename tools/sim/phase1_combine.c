@@ -1,0 +1,64 @@
+/*
+ * nhood-sim's Phase 1 hook for message combining: runs the library's pattern construction
+ * (src/pattern/combine.c) for all virtual ranks with the in-process driver and attaches each
+ * rank's pattern to its topology object, where the combine builder finds it.
+ *
+ * The LogGP projection charges every superstep, on the critical path, with: the slowest
+ * rank's step computation (measured here), injecting its messages (o + g each, bytes at G),
+ * receiving them (o each), one latency L, and the driver's synchronization (non-blocking
+ * barrier and a small allreduce: 2 * ceil(log2 P) * (L + 2o)).
+ */
+#include "phase1_combine.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "pattern/combine.h"
+#include "topology/topology.h"
+
+static double project_us(const nhood_bsp_stats *st, const loggp_params *m, int nranks) {
+  double sync = nranks > 1 ? 2.0 * ceil(log2((double)nranks)) * (m->L + 2 * m->o) : 0.0, total = 0;
+  for (int k = 0; k < st->nsteps_recorded; k++)
+    total += 1e6 * st->step_compute_s[k] + st->step_msgs[k] * (m->o + m->g) + (double)st->step_bytes[k] * m->G +
+             st->step_recv_msgs[k] * m->o + m->L + sync;
+  return total;
+}
+
+int phase1_combine_run(int nranks, NHOOD_Topo *topos, int theta, const loggp_params *model, phase1_stats *stats,
+                       char *err, size_t errlen) {
+  nhood_combine_params params;
+  nhood_combine_params_default(&params);
+  params.theta = theta;
+  nhood_combine_pattern *patterns = calloc((size_t)nranks, sizeof *patterns);
+  nhood_bsp_stats st;
+  if (!patterns) {
+    snprintf(err, errlen, "combine: out of memory for %d patterns", nranks);
+    return 1;
+  }
+  if (nhood_combine_build_local(nranks, topos, &params, patterns, &st) != MPI_SUCCESS) {
+    char msg[NHOOD_MAX_ERROR_STRING];
+    NHOOD_Error_message(msg, NULL);
+    snprintf(err, errlen, "combine Phase 1: %s", msg);
+    free(patterns);
+    return 1;
+  }
+  int failed = 0;
+  for (int r = 0; r < nranks; r++) {
+    nhood_topo_drop_pattern(topos[r]);
+    topos[r]->pattern = malloc(sizeof *topos[r]->pattern);
+    if (topos[r]->pattern) *topos[r]->pattern = patterns[r];
+    else {
+      nhood_combine_pattern_free(&patterns[r]);
+      failed = 1;
+    }
+  }
+  free(patterns);
+  stats->supersteps = st.supersteps;
+  stats->msgs_max = st.msgs_max;
+  stats->bytes_max = st.bytes_max;
+  stats->pred_s = 1e-6 * project_us(&st, model, nranks);
+  nhood_bsp_stats_free(&st);
+  if (failed) snprintf(err, errlen, "combine: out of memory attaching patterns");
+  return failed;
+}
