@@ -57,9 +57,15 @@ typedef struct nhood_request *NHOOD_Request;
 /** Longest message NHOOD_Error_message() returns, terminating NUL included. */
 #define NHOOD_MAX_ERROR_STRING 512
 
-/** Info key (topology creation or persistent init) that picks the algorithm.
- *  Values: "auto" (default) and "direct". Later releases add more; an unknown value is
- *  MPI_ERR_INFO. The value given at persistent init overrides the topology's. */
+/** Info key (topology creation or persistent init) that picks the algorithm. Values:
+ *  "auto" (default; today the same as "direct"), "direct" (one message per edge), and
+ *  "combine" (message combining over common neighborhoods; allgather and alltoall are
+ *  combined, the other collectives run direct). "combine" builds its pattern collectively
+ *  at its first call on a topology object and communicator, so every process must use it
+ *  alike; the environment variable NHOOD_COMBINE_THETA (the same on every process) sets the
+ *  least number of common destinations for two processes to pair (default 4).
+ *  An unknown value is MPI_ERR_INFO. The value given at persistent init overrides the
+ *  topology's. */
 #define NHOOD_INFO_ALGORITHM "nhood_algorithm"
 
 /* ------------------------------------------------------------------------------------- */
