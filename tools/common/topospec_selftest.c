@@ -14,17 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                    \
-  do {                                                                                      \
-    if (!(cond)) {                                                                          \
-      failures++;                                                                           \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                  \
-      fprintf(stderr, __VA_ARGS__);                                                         \
-      fputc('\n', stderr);                                                                  \
-    }                                                                                       \
-  } while (0)
+#include "unit.h" /* tests/unit: CHECK and the "N passed, N failed" summary */
 
 /* The neighborhoods of all ranks of one SPEC at one rank count. */
 typedef struct all_ranks {
@@ -563,10 +553,5 @@ int main(int argc, char **argv)
   test_grids();
   test_small_matrices();
   test_shared_matrices(argv[1]);
-  if (failures > 0) {
-    fprintf(stderr, "topospec_selftest: %d failures\n", failures);
-    return 1;
-  }
-  printf("topospec_selftest: all checks passed\n");
-  return 0;
+  return unit_summary("topospec_selftest");
 }

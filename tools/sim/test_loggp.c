@@ -8,17 +8,7 @@
 
 #include "loggp.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                    \
-  do {                                                                                      \
-    if (!(cond)) {                                                                          \
-      failures++;                                                                           \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                  \
-      fprintf(stderr, __VA_ARGS__);                                                         \
-      fputc('\n', stderr);                                                                  \
-    }                                                                                       \
-  } while (0)
+#include "unit.h" /* tests/unit: CHECK and the "N passed, N failed" summary */
 
 /* L 2, o 0.5, g 1, G 0.01, Gcopy 0.001: small numbers whose sums are easy to follow. */
 static const loggp_params base = {.L = 2, .o = 0.5, .g = 1, .G = 0.01, .Gcopy = 0.001};
@@ -253,6 +243,5 @@ int main(void)
   test_long_then_short();
   test_incomplete_schedules();
   test_parse();
-  printf("test_loggp: %s\n", failures ? "FAILED" : "passed");
-  return failures != 0;
+  return unit_summary("test_loggp");
 }

@@ -10,17 +10,7 @@
 #include "sim_call.h"
 #include "sim_exec.h"
 
-static int failures;
-
-#define CHECK(cond, ...)                                                                    \
-  do {                                                                                      \
-    if (!(cond)) {                                                                          \
-      failures++;                                                                           \
-      fprintf(stderr, "FAIL %s:%d: ", __FILE__, __LINE__);                                  \
-      fprintf(stderr, __VA_ARGS__);                                                         \
-      fputc('\n', stderr);                                                                  \
-    }                                                                                       \
-  } while (0)
+#include "unit.h" /* tests/unit: CHECK and the "N passed, N failed" summary */
 
 #define MAX_RANKS 3
 
@@ -167,6 +157,5 @@ int main(void)
   test_deadlock();
   test_message_never_received();
   test_proc_null_block_written();
-  printf("test_sim_exec: %s\n", failures ? "FAILED" : "passed");
-  return failures != 0;
+  return unit_summary("test_sim_exec");
 }
