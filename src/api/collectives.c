@@ -1,6 +1,6 @@
-/* Entry points of the neighborhood collectives: argument checks, then one path for all
- * collectives and modes (nhood_coll_begin), which picks an algorithm, builds its schedule
- * and hands it to the engine. */
+/* Entry points of the neighborhood collectives: argument checks, then one path per mode
+ * (run_blocking, run_with_request) that picks an algorithm (prepare), builds its schedule
+ * (build_request, or reuses the topology's cached one) and hands it to the engine. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -109,15 +109,6 @@ cleanup:
 }
 
 /* ---- the common path ------------------------------------------------------------------- */
-
-void nhood_request_release(struct nhood_request *req) {
-  nhood_mpi_transport_ctx_free(&req->transport);
-  nhood_sched_free(&req->sched);
-  free(req->scratch);
-  req->scratch = NULL;
-  if (req->ctx) nhood_commctx_release(req->ctx);
-  req->ctx = NULL;
-}
 
 /* Phase 1 of message combining for this topology object on this communicator, collectively,
  * at its first use there (every process reaches this call: it is part of a collective). */

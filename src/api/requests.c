@@ -16,6 +16,15 @@ static int validate_at(NHOOD_Request req, const char *what, int index) {
 
 static int validate(NHOOD_Request req, const char *what) { return validate_at(req, what, -1); }
 
+void nhood_request_release(struct nhood_request *req) {
+  nhood_mpi_transport_ctx_free(&req->transport);
+  nhood_sched_free(&req->sched);
+  free(req->scratch);
+  req->scratch = NULL;
+  if (req->ctx) nhood_commctx_release(req->ctx);
+  req->ctx = NULL;
+}
+
 static void destroy(NHOOD_Request *request) {
   nhood_handle_unregister(*request);
   nhood_request_release(*request);
