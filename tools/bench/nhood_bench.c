@@ -21,6 +21,7 @@
  * algorithm after the other, and each call is timed on its own to report the median.
  */
 #include "blockdata.h"
+#include "cli.h"
 #include "topospec.h"
 
 #include <nhood.h>
@@ -149,20 +150,6 @@ static void print_usage(FILE *out)
     DEFAULT_ITERS, DEFAULT_WARMUP);
 }
 
-static int parse_count(const char *option, const char *value, int min, int *out, char *err,
-                       size_t errlen)
-{
-  char *end;
-  errno = 0;
-  long v = strtol(value, &end, 10);
-  if (value[0] == '\0' || *end != '\0' || errno != 0 || v < min || v > INT_MAX) {
-    snprintf(err, errlen, "%s: '%s' is not an integer >= %d", option, value, min);
-    return 1;
-  }
-  *out = (int)v;
-  return 0;
-}
-
 /* Looks name up in a table of names; returns its index or -1. */
 static int find_name(const char *name, const char *const *table, int n)
 {
@@ -200,7 +187,7 @@ static int parse_list(const char *option, const char *value, options *opt, char 
       opt->modes[opt->nmodes++] = (mode_kind)m;
     } else if (strcmp(option, "--sizes") == 0) {
       int size;
-      if (parse_count(option, item, 0, &size, err, errlen) != 0)
+      if (cli_parse_int(option, item, 0, &size, err, errlen) != 0)
         goto cleanup;
       int *grown = xmalloc((size_t)(opt->nsizes + 1) * sizeof(int));
       memcpy(grown, opt->sizes, (size_t)opt->nsizes * sizeof(int));
@@ -286,10 +273,10 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
     if (strcmp(name, "--topo") == 0)
       opt->topos[opt->ntopos++] = value;
     else if (strcmp(name, "--iters") == 0) {
-      if (parse_count(name, value, 1, &opt->iters, err, errlen) != 0)
+      if (cli_parse_int(name, value, 1, &opt->iters, err, errlen) != 0)
         return 1;
     } else if (strcmp(name, "--warmup") == 0) {
-      if (parse_count(name, value, 0, &opt->warmup, err, errlen) != 0)
+      if (cli_parse_int(name, value, 0, &opt->warmup, err, errlen) != 0)
         return 1;
     } else if (strcmp(name, "--json") == 0)
       opt->json_path = value;

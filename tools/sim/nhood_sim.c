@@ -21,6 +21,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "cli.h"
 #include "loggp.h"
 #include "phase1_combine.h"
 #include "schedule/algorithms.h"
@@ -120,20 +121,6 @@ static void print_usage(FILE *out)
     DEFAULT_THETA, DEFAULT_MODEL);
 }
 
-static int parse_int(const char *option, const char *value, int min, int *out, char *err,
-                     size_t errlen)
-{
-  char *end;
-  errno = 0;
-  long v = strtol(value, &end, 10);
-  if (value[0] == '\0' || *end != '\0' || errno != 0 || v < min || v > INT_MAX) {
-    snprintf(err, errlen, "%s: '%s' is not an integer >= %d", option, value, min);
-    return 1;
-  }
-  *out = (int)v;
-  return 0;
-}
-
 static int parse_coll(const char *item, options *opt, char *err, size_t errlen)
 {
   for (size_t c = 0; c < NCOLLS; c++) {
@@ -182,7 +169,7 @@ static int parse_size(const char *item, options *opt, char *err, size_t errlen)
     snprintf(err, errlen, "--bytes: more than %d sizes", MAX_SIZES);
     return 1;
   }
-  return parse_int("--bytes", item, 0, &opt->sizes[opt->nsizes++], err, errlen);
+  return cli_parse_int("--bytes", item, 0, &opt->sizes[opt->nsizes++], err, errlen);
 }
 
 /* Hands each comma-separated item of a list option to its parser. */
@@ -264,7 +251,7 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
     }
     int rc = 0;
     if (strcmp(name, "--ranks") == 0)
-      rc = parse_int(name, value, 1, &opt->nranks, err, errlen);
+      rc = cli_parse_int(name, value, 1, &opt->nranks, err, errlen);
     else if (strcmp(name, "--topo") == 0)
       opt->topos[opt->ntopos++] = value;
     else if (strcmp(name, "--coll") == 0)
@@ -274,7 +261,7 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
     else if (strcmp(name, "--algo") == 0)
       rc = parse_list(value, opt, parse_algo, err, errlen);
     else if (strcmp(name, "--theta") == 0)
-      rc = parse_int(name, value, 1, &opt->theta, err, errlen);
+      rc = cli_parse_int(name, value, 1, &opt->theta, err, errlen);
     else if (strcmp(name, "--model") == 0)
       opt->model_spec = value;
     else
