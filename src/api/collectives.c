@@ -116,10 +116,7 @@ static int ensure_pattern(NHOOD_Topo topo, nhood_commctx *ctx) {
   if (topo->pattern != NULL && topo->pattern_owner == ctx) return MPI_SUCCESS;
   nhood_combine_params params;
   nhood_combine_params_default(&params);
-  /* NHOOD_COMBINE_THETA overrides the pairing threshold (tests use 1 to pair as much as
-   * possible); it must be the same on every process. */
-  const char *theta = getenv("NHOOD_COMBINE_THETA");
-  if (theta && atoi(theta) > 0) params.theta = atoi(theta);
+  nhood_combine_params_from_env(&params);
   nhood_combine_pattern *pattern = calloc(1, sizeof *pattern);
   if (!pattern) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a combining pattern");
   int rc = nhood_combine_build_mpi(ctx->comm, nhood_commctx_reserve_tags(ctx, 1), topo, &params, pattern, NULL);

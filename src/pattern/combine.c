@@ -1,19 +1,20 @@
 /*
- * Phase 1 of common-neighborhood combining as a bulk-synchronous program (see combine.h).
+ * Phase 1 of cumulative message combining as a bulk-synchronous program (see combine.h).
  *
- * Every combining step is a fixed cycle of supersteps, the same on every rank:
- *   SAMPLE      apply the previous step's notifications; stop if that step paired nobody;
- *               each target sends each of its sources a sample of its other sources
- *   CANDIDATES  estimate overlaps from the samples; send the destination list to the best
- *   OVERLAP     intersect the lists received with one's own; reply with the common set
- *   MATCH x R   locally dominant matching over the exact common sets
- *   NOTIFY      pairs split their common set; each tells its half of the targets
- * All messages start with their kind. Ties are broken by rank everywhere, so the program is
- * deterministic and both drivers compute the same pattern.
+ * Supersteps, the same sequence on every rank (P2 the largest power of two <= P, D = log2 P2,
+ * nlevels = D plus one fold level when P > P2):
+ *   0 .. nlevels-1   send this level's duty list to the partner; from 1 on, first merge the
+ *                    previous level's (so superstep k completes level k-1)
+ *   nlevels          complete the last level; every rank now has its cost estimate per depth
+ *   + 1 .. D + 2     maximum of the estimates over ranks: fold in, D hypercube exchanges,
+ *                    fold out
+ *   + D + 3          choose the depth, replay the levels up to it, tell every target what
+ *                    it will receive
+ *   + D + 4          record what this rank receives; done
+ * Every message is a list of records or of doubles; a superstep receives one kind only.
  */
 #include "pattern/combine.h"
 
-#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -21,472 +22,470 @@
 #include "pattern/bsp_drivers.h"
 #include "topology/topology.h"
 
-enum { MSG_SAMPLE = 1, MSG_LIST, MSG_OVERLAP, MSG_PROPOSE, MSG_TAKEN, MSG_NOTIFY };
-enum { PHASE_SAMPLE, PHASE_CANDIDATES, PHASE_OVERLAP, PHASE_MATCH };
-
 void nhood_combine_params_default(nhood_combine_params *p) {
-  *p = (nhood_combine_params){.theta = 4, .sample_size = 16, .candidates = 4, .max_steps = 8,
-                              .matching_rounds = 8, .seed = 0x6e686f6f64ULL};
+  *p = (nhood_combine_params){.theta = 4, .max_levels = -1, .force_levels = -1, .L = 1.2, .o = 0.3, .g = 0.2,
+                              .G = 1.0 / 12000.0, .block_bytes = 8};
 }
 
-/* A process with which this one shares an exactly known set of destinations. */
-typedef struct {
-  int partner;
-  int ncommon;
-  int *common; /* sorted */
-} contact;
+void nhood_combine_params_from_env(nhood_combine_params *p) {
+  const char *theta = getenv("NHOOD_COMBINE_THETA"), *levels = getenv("NHOOD_COMBINE_LEVELS");
+  if (theta && atoi(theta) > 0) p->theta = atoi(theta);
+  if (levels && levels[0] >= '0' && levels[0] <= '9') p->force_levels = atoi(levels);
+}
+
+/* ---- record lists ----------------------------------------------------------------------- */
+
+static void records_free(nhood_records *r) {
+  free(r->words);
+  memset(r, 0, sizeof *r);
+}
+
+static int records_reserve(nhood_records *r, int more, int *capacity) {
+  if (r->nwords + more <= *capacity) return MPI_SUCCESS;
+  int cap = *capacity ? *capacity : 16;
+  while (cap < r->nwords + more) cap *= 2;
+  int *bigger = realloc(r->words, sizeof(int) * (size_t)cap);
+  if (!bigger) return nhood_error(MPI_ERR_NO_MEM, "combining: out of memory for duty lists");
+  r->words = bigger;
+  *capacity = cap;
+  return MPI_SUCCESS;
+}
+
+/* Appends a record whose list is the sorted merge of a[na] and b[nb] (either may be empty). */
+static int records_append(nhood_records *r, int *capacity, int key, const int *a, int na, const int *b, int nb) {
+  int rc = records_reserve(r, 2 + na + nb, capacity);
+  if (rc != MPI_SUCCESS) return rc;
+  int *w = r->words + r->nwords, i = 0, j = 0, n = 2;
+  w[0] = key;
+  w[1] = na + nb;
+  while (i < na || j < nb) w[n++] = (j >= nb || (i < na && a[i] < b[j])) ? a[i++] : b[j++];
+  r->nwords += n;
+  r->nrecords++;
+  return MPI_SUCCESS;
+}
+
+/* Copies words[n] (records) into a fresh list. */
+static int records_from(nhood_records *r, const int *words, int nwords) {
+  memset(r, 0, sizeof *r);
+  if (nwords == 0) return MPI_SUCCESS;
+  r->words = malloc(sizeof(int) * (size_t)nwords);
+  if (!r->words) return nhood_error(MPI_ERR_NO_MEM, "combining: out of memory for duty lists");
+  memcpy(r->words, words, sizeof(int) * (size_t)nwords);
+  r->nwords = nwords;
+  for (const int *x = words; x < words + nwords; x += 2 + x[1]) r->nrecords++;
+  return MPI_SUCCESS;
+}
+
+/* Whether the words hold well-formed records (a message from another rank is checked). */
+static int records_valid(const int *words, int nwords) {
+  for (int k = 0; k < nwords;) {
+    if (nwords - k < 2 || words[k + 1] < 0 || words[k + 1] > nwords - k - 2) return 0;
+    k += 2 + words[k + 1];
+  }
+  return 1;
+}
+
+/* c = a merged with b by key (ascending in both); lists of equal keys are merged. */
+static int records_merge(const int *a, int na, const int *b, int nb, nhood_records *c) {
+  int capacity = 0, rc = MPI_SUCCESS;
+  memset(c, 0, sizeof *c);
+  const int *x = a, *y = b, *xe = a + na, *ye = b + nb;
+  while (rc == MPI_SUCCESS && (x < xe || y < ye)) {
+    if (y >= ye || (x < xe && x[0] < y[0])) {
+      rc = records_append(c, &capacity, x[0], x + 2, x[1], NULL, 0);
+      x += 2 + x[1];
+    } else if (x >= xe || y[0] < x[0]) {
+      rc = records_append(c, &capacity, y[0], y + 2, y[1], NULL, 0);
+      y += 2 + y[1];
+    } else {
+      rc = records_append(c, &capacity, x[0], x + 2, x[1], y + 2, y[1]);
+      x += 2 + x[1];
+      y += 2 + y[1];
+    }
+  }
+  if (rc != MPI_SUCCESS) records_free(c);
+  return rc;
+}
+
+/* Splits src by key: records whose key has bit `bit` equal to `value` go to `with`, the
+ * others to `without`. */
+static int records_split(const nhood_records *src, int bit, int value, nhood_records *with, nhood_records *without) {
+  int cap_with = 0, cap_without = 0, rc = MPI_SUCCESS;
+  memset(with, 0, sizeof *with);
+  memset(without, 0, sizeof *without);
+  for (const int *x = src->words; rc == MPI_SUCCESS && x < NHOOD_RECORDS_END(*src); x += 2 + x[1]) {
+    int match = ((x[0] >> bit) & 1) == value;
+    rc = records_append(match ? with : without, match ? &cap_with : &cap_without, x[0], x + 2, x[1], NULL, 0);
+  }
+  if (rc != MPI_SUCCESS) {
+    records_free(with);
+    records_free(without);
+  }
+  return rc;
+}
+
+static int common_keys(const int *a, int na, const int *b, int nb) {
+  int n = 0;
+  const int *x = a, *y = b;
+  while (x < a + na && y < b + nb) {
+    if (x[0] < y[0]) x += 2 + x[1];
+    else if (y[0] < x[0]) y += 2 + y[1];
+    else n++, x += 2 + x[1], y += 2 + y[1];
+  }
+  return n;
+}
+
+static long long total_listed(const nhood_records *r) { return r->nwords - 2LL * r->nrecords; }
+
+/* ---- state ---------------------------------------------------------------------------- */
 
 typedef struct {
-  int rank;
+  int me, P, P2, D, extras, nlevels;
   nhood_combine_params params;
-  int *dests, ndests;     /* sorted; combinable edges still sent directly */
-  int *sources, nsources; /* sorted; combinable edges still received directly */
-  contact *contacts;
-  int ncontacts, contacts_capacity;
-  int proposed_to;        /* -1: none */
-  int matched;            /* index into contacts, -1: none */
-  int pairs_capacity, incoming_capacity;
+  NHOOD_Topo topo;
+  nhood_records duties;      /* current, targets ascending */
+  int ndirect_send, ndirect_recv;
+  nhood_combine_level *levels; /* nlevels, as they ran */
+  double exchanged_us;       /* model cost of the exchanges so far */
+  double *cost;              /* nlevels + 1: estimate of a call stopped after k levels */
   nhood_combine_pattern pattern;
 } state;
-
-static int cycle_length(const nhood_combine_params *p) { return PHASE_MATCH + p->matching_rounds + 1; }
-
-/* ---- sorted int sets ------------------------------------------------------------------ */
 
 static int compare_ints(const void *a, const void *b) {
   int x = *(const int *)a, y = *(const int *)b;
   return (x > y) - (x < y);
 }
 
-static int intersect(const int *a, int na, const int *b, int nb, int *out) {
-  int i = 0, j = 0, n = 0;
-  while (i < na && j < nb) {
-    if (a[i] < b[j]) i++;
-    else if (a[i] > b[j]) j++;
-    else out[n++] = a[i++], j++;
-  }
-  return n;
-}
-
-/* Removes from set (sorted) every element of drop (sorted); returns the new size. */
-static int subtract(int *set, int n, const int *drop, int ndrop) {
-  int kept = 0, j = 0;
-  for (int i = 0; i < n; i++) {
-    while (j < ndrop && drop[j] < set[i]) j++;
-    if (j < ndrop && drop[j] == set[i]) continue;
-    set[kept++] = set[i];
-  }
-  return kept;
-}
-
-static int remove_one(int *set, int n, int value) {
-  const int *hit = bsearch(&value, set, (size_t)n, sizeof(int), compare_ints);
-  if (!hit) return n;
-  size_t at = (size_t)(hit - set);
-  memmove(set + at, set + at + 1, sizeof(int) * ((size_t)n - at - 1));
-  return n - 1;
-}
-
-/* Ranks listed exactly once, other than self and MPI_PROC_NULL, sorted. */
-static int single_edges(const int *ranks, int n, int self, int **out, int *nout) {
+/* Counts the edges that stay direct and (duties != NULL) builds the initial duties. */
+static int initial_duties(state *s, nhood_records *duties) {
+  const struct nhood_topo *t = s->topo;
+  int n = t->outdegree > t->indegree ? t->outdegree : t->indegree, capacity = 0, rc = MPI_SUCCESS;
   int *sorted = malloc(sizeof(int) * (size_t)(n ? n : 1));
-  if (!sorted) return nhood_error(MPI_ERR_NO_MEM, "combining: out of memory for %d neighbors", n);
-  int m = 0;
-  for (int i = 0; i < n; i++)
-    if (ranks[i] != self && ranks[i] != MPI_PROC_NULL) sorted[m++] = ranks[i];
-  qsort(sorted, (size_t)m, sizeof(int), compare_ints);
-  int kept = 0;
-  for (int i = 0; i < m;) {
-    int j = i;
-    while (j < m && sorted[j] == sorted[i]) j++;
-    if (j - i == 1) sorted[kept++] = sorted[i];
-    i = j;
-  }
-  *out = sorted;
-  *nout = kept;
-  return MPI_SUCCESS;
-}
-
-/* ---- state ------------------------------------------------------------------------------ */
-
-static void clear_contacts(state *s) {
-  for (int k = 0; k < s->ncontacts; k++) free(s->contacts[k].common);
-  s->ncontacts = 0;
-  s->proposed_to = -1;
-  s->matched = -1;
-}
-
-static int add_contact(state *s, int partner, const int *common, int n) {
-  for (int k = 0; k < s->ncontacts; k++)
-    if (s->contacts[k].partner == partner) return MPI_SUCCESS; /* both asked each other */
-  if (s->ncontacts == s->contacts_capacity) {
-    int capacity = s->contacts_capacity ? 2 * s->contacts_capacity : 8;
-    contact *bigger = realloc(s->contacts, sizeof *bigger * (size_t)capacity);
-    if (!bigger) return nhood_error(MPI_ERR_NO_MEM, "combining: out of memory for contacts");
-    s->contacts = bigger;
-    s->contacts_capacity = capacity;
-  }
-  int *copy = malloc(sizeof(int) * (size_t)n);
-  if (!copy) return nhood_error(MPI_ERR_NO_MEM, "combining: out of memory for a common set of %d", n);
-  memcpy(copy, common, sizeof(int) * (size_t)n);
-  s->contacts[s->ncontacts++] = (contact){partner, n, copy};
-  return MPI_SUCCESS;
-}
-
-static int init_state(state *s, int rank, NHOOD_Topo topo, const nhood_combine_params *params) {
-  memset(s, 0, sizeof *s);
-  s->rank = rank;
-  s->params = *params;
-  s->proposed_to = s->matched = -1;
-  int rc = single_edges(topo->destinations, topo->outdegree, rank, &s->dests, &s->ndests);
-  if (rc == MPI_SUCCESS) rc = single_edges(topo->sources, topo->indegree, rank, &s->sources, &s->nsources);
-  return rc;
-}
-
-static void free_state(state *s) {
-  clear_contacts(s);
-  free(s->contacts);
-  free(s->dests);
-  free(s->sources);
-}
-
-/* ---- the supersteps --------------------------------------------------------------------- */
-
-static uint64_t mix(uint64_t x) {
-  x += 0x9e3779b97f4a7c15ULL;
-  x = (x ^ (x >> 30)) * 0xbf58476d1ce4e5b9ULL;
-  x = (x ^ (x >> 27)) * 0x94d049bb133111ebULL;
-  return x ^ (x >> 31);
-}
-
-typedef struct {
-  uint64_t key;
-  int rank;
-} keyed;
-
-static int by_key(const void *a, const void *b) {
-  const keyed *x = a, *y = b;
-  if (x->key != y->key) return x->key < y->key ? -1 : 1;
-  return (x->rank > y->rank) - (x->rank < y->rank);
-}
-
-/* Applies the previous step's notifications; then, as a target, reports a sample of its
- * sources to each of them: sample_size consecutive ones (the receiver itself skipped) in an
- * order shuffled by a hash, from a start that depends on the receiver and the step. */
-static int phase_sample(state *s, int step, const nhood_bsp_inbox *in, nhood_bsp_outbox *out) {
-  int rc = MPI_SUCCESS, *sample = NULL;
-  keyed *order = NULL;
-  for (int k = 0; k < in->nmessages; k++) {
-    const nhood_bsp_message *m = &in->messages[k];
-    if (m->data[0] != MSG_NOTIFY) continue;
-    nhood_combine_pattern *p = &s->pattern;
-    if (p->nincoming == s->incoming_capacity) {
-      int capacity = s->incoming_capacity ? 2 * s->incoming_capacity : 8;
-      nhood_combine_incoming *bigger = realloc(p->incoming, sizeof *bigger * (size_t)capacity);
-      if (!bigger) return nhood_error(MPI_ERR_NO_MEM, "combining: out of memory for notifications");
-      p->incoming = bigger;
-      s->incoming_capacity = capacity;
-    }
-    p->incoming[p->nincoming++] = (nhood_combine_incoming){m->source, m->data[1]};
-    s->nsources = remove_one(s->sources, s->nsources, m->source);
-    s->nsources = remove_one(s->sources, s->nsources, m->data[1]);
-  }
-  clear_contacts(s);
-  if ((step > 0 && !in->any_vote) || step >= s->params.max_steps) {
-    out->done = 1; /* the previous step paired nobody anywhere (or enough steps ran) */
-    s->pattern.steps = step;
-    return MPI_SUCCESS;
-  }
-  if (s->nsources < 2) return MPI_SUCCESS;
-  int c = s->params.sample_size, n = s->nsources;
-  order = malloc(sizeof *order * (size_t)n);
-  if (!order) return nhood_error(MPI_ERR_NO_MEM, "combining: out of memory sampling %d sources", n);
-  for (int i = 0; i < n; i++)
-    order[i] = (keyed){mix(s->params.seed ^ mix(((uint64_t)(unsigned)step << 40) ^ ((uint64_t)(unsigned)s->rank << 20) ^
-                                                (uint64_t)(unsigned)s->sources[i])),
-                       s->sources[i]};
-  qsort(order, (size_t)n, sizeof *order, by_key);
-  sample = malloc(sizeof(int) * (size_t)(3 + c));
-  if (!sample) {
-    rc = nhood_error(MPI_ERR_NO_MEM, "combining: out of memory for samples");
-    goto cleanup;
-  }
-  sample[0] = MSG_SAMPLE;
-  sample[1] = n - 1; /* how many other sources the sample stands for */
-  for (int i = 0; i < n; i++) {
-    /* Each receiver gets its own window of the shuffled sources: the same sample for all
-     * would give every process the same estimates, and all would ask the same few. */
-    int receiver = s->sources[i], k = 0;
-    int start = (int)(mix(s->params.seed ^ ((uint64_t)(unsigned)receiver << 20) ^ (uint64_t)(unsigned)step) %
-                      (uint64_t)n);
-    for (int j = 0; j < n && k < c; j++) {
-      int q = order[(start + j) % n].rank;
-      if (q != receiver) sample[3 + k++] = q;
-    }
-    sample[2] = k;
-    NHOOD_TRY(nhood_bsp_send(out, receiver, sample, 3 + k));
-  }
-cleanup:
-  free(order);
-  free(sample);
-  return rc;
-}
-
-typedef struct {
-  int rank;
-  double weight;
-  uint64_t tiebreak; /* spreads equal estimates (dense or regular graphs) over candidates */
-} estimate;
-
-
-static int by_weight_desc(const void *a, const void *b) {
-  const estimate *x = a, *y = b;
-  if (x->weight != y->weight) return x->weight > y->weight ? -1 : 1;
-  if (x->tiebreak != y->tiebreak) return x->tiebreak < y->tiebreak ? -1 : 1;
-  return (x->rank > y->rank) - (x->rank < y->rank);
-}
-
-/* A pseudo-random but reproducible order among equals, different per step and process. */
-static uint64_t tiebreak(const state *s, int step, int other) {
-  return mix(s->params.seed ^ mix(((uint64_t)(unsigned)step << 42) ^ ((uint64_t)(unsigned)s->rank << 21) ^
-                                  (uint64_t)(unsigned)other));
-}
-
-/* Inserts weight for rank into an open-addressing table (capacity a power of two, keys -1
- * when free): linear in the number of samples, where sorting them dominated Phase 1. */
-static void accumulate(estimate *table, size_t capacity, int rank, double weight) {
-  size_t i = (size_t)mix((uint64_t)(unsigned)rank) & (capacity - 1);
-  while (table[i].rank != -1 && table[i].rank != rank) i = (i + 1) & (capacity - 1);
-  table[i].rank = rank;
-  table[i].weight += weight;
-}
-
-/* Estimates, from its targets' samples, how many destinations each other process shares with
- * this one (each reported rank stands for others/reported ranks of that target's sources),
- * and sends its destination list to the best few. */
-static int phase_candidates(state *s, int step, const nhood_bsp_inbox *in, nhood_bsp_outbox *out) {
-  int rc = MPI_SUCCESS, total = 0, F = s->params.candidates, nbest = 0;
-  for (int k = 0; k < in->nmessages; k++) total += in->messages[k].data[0] == MSG_SAMPLE ? in->messages[k].data[2] : 0;
-  size_t capacity = 16;
-  while (capacity < 2 * (size_t)total) capacity *= 2;
-  estimate *table = malloc(sizeof *table * capacity), *best = malloc(sizeof *best * (size_t)(F + 1));
-  if (!table || !best) {
-    rc = nhood_error(MPI_ERR_NO_MEM, "combining: out of memory for %d estimates", total);
-    goto cleanup;
-  }
-  for (size_t i = 0; i < capacity; i++) table[i] = (estimate){-1, 0, 0};
-  for (int k = 0; k < in->nmessages; k++) {
-    const int *d = in->messages[k].data;
-    if (d[0] != MSG_SAMPLE || d[2] == 0) continue;
-    double weight = (double)d[1] / d[2];
-    for (int j = 0; j < d[2]; j++)
-      if (d[3 + j] != s->rank) accumulate(table, capacity, d[3 + j], weight);
-  }
-  /* The F best, kept sorted by insertion (F is small). */
-  for (size_t i = 0; i < capacity; i++) {
-    if (table[i].rank == -1) continue;
-    estimate e = table[i];
-    e.tiebreak = tiebreak(s, step, e.rank);
-    int at = nbest < F ? nbest++ : F;
-    while (at > 0 && by_weight_desc(&e, &best[at - 1]) < 0) {
-      if (at < F) best[at] = best[at - 1];
-      at--;
-    }
-    if (at < F) best[at] = e;
-  }
-  /* Estimates are noisy: ask anyone who may reach theta. */
-  for (int i = 0; i < nbest && best[i].weight >= s->params.theta / 2.0; i++) {
-    int *msg = nhood_bsp_send_reserve(out, best[i].rank, 3 + s->ndests);
-    if (!msg) {
-      rc = nhood_error(MPI_ERR_NO_MEM, "combining: out of memory for destination lists");
-      break;
-    }
-    msg[0] = MSG_LIST;
-    msg[1] = best[i].weight > 1e9 ? 1000000000 : (int)(best[i].weight + 0.5);
-    msg[2] = s->ndests;
-    memcpy(msg + 3, s->dests, sizeof(int) * (size_t)s->ndests);
-  }
-cleanup:
-  free(table);
-  free(best);
-  return rc;
-}
-
-typedef struct {
-  const nhood_bsp_message *m;
-  uint64_t tiebreak;
-} request_ref;
-
-static int by_request_weight(const void *a, const void *b) {
-  const request_ref *x = a, *y = b;
-  if (x->m->data[1] != y->m->data[1]) return x->m->data[1] > y->m->data[1] ? -1 : 1;
-  if (x->tiebreak != y->tiebreak) return x->tiebreak < y->tiebreak ? -1 : 1;
-  return (x->m->source > y->m->source) - (x->m->source < y->m->source);
-}
-
-/* Intersects the destination lists received (the 2*candidates most promising) with its own;
- * pairs reaching theta become contacts on both sides: the common set goes back. */
-static int phase_overlap(state *s, int step, const nhood_bsp_inbox *in, nhood_bsp_outbox *out) {
-  int rc = MPI_SUCCESS, nrequests = 0;
-  request_ref *requests = malloc(sizeof *requests * (size_t)(in->nmessages ? in->nmessages : 1));
-  int *common = malloc(sizeof(int) * (size_t)(s->ndests ? s->ndests : 1));
-  if (!requests || !common) {
-    rc = nhood_error(MPI_ERR_NO_MEM, "combining: out of memory intersecting lists");
-    goto cleanup;
-  }
-  for (int k = 0; k < in->nmessages; k++)
-    if (in->messages[k].data[0] == MSG_LIST)
-      requests[nrequests++] = (request_ref){&in->messages[k], tiebreak(s, step, in->messages[k].source)};
-  qsort(requests, (size_t)nrequests, sizeof *requests, by_request_weight);
-  for (int k = 0; k < nrequests && k < 2 * s->params.candidates; k++) {
-    const nhood_bsp_message *m = requests[k].m;
-    int n = intersect(m->data + 3, m->data[2], s->dests, s->ndests, common);
-    if (n < s->params.theta) continue;
-    NHOOD_TRY(add_contact(s, m->source, common, n));
-    int *msg = nhood_bsp_send_reserve(out, m->source, 2 + n);
-    if (!msg) {
-      rc = nhood_error(MPI_ERR_NO_MEM, "combining: out of memory for common sets");
-      goto cleanup;
-    }
-    msg[0] = MSG_OVERLAP;
-    msg[1] = n;
-    memcpy(msg + 2, common, sizeof(int) * (size_t)n);
-  }
-cleanup:
-  free(requests);
-  free(common);
-  return rc;
-}
-
-/* Heavier common set first; equal ones in an order both ends of each pair compute alike (a
- * hash of the pair), random enough that matching converges in a few rounds even when all
- * weights are equal (dense or regular graphs). */
-static uint64_t pair_key(const state *s, int partner) {
-  uint64_t lo = (uint64_t)(unsigned)(partner < s->rank ? partner : s->rank);
-  uint64_t hi = (uint64_t)(unsigned)(partner < s->rank ? s->rank : partner);
-  return mix(s->params.seed ^ mix((lo << 32) | hi));
-}
-
-static int heavier(const state *s, const contact *a, const contact *b) {
-  if (a->ncommon != b->ncommon) return a->ncommon > b->ncommon;
-  uint64_t ka = pair_key(s, a->partner), kb = pair_key(s, b->partner);
-  if (ka != kb) return ka < kb;
-  return a->partner < b->partner;
-}
-
-/* One matching superstep: pair with the process proposed to if it proposed back; else drop
- * the contacts that were taken and propose to the heaviest remaining one. */
-static int phase_match(state *s, int round, const nhood_bsp_inbox *in, nhood_bsp_outbox *out) {
-  int rc = MPI_SUCCESS;
-  for (int k = 0; k < in->nmessages; k++) { /* exact sets computed by the other side */
-    const int *d = in->messages[k].data;
-    if (d[0] == MSG_OVERLAP) NHOOD_TRY(add_contact(s, in->messages[k].source, d + 2, d[1]));
-  }
-  if (s->matched >= 0) return MPI_SUCCESS;
-  for (int k = 0; k < in->nmessages && s->proposed_to >= 0; k++)
-    if (in->messages[k].data[0] == MSG_PROPOSE && in->messages[k].source == s->proposed_to) {
-      for (int c = 0; c < s->ncontacts; c++)
-        if (s->contacts[c].partner == s->proposed_to) s->matched = c;
-      for (int c = 0; c < s->ncontacts; c++) {
-        int taken = MSG_TAKEN;
-        if (c != s->matched) NHOOD_TRY(nhood_bsp_send(out, s->contacts[c].partner, &taken, 1));
+  if (!sorted) return nhood_error(MPI_ERR_NO_MEM, "combining: out of memory for a neighbor list");
+  memset(duties, 0, sizeof *duties);
+  for (int side = 0; side < 2 && rc == MPI_SUCCESS; side++) {
+    int count = side ? t->indegree : t->outdegree, direct = 0;
+    memcpy(sorted, side ? t->sources : t->destinations, sizeof(int) * (size_t)count);
+    qsort(sorted, (size_t)count, sizeof(int), compare_ints);
+    for (int i = 0, j; i < count && rc == MPI_SUCCESS; i = j) {
+      for (j = i; j < count && sorted[j] == sorted[i];) j++;
+      if (nhood_combine_eligible(sorted[i], s->me, j - i)) {
+        if (!side) rc = records_append(duties, &capacity, sorted[i], &s->me, 1, NULL, 0);
+      } else if (sorted[i] != MPI_PROC_NULL && sorted[i] != s->me) {
+        direct += j - i;
       }
+    }
+    if (side) s->ndirect_recv = direct;
+    else s->ndirect_send = direct;
+  }
+  free(sorted);
+  if (rc != MPI_SUCCESS) records_free(duties);
+  return rc;
+}
+
+/* The model's latency of one call that sends the current duties: one round of messages. */
+static double final_cost(const state *s) {
+  const nhood_combine_params *m = &s->params;
+  int nsend = 0;
+  long long blocks = s->ndirect_send;
+  for (const int *x = s->duties.words; x < NHOOD_RECORDS_END(s->duties); x += 2 + x[1])
+    if (x[0] != s->me) nsend++, blocks += x[1];
+  double per_send = m->o > m->g ? m->o : m->g;
+  /* Receives are not known here; a process receives about as many messages as it sends. */
+  return (nsend + s->ndirect_send) * per_send + m->L + (nsend + s->ndirect_recv) * m->o +
+         (double)blocks * m->block_bytes * m->G;
+}
+
+static double exchange_cost(const state *s, long long blocks) {
+  const nhood_combine_params *m = &s->params;
+  return (m->o > m->g ? m->o : m->g) + m->L + m->o + (double)blocks * m->block_bytes * m->G;
+}
+
+static int level_is_fold(const state *s, int level) { return s->extras > 0 && level == 0; }
+
+/* The partner of this rank in a level, or -1. */
+static int level_partner(const state *s, int level) {
+  if (level_is_fold(s, level)) {
+    if (s->me >= s->P2) return s->me - s->P2;
+    return s->me < s->extras ? s->me + s->P2 : -1;
+  }
+  int h = level - (s->extras > 0);
+  return s->me < s->P2 ? s->me ^ (1 << h) : -1;
+}
+
+static int send_records(nhood_bsp_outbox *out, int dest, const nhood_records *r) {
+  int *w = nhood_bsp_send_reserve(out, dest, 1 + r->nwords);
+  if (!w) return nhood_error(MPI_ERR_NO_MEM, "combining: out of memory for a message");
+  w[0] = r->nrecords;
+  if (r->nwords) memcpy(w + 1, r->words, sizeof(int) * (size_t)r->nwords);
+  return MPI_SUCCESS;
+}
+
+static int send_level(state *s, int level, nhood_bsp_outbox *out) {
+  int partner = level_partner(s, level);
+  if (partner < 0 || (level_is_fold(s, level) && s->me < s->P2)) return MPI_SUCCESS; /* fold: only extras send */
+  return send_records(out, partner, &s->duties);
+}
+
+/* The records a partner sent in this superstep (NULL words and 0 when none arrived). */
+static int partner_records(const nhood_bsp_inbox *in, int partner, const int **words, int *nwords) {
+  *words = NULL;
+  *nwords = 0;
+  for (int k = 0; k < in->nmessages; k++) {
+    const nhood_bsp_message *msg = &in->messages[k];
+    if (msg->source != partner) continue;
+    if (msg->count < 1 || !records_valid(msg->data + 1, msg->count - 1))
+      return nhood_error(MPI_ERR_INTERN, "combining: malformed duty list from rank %d", partner);
+    *words = msg->data + 1;
+    *nwords = msg->count - 1;
+  }
+  return MPI_SUCCESS;
+}
+
+/* Applies level `level` to s->duties given what the partner holds (theirs); records it in lv. */
+static int merge_level(state *s, int level, const int *theirs, int ntheirs, nhood_combine_level *lv) {
+  int rc = MPI_SUCCESS, partner = level_partner(s, level);
+  nhood_records merged, kept;
+  lv->partner = -1;
+  if (partner < 0) return MPI_SUCCESS;
+  if (level_is_fold(s, level)) {
+    lv->partner = partner;
+    if (s->me >= s->P2) { /* an extra rank hands everything over */
+      lv->out = s->duties;
+      memset(&s->duties, 0, sizeof s->duties);
       return MPI_SUCCESS;
     }
-  for (int k = 0; k < in->nmessages; k++) { /* those that paired elsewhere */
-    if (in->messages[k].data[0] != MSG_TAKEN) continue;
-    for (int c = 0; c < s->ncontacts; c++)
-      if (s->contacts[c].partner == in->messages[k].source) s->contacts[c].ncommon = -1;
+    NHOOD_TRY(records_from(&lv->in, theirs, ntheirs));
+  } else {
+    if (common_keys(s->duties.words, s->duties.nwords, theirs, ntheirs) < s->params.theta) return MPI_SUCCESS;
+    int h = level - (s->extras > 0), mine = (s->me >> h) & 1;
+    nhood_records partner_all = {0, ntheirs, (int *)theirs}, rest;
+    lv->partner = partner;
+    NHOOD_TRY(records_split(&s->duties, h, mine, &kept, &lv->out));
+    rc = records_split(&partner_all, h, mine, &lv->in, &rest);
+    if (rc == MPI_SUCCESS) records_free(&rest);
+    records_free(&s->duties);
+    s->duties = kept;
+    NHOOD_TRY(rc);
   }
-  s->proposed_to = -1;
-  if (round == s->params.matching_rounds - 1) return MPI_SUCCESS; /* the last one only answers */
-  const contact *best = NULL;
-  for (int c = 0; c < s->ncontacts; c++)
-    if (s->contacts[c].ncommon >= s->params.theta && (!best || heavier(s, &s->contacts[c], best)))
-      best = &s->contacts[c];
-  if (best) {
-    int propose = MSG_PROPOSE;
-    s->proposed_to = best->partner;
-    NHOOD_TRY(nhood_bsp_send(out, best->partner, &propose, 1));
+  NHOOD_TRY(records_merge(s->duties.words, s->duties.nwords, lv->in.words, lv->in.nwords, &merged));
+  records_free(&s->duties);
+  s->duties = merged;
+cleanup:
+  return rc;
+}
+
+/* Completes a level from the inbox and updates the cost estimates. */
+static int complete_level(state *s, int level, const nhood_bsp_inbox *in) {
+  const int *theirs;
+  int ntheirs, rc = MPI_SUCCESS;
+  nhood_combine_level *lv = &s->levels[level];
+  int partner = level_partner(s, level);
+  NHOOD_TRY(partner_records(in, partner, &theirs, &ntheirs));
+  NHOOD_TRY(merge_level(s, level, theirs, ntheirs, lv));
+  if (lv->partner >= 0) {
+    long long moved = total_listed(&lv->out) > total_listed(&lv->in) ? total_listed(&lv->out) : total_listed(&lv->in);
+    s->exchanged_us += exchange_cost(s, moved);
+  }
+  s->cost[level + 1] = s->exchanged_us + final_cost(s);
+cleanup:
+  return rc;
+}
+
+/* ---- the reduction of cost estimates (maximum over ranks) ------------------------------ */
+
+static int send_costs(state *s, nhood_bsp_outbox *out, int dest) {
+  int n = 2 * (s->nlevels + 1);
+  int *w = nhood_bsp_send_reserve(out, dest, n);
+  if (!w) return nhood_error(MPI_ERR_NO_MEM, "combining: out of memory for a message");
+  memcpy(w, s->cost, sizeof(double) * (size_t)(s->nlevels + 1));
+  return MPI_SUCCESS;
+}
+
+static int take_costs(state *s, const nhood_bsp_inbox *in, int from) {
+  for (int k = 0; k < in->nmessages; k++) {
+    const nhood_bsp_message *msg = &in->messages[k];
+    if (msg->source != from) continue;
+    if (msg->count != 2 * (s->nlevels + 1))
+      return nhood_error(MPI_ERR_INTERN, "combining: rank %d sent %d cost words, expected %d", from, msg->count,
+                         2 * (s->nlevels + 1));
+    double theirs[64];
+    memcpy(theirs, msg->data, sizeof(double) * (size_t)(s->nlevels + 1));
+    for (int j = 0; j <= s->nlevels; j++)
+      if (theirs[j] > s->cost[j]) s->cost[j] = theirs[j];
+  }
+  return MPI_SUCCESS;
+}
+
+/* ---- the end: choose, replay, notify --------------------------------------------------- */
+
+static int chosen_depth(const state *s) {
+  const nhood_combine_params *p = &s->params;
+  if (p->force_levels >= 0) return p->force_levels < s->nlevels ? p->force_levels : s->nlevels;
+  int best = 0;
+  for (int k = 1; k <= s->nlevels; k++)
+    if (s->cost[k] < s->cost[best]) best = k;
+  return best;
+}
+
+static int finish(state *s, nhood_bsp_outbox *out) {
+  int rc = MPI_SUCCESS, depth = chosen_depth(s);
+  nhood_combine_pattern *p = &s->pattern;
+  p->predicted_us[0] = s->cost[0];
+  p->predicted_us[1] = s->cost[depth];
+  /* Replay the levels up to the depth from their records. */
+  records_free(&s->duties);
+  NHOOD_TRY(initial_duties(s, &s->duties));
+  for (int level = 0; level < depth; level++) {
+    nhood_combine_level *lv = &s->levels[level];
+    if (lv->partner < 0) continue;
+    nhood_records kept, merged;
+    if (level_is_fold(s, level)) { /* extras hand everything over; their partners keep all */
+      if (s->me >= s->P2) records_free(&s->duties);
+      kept = s->duties;
+    } else {
+      int h = level - (s->extras > 0), mine = (s->me >> h) & 1;
+      nhood_records gone;
+      NHOOD_TRY(records_split(&s->duties, h, mine, &kept, &gone));
+      records_free(&gone);
+      records_free(&s->duties);
+    }
+    s->duties = kept;
+    NHOOD_TRY(records_merge(s->duties.words, s->duties.nwords, lv->in.words, lv->in.nwords, &merged));
+    records_free(&s->duties);
+    s->duties = merged;
+  }
+  for (int level = depth; level < s->nlevels; level++) {
+    records_free(&s->levels[level].out);
+    records_free(&s->levels[level].in);
+  }
+  p->nlevels = depth;
+  p->levels = s->levels;
+  s->levels = NULL;
+  /* Split off the duty to oneself; tell every other target what it will receive. At depth 0
+   * the pattern stays empty: the direct exchange needs none. */
+  int cap_duties = 0, cap_self = 0;
+  if (depth == 0) records_free(&s->duties);
+  for (const int *x = s->duties.words; x < NHOOD_RECORDS_END(s->duties); x += 2 + x[1]) {
+    if (x[0] == s->me) {
+      NHOOD_TRY(records_append(&p->self, &cap_self, x[0], x + 2, x[1], NULL, 0));
+      continue;
+    }
+    NHOOD_TRY(records_append(&p->duties, &cap_duties, x[0], x + 2, x[1], NULL, 0));
+    NHOOD_TRY(nhood_bsp_send(out, x[0], x + 2, x[1]));
   }
 cleanup:
   return rc;
 }
 
-/* A pair splits its sorted common set (the lower rank serves the first half), tells its
- * targets, and stops sending to all of them directly. */
-static int phase_notify(state *s, int step, nhood_bsp_outbox *out) {
-  if (s->matched < 0) return MPI_SUCCESS;
-  const contact *c = &s->contacts[s->matched];
-  int half = (c->ncommon + 1) / 2, lower = s->rank < c->partner;
-  nhood_combine_pattern *p = &s->pattern;
-  if (p->npairs == s->pairs_capacity) {
-    int capacity = s->pairs_capacity ? 2 * s->pairs_capacity : 4;
-    nhood_combine_pair *bigger = realloc(p->pairs, sizeof *bigger * (size_t)capacity);
-    if (!bigger) return nhood_error(MPI_ERR_NO_MEM, "combining: out of memory for pairs");
-    p->pairs = bigger;
-    s->pairs_capacity = capacity;
-  }
-  nhood_combine_pair pair = {.partner = c->partner, .step = step};
-  pair.nmine = lower ? half : c->ncommon - half;
-  pair.ntheirs = c->ncommon - pair.nmine;
-  pair.mine = malloc(sizeof(int) * (size_t)(c->ncommon ? c->ncommon : 1));
-  if (!pair.mine) return nhood_error(MPI_ERR_NO_MEM, "combining: out of memory for a pair");
-  pair.theirs = pair.mine + pair.nmine;
-  memcpy(pair.mine, c->common + (lower ? 0 : half), sizeof(int) * (size_t)pair.nmine);
-  memcpy(pair.theirs, c->common + (lower ? half : 0), sizeof(int) * (size_t)pair.ntheirs);
-  p->pairs[p->npairs++] = pair;
-  for (int k = 0; k < pair.nmine; k++) {
-    int msg[2] = {MSG_NOTIFY, c->partner};
-    int rc = nhood_bsp_send(out, pair.mine[k], msg, 2);
-    if (rc != MPI_SUCCESS) return rc;
-  }
-  s->ndests = subtract(s->dests, s->ndests, c->common, c->ncommon);
-  out->vote = 1;
-  return MPI_SUCCESS;
+static int take_incoming(state *s, const nhood_bsp_inbox *in) {
+  int capacity = 0, rc = MPI_SUCCESS;
+  for (int k = 0; k < in->nmessages && rc == MPI_SUCCESS; k++)
+    rc = records_append(&s->pattern.incoming, &capacity, in->messages[k].source, in->messages[k].data,
+                        in->messages[k].count, NULL, 0);
+  return rc;
 }
+
+/* ---- the program ------------------------------------------------------------------------ */
 
 static int combine_step(void *st, const nhood_bsp_inbox *in, nhood_bsp_outbox *out) {
   state *s = st;
-  int cycle = cycle_length(&s->params), step = in->superstep / cycle, phase = in->superstep % cycle;
-  if (phase == PHASE_SAMPLE) return phase_sample(s, step, in, out);
-  if (phase == PHASE_CANDIDATES) return phase_candidates(s, step, in, out);
-  if (phase == PHASE_OVERLAP) return phase_overlap(s, step, in, out);
-  if (phase < PHASE_MATCH + s->params.matching_rounds) return phase_match(s, phase - PHASE_MATCH, in, out);
-  return phase_notify(s, step, out);
+  int k = in->superstep, rc = MPI_SUCCESS;
+  if (k == 0) {
+    NHOOD_TRY(initial_duties(s, &s->duties));
+    s->cost[0] = final_cost(s);
+  } else if (k <= s->nlevels) {
+    NHOOD_TRY(complete_level(s, k - 1, in));
+  }
+  if (k < s->nlevels) return send_level(s, k, out);
+  int i = k - s->nlevels; /* reduction step */
+  if (i == 0) {
+    if (s->me >= s->P2) NHOOD_TRY(send_costs(s, out, s->me - s->P2));
+  } else if (i <= s->D + 1) {
+    int from = i == 1 ? (s->me < s->extras ? s->me + s->P2 : -1) : (s->me < s->P2 ? s->me ^ (1 << (i - 2)) : -1);
+    if (from >= 0) NHOOD_TRY(take_costs(s, in, from));
+    if (s->me < s->P2) {
+      if (i <= s->D) NHOOD_TRY(send_costs(s, out, s->me ^ (1 << (i - 1))));
+      else if (s->me < s->extras) NHOOD_TRY(send_costs(s, out, s->me + s->P2));
+    }
+  } else if (i == s->D + 2) {
+    if (s->me >= s->P2) {
+      for (int j = 0; j <= s->nlevels; j++) s->cost[j] = 0; /* the result replaces the own estimate */
+      NHOOD_TRY(take_costs(s, in, s->me - s->P2));
+    }
+    NHOOD_TRY(finish(s, out));
+  } else {
+    NHOOD_TRY(take_incoming(s, in));
+    out->done = 1;
+  }
+cleanup:
+  return rc;
 }
 
 /* ---- drivers ---------------------------------------------------------------------------- */
 
+static void free_levels(nhood_combine_level *levels, int n) {
+  for (int k = 0; levels && k < n; k++) {
+    records_free(&levels[k].out);
+    records_free(&levels[k].in);
+  }
+  free(levels);
+}
+
 void nhood_combine_pattern_free(nhood_combine_pattern *p) {
-  for (int k = 0; k < p->npairs; k++) free(p->pairs[k].mine); /* theirs shares the block */
-  free(p->pairs);
-  free(p->incoming);
+  free_levels(p->levels, p->nlevels);
+  records_free(&p->duties);
+  records_free(&p->self);
+  records_free(&p->incoming);
   memset(p, 0, sizeof *p);
 }
 
-static int max_supersteps(const nhood_combine_params *p) { return cycle_length(p) * (p->max_steps + 1) + 1; }
+static void free_state(state *s) {
+  free_levels(s->levels, s->nlevels);
+  records_free(&s->duties);
+  free(s->cost);
+  nhood_combine_pattern_free(&s->pattern);
+}
+
+static int init_state(state *s, int me, int nranks, NHOOD_Topo topo, const nhood_combine_params *params) {
+  memset(s, 0, sizeof *s);
+  s->me = me;
+  s->P = nranks;
+  s->params = *params;
+  s->topo = topo;
+  for (s->P2 = 1; 2 * s->P2 <= nranks;) s->P2 *= 2, s->D++;
+  s->extras = nranks - s->P2;
+  s->nlevels = s->D + (s->extras > 0);
+  if (params->max_levels >= 0 && params->max_levels < s->nlevels) s->nlevels = params->max_levels;
+  s->levels = calloc((size_t)(s->nlevels ? s->nlevels : 1), sizeof *s->levels);
+  s->cost = calloc((size_t)s->nlevels + 1, sizeof *s->cost);
+  if (!s->levels || !s->cost) return nhood_error(MPI_ERR_NO_MEM, "combining: out of memory for %d levels", s->nlevels);
+  return MPI_SUCCESS;
+}
+
+/* nlevels + D + 5 supersteps, with nlevels <= D + 1 <= 32. */
+static int max_supersteps(void) { return 2 * 32 + 8; }
 
 static int check_params(const nhood_combine_params *p) {
-  if (p->theta < 1 || p->sample_size < 1 || p->candidates < 1 || p->max_steps < 0 || p->matching_rounds < 2)
-    return nhood_error(MPI_ERR_ARG, "combining parameters out of range (theta %d, sample %d, candidates %d, steps %d, rounds %d)",
-                       p->theta, p->sample_size, p->candidates, p->max_steps, p->matching_rounds);
+  if (p->theta < 1 || p->block_bytes < 0 || p->L < 0 || p->o < 0 || p->g < 0 || p->G < 0)
+    return nhood_error(MPI_ERR_ARG, "combining parameters out of range (theta %d, block bytes %d)", p->theta,
+                       p->block_bytes);
   return MPI_SUCCESS;
 }
 
 int nhood_combine_build_mpi(MPI_Comm comm, int tag, NHOOD_Topo topo, const nhood_combine_params *params,
                             nhood_combine_pattern *pattern, nhood_bsp_stats *stats) {
-  int rc = MPI_SUCCESS, rank = 0;
+  int rc = MPI_SUCCESS, rank = 0, size = 1;
   state s;
   memset(&s, 0, sizeof s);
   NHOOD_TRY(check_params(params));
   NHOOD_MPI_CALL(MPI_Comm_rank(comm, &rank));
-  NHOOD_TRY(init_state(&s, rank, topo, params));
-  NHOOD_TRY(nhood_bsp_run_mpi(comm, tag, &s, combine_step, max_supersteps(params), stats));
+  NHOOD_MPI_CALL(MPI_Comm_size(comm, &size));
+  NHOOD_TRY(init_state(&s, rank, size, topo, params));
+  NHOOD_TRY(nhood_bsp_run_mpi(comm, tag, &s, combine_step, max_supersteps(), stats));
   *pattern = s.pattern;
   memset(&s.pattern, 0, sizeof s.pattern);
 cleanup:
-  nhood_combine_pattern_free(&s.pattern);
   free_state(&s);
   return rc;
 }
@@ -502,19 +501,17 @@ int nhood_combine_build_local(int nranks, const NHOOD_Topo topos[], const nhood_
   }
   NHOOD_TRY(check_params(params));
   for (; initialized < nranks; initialized++) {
-    NHOOD_TRY(init_state(&states[initialized], initialized, topos[initialized], params));
+    NHOOD_TRY(init_state(&states[initialized], initialized, nranks, topos[initialized], params));
     pointers[initialized] = &states[initialized];
   }
-  NHOOD_TRY(nhood_bsp_run_local(nranks, pointers, combine_step, max_supersteps(params), stats));
+  NHOOD_TRY(nhood_bsp_run_local(nranks, pointers, combine_step, max_supersteps(), stats));
   for (int r = 0; r < nranks; r++) {
     patterns[r] = states[r].pattern;
     memset(&states[r].pattern, 0, sizeof states[r].pattern);
   }
 cleanup:
-  for (int r = 0; r < initialized; r++) {
-    nhood_combine_pattern_free(&states[r].pattern);
-    free_state(&states[r]);
-  }
+  for (int r = 0; r < initialized; r++) free_state(&states[r]);
+  if (initialized < nranks && states) free_state(&states[initialized]);
   free(states);
   free(pointers);
   return rc;

@@ -1,28 +1,37 @@
 /*
- * Common-neighborhood message combining, Phase 1: which processes pair up, and who forwards
- * what (after Mirsadeghi, Träff, Balaji, Afsahi, HiPC 2017), written as a bulk-synchronous
- * program (pattern/bsp.h) that depends on the topology only.
+ * Common-neighborhood message combining, Phase 1: who forwards what for whom (after
+ * Mirsadeghi, Träff, Balaji, Afsahi, HiPC 2017, made cumulative), written as a
+ * bulk-synchronous program (pattern/bsp.h) that depends on the topology only.
  *
- * Two processes ("friends") p and q with a set C of at least theta common destinations
- * exchange their blocks and split C: the lower rank serves the first half of C (sorted), the
- * higher one the rest, each sending one combined message [own block, partner's block]
- * instead of two. Targets are told which combined messages to expect. This repeats
- * ("steps") on the edges that are still direct, until a step pairs nobody.
+ * A process holds *duties*: "send to target t the blocks of sources S". At first every
+ * process has one duty per out-neighbor, S = {itself}. In a combining level two partner
+ * processes p and q compare their duties. If they share at least theta targets ("friends"),
+ * they merge them: each target of either goes to the partner whose level bit matches the
+ * target's rank bit, and a common target's two duties become one (S_p ∪ S_q), so the target
+ * gets one message where it got two. The partner that gives a duty away sends its blocks in
+ * the level's exchange message. Duties taken over are combined again in later levels (the
+ * paper's "cumulative combining", its future work).
  *
- * What differs from the paper, so that the cost does not grow with the number of processes:
- *   - No common-neighborhood matrix. Each target t sends each of its sources a small sample
- *     (sample_size) of its other sources, so a process estimates its overlap with others
- *     from what its own targets report: O(degree * sample_size) work and memory. At P = 4096
- *     and density 0.8 the paper's matrix would hold ~10^7 entries per process.
- *   - Exact common sets only with the few best candidates: a process sends its destination list
- *     to its top `candidates` estimates, which compute the exact intersection and reply with
- *     it; a process answers at most 2 * candidates such requests per step.
- *   - Matching: locally dominant (heaviest common set first, ties by rank) over those exact
- *     pairs, in a bounded number of propose/answer supersteps.
+ * Partners are hypercube neighbors: in level h, p pairs with p XOR 2^h (processes at or above
+ * the largest power of two P2 first hand all their duties to p - P2, the "fold" level). This
+ * pairing, rather than the paper's weighted matching of friends, is the design choice that
+ * makes cumulative combining pay: after h levels every process holds the targets of one
+ * residue class of rank mod 2^h for its group of 2^h processes, so the next partner holds the
+ * same class and their common targets are most of both lists. Random graphs (density d, P
+ * processes) drop from d*P messages per process to about (P/2^h)*(1-(1-d)^(2^h)) after h
+ * levels. The matching needs no search: its cost per level is one message of the duty list.
+ *
+ * How many levels to use is a cost-model decision, not a fixed threshold: after each level
+ * every process estimates the latency of a call stopped there (LogGP-like parameters, a
+ * reference block size), the estimates are reduced (maximum over processes) and the cheapest
+ * depth is kept, which is 0 (plain direct exchange) where combining does not pay.
  *
  * Edges that take part: those listed exactly once by both ends, between distinct processes
  * (self loops, duplicate edges and MPI_PROC_NULL stay direct). The topology must be
  * consistent across processes (NHOOD_CHECK=1 verifies it).
+ *
+ * Cost: 2 log2(P) + O(1) supersteps; in each, at most one message per process (its duty list,
+ * about one int per edge), except the last, which tells each target what it will receive.
  */
 #ifndef NHOOD_PATTERN_COMBINE_H
 #define NHOOD_PATTERN_COMBINE_H
@@ -33,36 +42,43 @@
 #include "pattern/bsp.h"
 
 typedef struct {
-  int theta;            /* least common destinations for a pair (default 4) */
-  int sample_size;      /* sources a target reports per step (default 16) */
-  int candidates;       /* exact overlaps requested per process and step (default 4) */
-  int max_steps;        /* combining steps at most (default 8) */
-  int matching_rounds;  /* propose/answer supersteps per step (default 8) */
-  unsigned long long seed;
+  int theta;            /* least common targets for partners to merge (default 4; 1: always) */
+  int max_levels;       /* levels at most; -1: as many as the hypercube has (default) */
+  int force_levels;     /* use this many levels (capped by those run); -1: the cost model chooses */
+  /* The cost model that chooses the depth (microseconds, bytes; ib-edr-like by default). */
+  double L, o, g, G;
+  int block_bytes;      /* reference block size the depth is chosen for (default 8) */
 } nhood_combine_params;
 
 void nhood_combine_params_default(nhood_combine_params *p);
+/* Overrides from the environment, which must be the same on every process:
+ * NHOOD_COMBINE_THETA (theta, >= 1) and NHOOD_COMBINE_LEVELS (force_levels, >= 0; tests use
+ * a large value to combine as deep as the hypercube goes whatever the model says). */
+void nhood_combine_params_from_env(nhood_combine_params *p);
 
-/* A pair this process belongs to. */
+/* A list of records (key, n, list[n]) in one int array. */
 typedef struct {
-  int partner;
-  int nmine, ntheirs;
-  int *mine;            /* targets this process sends [own block, partner's block] */
-  int *theirs;          /* targets the partner sends [partner's block, own block] */
-  int step;             /* the step that formed the pair */
-} nhood_combine_pair;
+  int nrecords, nwords;
+  int *words;
+} nhood_records;
 
-/* A combined message this process receives: from agent, carrying [agent's, other's block]. */
+/* Iterates over records: for (const int *r = rec.words; r < rec.words + rec.nwords; r += 2 + r[1]) */
+#define NHOOD_RECORDS_END(rec) ((rec).words + (rec).nwords)
+
+/* One combining level of this process. */
 typedef struct {
-  int agent, other;
-} nhood_combine_incoming;
+  int partner;          /* -1: no exchange in this level */
+  nhood_records out;    /* duties handed to the partner: (target, n, sources), targets ascending */
+  nhood_records in;     /* duties taken from the partner, the same way */
+} nhood_combine_level;
 
 typedef struct nhood_combine_pattern {
-  int npairs;
-  nhood_combine_pair *pairs;
-  int nincoming;
-  nhood_combine_incoming *incoming;
-  int steps;            /* combining steps that ran */
+  int nlevels;          /* levels in use (the same on every process) */
+  nhood_combine_level *levels;
+  nhood_records duties;    /* after the levels: (target, n, sources) sent in one message, target != me */
+  nhood_records self;      /* at most one record (me, n, sources): blocks for me held here */
+  nhood_records incoming;  /* (owner, n, sources): the combined messages this process receives */
+  double predicted_us[2];  /* the model's estimate without combining and with the chosen depth */
 } nhood_combine_pattern;
 
 void nhood_combine_pattern_free(nhood_combine_pattern *p);
@@ -76,5 +92,11 @@ int nhood_combine_build_mpi(MPI_Comm comm, int tag, NHOOD_Topo topo, const nhood
  * patterns[r] receives rank r's pattern. Makes no MPI call. */
 int nhood_combine_build_local(int nranks, const NHOOD_Topo topos[], const nhood_combine_params *params,
                               nhood_combine_pattern patterns[], nhood_bsp_stats *stats);
+
+/* Whether an edge to or from `peer`, listed `occurrences` times by this process, may be
+ * combined (the same rule on both ends of a consistent topology). */
+static inline int nhood_combine_eligible(int peer, int me, int occurrences) {
+  return peer != MPI_PROC_NULL && peer != me && occurrences == 1;
+}
 
 #endif

@@ -495,6 +495,7 @@ typedef struct test_context {
   /* One flag per case in execution order (identical on every process): 1 = failed here. */
   int *case_failed;
   int ncases, case_capacity;
+  int combined_schedules; /* persistent schedules built by the combine algorithm itself */
 } test_context;
 
 /* One case in progress: what to print when it fails. */
@@ -617,6 +618,10 @@ static int run_mode(test_context *t, const case_info *ci, mode m, NHOOD_Topo top
                                      topo, info, &req),
                       "persistent init");
       layout_free_dup_types(&owned_types, e->indegree, e->outdegree);
+      const char *algorithm = NULL;
+      if (req != NHOOD_REQUEST_NULL && NHOOD_Request_schedule_info(req, &algorithm, NULL, NULL, NULL, NULL) == MPI_SUCCESS &&
+          algorithm != NULL && strcmp(algorithm, "combine") == 0)
+        t->combined_schedules++;
       for (int round = 0; round < 2; round++) {
         if (round == 1) memcpy(B->persistent_send, B->send[1], L->sendbytes);
         require_success(t, ci, NHOOD_Start(&req), "NHOOD_Start");
@@ -905,13 +910,21 @@ int main(int argc, char **argv) {
   TEST_CHECK(MPI_Allreduce(MPI_IN_PLACE, t.case_failed, t.ncases, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
   TEST_CHECK(MPI_Allreduce(&c.nfailures, &corpus_failures, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
   for (int k = 0; k < t.ncases; k++) failed += t.case_failed[k];
+  /* NHOOD_TEST_EXPECT_COMBINED: the combine runs must really combine somewhere (on 2 or more
+   * ranks), or they test the direct fallback only. */
+  int combined = 0;
+  TEST_CHECK(MPI_Allreduce(&t.combined_schedules, &combined, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  if (getenv("NHOOD_TEST_EXPECT_COMBINED") && t.size > 1 && combined == 0) {
+    if (t.rank == 0) fprintf(stderr, "no persistent schedule was built by the combine algorithm itself\n");
+    failed++;
+  }
   double seconds = MPI_Wtime() - start;
   if (t.rank == 0)
     printf(
         "test_collectives np=%d%s: %d passed, %d failed, %d corpus check(s) failed (%d topologies, %d "
-        "algorithms) in %.1f s\n",
+        "algorithms, %d combined schedules) in %.1f s\n",
         t.size, t.sabotage ? " [SABOTAGE: must fail]" : "", t.ncases - failed, failed, corpus_failures,
-        c.nentries, NALGORITHMS, seconds);
+        c.nentries, NALGORITHMS, combined, seconds);
 
   corpus_free(&c);
   variants_free(t.variants);

@@ -29,7 +29,13 @@ int phase1_combine_run(int nranks, NHOOD_Topo *topos, int theta, const loggp_par
                        char *err, size_t errlen) {
   nhood_combine_params params;
   nhood_combine_params_default(&params);
+  nhood_combine_params_from_env(&params);
   params.theta = theta;
+  /* The depth is chosen under the model the run is evaluated with. */
+  params.L = model->L;
+  params.o = model->o;
+  params.g = model->g;
+  params.G = model->G;
   nhood_combine_pattern *patterns = calloc((size_t)nranks, sizeof *patterns);
   nhood_bsp_stats st;
   if (!patterns) {
