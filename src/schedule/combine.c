@@ -257,13 +257,13 @@ int nhood_build_combine(const nhood_topo *t, const nhood_coll_args *a, int me, n
   MPI_Aint at = arrivals;
   for (const int *x = p->incoming.words; x < NHOOD_RECORDS_END(p->incoming); x += 2 + x[1])
     for (int k = 0; k < x[1]; k++, at += sb) {
-      int slot;
+      int slot = 0;
       NHOOD_TRY(slot_of(sources, nsources, x[2 + k], &slot));
       NHOOD_TRY(nhood_sched_copy(s, bytes_at(at, sb), nhood_recv_block(a, slot)));
     }
   for (const int *x = p->self.words; x < NHOOD_RECORDS_END(p->self); x += 2 + x[1])
     for (int k = 0; k < x[1]; k++) {
-      int slot;
+      int slot = 0;
       NHOOD_TRY(slot_of(sources, nsources, x[2 + k], &slot));
       const nhood_region *from = map_get(&map, block_key(alltoall, x[2 + k], me));
       if (!from) NHOOD_TRY(nhood_error(MPI_ERR_INTERN, "combine: a block for this process is missing"));

@@ -5,7 +5,7 @@
  *   mpiexec -n P nhood-bench --topo SPEC [--topo SPEC ...]
  *       --coll allgather|allgatherv|alltoall|alltoallv|alltoallw[,...] --sizes 4,64,1024
  *       --algo mpi,direct[,...] [--mode blocking|nonblocking|persistent[,...]]
- *       [--iters N] [--warmup W] [--json FILE]
+ *       [--iters N] [--warmup W] [--theta N] [--json FILE]
  *
  * Later tools script against the options and the JSON rows: keep both stable.
  *
@@ -20,6 +20,8 @@
  * algorithms in batches (each batch runs every algorithm in turn) instead of timing one
  * algorithm after the other, and each call is timed on its own to report the median.
  */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+
 #include "blockdata.h"
 #include "cli.h"
 #include "topospec.h"
@@ -116,6 +118,7 @@ typedef struct options {
   int nalgos;
   char **algos;
   int iters, warmup;
+  int theta;            /* 0: the library's default */
   const char *json_path;
   int help;
 } options;
@@ -141,6 +144,8 @@ static void print_usage(FILE *out)
     "  --mode LIST     blocking, nonblocking, persistent (default blocking)\n"
     "  --iters N       timed calls per algorithm and case (default %d)\n"
     "  --warmup W      untimed calls per algorithm before timing (default %d)\n"
+    "  --theta N       combine: least common targets for partners to merge (default: the\n"
+    "                  library's, or NHOOD_COMBINE_THETA)\n"
     "  --json FILE     also write one JSON object per result line to FILE (truncated)\n"
     "  --help          this text\n"
     "\n"
@@ -253,7 +258,7 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
       return 0;
     }
     static const char *const with_value[] = {"--topo", "--coll", "--sizes", "--algo",
-                                             "--mode", "--iters", "--warmup", "--json"};
+                                             "--mode", "--iters", "--warmup", "--theta", "--json"};
     const char *name = NULL, *value = NULL;
     for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++) {
       size_t len = strlen(with_value[k]);
@@ -277,6 +282,9 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
         return 1;
     } else if (strcmp(name, "--warmup") == 0) {
       if (cli_parse_int(name, value, 0, &opt->warmup, err, errlen) != 0)
+        return 1;
+    } else if (strcmp(name, "--theta") == 0) {
+      if (cli_parse_int(name, value, 1, &opt->theta, err, errlen) != 0)
         return 1;
     } else if (strcmp(name, "--json") == 0)
       opt->json_path = value;
@@ -1329,6 +1337,11 @@ int main(int argc, char **argv)
     if (b.rank == 0)
       print_usage(stdout);
     goto cleanup;
+  }
+  if (b.opt.theta > 0) { /* read by the library when it builds a combining pattern */
+    char theta[16];
+    snprintf(theta, sizeof theta, "%d", b.opt.theta);
+    setenv("NHOOD_COMBINE_THETA", theta, 1);
   }
 
   /* All SPECs first, so a typo in the last one does not surface after an hour. */

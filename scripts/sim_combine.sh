@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Issue 3's simulated acceptance runs for message combining: nhood-sim (in-process Phase 1,
+# exact-delivery check, LogGP prediction under ib-edr) for
+#   - P = 4096 random graphs, densities 0.05 .. 0.8, 4 B allgather;
+#   - P = 8192 Moore neighborhoods (d, r) in (2,1) (2,2) (2,3) (2,4) (3,1) (3,2) (4,2).
+# Each run prints its wall time and peak memory (GNU time). Needs a Release build of nhood-sim
+# (scripts/flagship.sh builds one in build/flagship-openmpi; BUILD= overrides).
+#
+#   scripts/sim_combine.sh              # all runs, JSON lines in out/sim-combine.json
+#   ONLY=er scripts/sim_combine.sh      # just the random graphs (ONLY=moore: just Moore)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+build=${BUILD:-build/flagship-openmpi}
+sim="$build/tools/sim/nhood-sim"
+[ -x "$sim" ] || cmake --build "$build" --target nhood-sim >/dev/null
+mkdir -p out
+json=out/sim-combine.json
+rm -f "$json"
+run() {
+  echo "== nhood-sim $*"
+  /usr/bin/time -f "   wall %e s, peak memory %M KB" "$sim" --coll allgather --bytes 4 --algo direct,combine \
+    --model loggp:preset=ib-edr --json "$json" "$@"
+}
+only=${ONLY:-all}
+if [ "$only" = all ] || [ "$only" = er ]; then
+  for d in 0.05 0.1 0.2 0.4 0.8; do run --ranks 4096 --topo "er:density=$d,seed=1"; done
+fi
+if [ "$only" = all ] || [ "$only" = moore ]; then
+  for dr in 2,1 2,2 2,3 2,4 3,1 3,2 4,2; do run --ranks 8192 --topo "moore:d=${dr%,*},r=${dr#*,}"; done
+fi
+echo "== JSON lines in $json"
