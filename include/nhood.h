@@ -59,11 +59,14 @@ typedef struct nhood_request *NHOOD_Request;
 
 /** Info key (topology creation or persistent init) that picks the algorithm. Values:
  *  "auto" (default; today the same as "direct"), "direct" (one message per edge), and
- *  "combine" (message combining over common neighborhoods; allgather and alltoall are
- *  combined, the other collectives run direct). "combine" builds its pattern collectively
- *  at its first call on a topology object and communicator, so every process must use it
- *  alike; the environment variable NHOOD_COMBINE_THETA (the same on every process) sets the
- *  least number of common destinations for two processes to pair (default 4).
+ *  "combine" (cumulative message combining over common neighborhoods, in about log2 P
+ *  rounds for small messages; allgather and alltoall are combined, the other collectives
+ *  run direct). "combine" builds its pattern collectively at its first call on a topology
+ *  object and communicator, so every process must use it alike; a cost model chooses how
+ *  many combining levels pay, none (direct) where combining does not. Environment
+ *  variables, the same on every process: NHOOD_COMBINE_THETA, the least number of common
+ *  destinations for two partners to merge (default 1); NHOOD_COMBINE_LEVELS, a fixed number
+ *  of levels instead of the model's choice.
  *  An unknown value is MPI_ERR_INFO. The value given at persistent init overrides the
  *  topology's. */
 #define NHOOD_INFO_ALGORITHM "nhood_algorithm"

@@ -36,7 +36,7 @@
 #define EXIT_USAGE 2
 #define MAX_SIZES 64
 #define MAX_ALGOS 16
-#define DEFAULT_THETA 4
+#define DEFAULT_THETA 1 /* the library's default, src/pattern/combine.h */
 #define DEFAULT_MODEL "loggp:preset=ib-edr"
 /* Room for one of the library's messages and some context. */
 #define MESSAGE_LEN (NHOOD_MAX_ERROR_STRING + 128)
