@@ -294,6 +294,9 @@ cleanup:
 
 /* ---- the reduction of cost estimates (maximum over ranks) ------------------------------ */
 
+/* Estimates travel in BSP messages of ints, two per double. */
+_Static_assert(sizeof(double) == 2 * sizeof(int), "a cost estimate is sent as two ints");
+
 static int send_costs(state *s, nhood_bsp_outbox *out, int dest) {
   int n = 2 * (s->nlevels + 1);
   int *w = nhood_bsp_send_reserve(out, dest, n);
