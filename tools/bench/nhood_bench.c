@@ -259,22 +259,10 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
     }
     static const char *const with_value[] = {"--topo", "--coll", "--sizes", "--algo",
                                              "--mode", "--iters", "--warmup", "--theta", "--json"};
-    const char *name = NULL, *value = NULL;
-    for (size_t k = 0; k < sizeof with_value / sizeof with_value[0]; k++) {
-      size_t len = strlen(with_value[k]);
-      if (strncmp(arg, with_value[k], len) == 0 && (arg[len] == '\0' || arg[len] == '=')) {
-        name = with_value[k];
-        value = arg[len] == '=' ? arg + len + 1 : (i + 1 < argc ? argv[++i] : NULL);
-      }
-    }
-    if (name == NULL) {
-      snprintf(err, errlen, "unknown argument '%s' (try --help)", arg);
+    const char *name, *value;
+    if (cli_option_with_value(argc, argv, &i, with_value, sizeof with_value / sizeof with_value[0], &name, &value,
+                              err, errlen) != 0)
       return 1;
-    }
-    if (value == NULL || value[0] == '\0') {
-      snprintf(err, errlen, "%s needs a value", name);
-      return 1;
-    }
     if (strcmp(name, "--topo") == 0)
       opt->topos[opt->ntopos++] = value;
     else if (strcmp(name, "--iters") == 0) {

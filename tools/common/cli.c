@@ -4,6 +4,7 @@
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 int cli_parse_int(const char *option, const char *value, int min, int *out, char *err, size_t errlen) {
   char *end;
@@ -14,5 +15,28 @@ int cli_parse_int(const char *option, const char *value, int min, int *out, char
     return 1;
   }
   *out = (int)v;
+  return 0;
+}
+
+int cli_option_with_value(int argc, char **argv, int *i, const char *const names[], size_t n, const char **name,
+                          const char **value, char *err, size_t errlen) {
+  const char *arg = argv[*i];
+  *name = NULL;
+  *value = NULL;
+  for (size_t k = 0; k < n && *name == NULL; k++) {
+    size_t len = strlen(names[k]);
+    if (strncmp(arg, names[k], len) == 0 && (arg[len] == '\0' || arg[len] == '=')) {
+      *name = names[k];
+      *value = arg[len] == '=' ? arg + len + 1 : (*i + 1 < argc ? argv[++*i] : NULL);
+    }
+  }
+  if (*name == NULL) {
+    snprintf(err, errlen, "unknown argument '%s' (try --help)", arg);
+    return 1;
+  }
+  if (*value == NULL || (*value)[0] == '\0') {
+    snprintf(err, errlen, "%s needs a value", *name);
+    return 1;
+  }
   return 0;
 }
