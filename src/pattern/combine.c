@@ -242,35 +242,51 @@ static int partner_records(const nhood_bsp_inbox *in, int partner, const int **w
   return MPI_SUCCESS;
 }
 
-/* Applies level `level` to s->duties given what the partner holds (theirs); records it in lv. */
-static int merge_level(state *s, int level, const int *theirs, int ntheirs, nhood_combine_level *lv) {
-  int rc = MPI_SUCCESS, partner = level_partner(s, level);
-  nhood_records merged, kept;
-  lv->partner = -1;
-  if (partner < 0) return MPI_SUCCESS;
-  if (level_is_fold(s, level)) {
-    lv->partner = partner;
-    if (s->me >= s->P2) { /* an extra rank hands everything over */
-      lv->out = s->duties;
-      memset(&s->duties, 0, sizeof s->duties);
-      return MPI_SUCCESS;
-    }
-    NHOOD_TRY(records_from(&lv->in, theirs, ntheirs));
-  } else {
-    if (common_keys(s->duties.words, s->duties.nwords, theirs, ntheirs) < s->params.theta) return MPI_SUCCESS;
-    int h = level - (s->extras > 0), mine = (s->me >> h) & 1;
-    nhood_records partner_all = {0, ntheirs, (int *)theirs}, rest;
-    lv->partner = partner;
-    NHOOD_TRY(records_split(&s->duties, h, mine, &kept, &lv->out));
-    rc = records_split(&partner_all, h, mine, &lv->in, &rest);
-    if (rc == MPI_SUCCESS) records_free(&rest);
+/* Applies a recorded level to s->duties: an extra rank of the fold level gives everything
+ * away; otherwise the duties whose target bit differs from one's own leave (hypercube
+ * levels only) and the partner's join. Used when a level runs and when it is replayed. */
+static int apply_level(state *s, int level, const nhood_combine_level *lv) {
+  int rc = MPI_SUCCESS;
+  nhood_records kept, gone, merged;
+  if (lv->partner < 0) return MPI_SUCCESS;
+  if (level_is_fold(s, level) && s->me >= s->P2) {
+    records_free(&s->duties);
+    return MPI_SUCCESS;
+  }
+  if (!level_is_fold(s, level)) {
+    int h = level - (s->extras > 0);
+    NHOOD_TRY(records_split(&s->duties, h, (s->me >> h) & 1, &kept, &gone));
+    records_free(&gone);
     records_free(&s->duties);
     s->duties = kept;
-    NHOOD_TRY(rc);
   }
   NHOOD_TRY(records_merge(s->duties.words, s->duties.nwords, lv->in.words, lv->in.nwords, &merged));
   records_free(&s->duties);
   s->duties = merged;
+cleanup:
+  return rc;
+}
+
+/* Runs level `level` given what the partner holds (theirs): decides whether the partners
+ * merge, records what moves in lv, and applies it. */
+static int merge_level(state *s, int level, const int *theirs, int ntheirs, nhood_combine_level *lv) {
+  int rc = MPI_SUCCESS, partner = level_partner(s, level);
+  lv->partner = -1;
+  if (partner < 0) return MPI_SUCCESS;
+  if (level_is_fold(s, level)) {
+    if (s->me >= s->P2) NHOOD_TRY(records_from(&lv->out, s->duties.words, s->duties.nwords));
+    else NHOOD_TRY(records_from(&lv->in, theirs, ntheirs));
+  } else {
+    if (common_keys(s->duties.words, s->duties.nwords, theirs, ntheirs) < s->params.theta) return MPI_SUCCESS;
+    int h = level - (s->extras > 0), mine = (s->me >> h) & 1;
+    nhood_records partner_all = {0, ntheirs, (int *)theirs}, kept, rest;
+    NHOOD_TRY(records_split(&s->duties, h, mine, &kept, &lv->out));
+    records_free(&kept);
+    NHOOD_TRY(records_split(&partner_all, h, mine, &lv->in, &rest));
+    records_free(&rest);
+  }
+  lv->partner = partner;
+  NHOOD_TRY(apply_level(s, level, lv));
 cleanup:
   return rc;
 }
@@ -342,25 +358,7 @@ static int finish(state *s, nhood_bsp_outbox *out) {
   /* Replay the levels up to the depth from their records. */
   records_free(&s->duties);
   NHOOD_TRY(initial_duties(s, &s->duties));
-  for (int level = 0; level < depth; level++) {
-    nhood_combine_level *lv = &s->levels[level];
-    if (lv->partner < 0) continue;
-    nhood_records kept, merged;
-    if (level_is_fold(s, level)) { /* extras hand everything over; their partners keep all */
-      if (s->me >= s->P2) records_free(&s->duties);
-      kept = s->duties;
-    } else {
-      int h = level - (s->extras > 0), mine = (s->me >> h) & 1;
-      nhood_records gone;
-      NHOOD_TRY(records_split(&s->duties, h, mine, &kept, &gone));
-      records_free(&gone);
-      records_free(&s->duties);
-    }
-    s->duties = kept;
-    NHOOD_TRY(records_merge(s->duties.words, s->duties.nwords, lv->in.words, lv->in.nwords, &merged));
-    records_free(&s->duties);
-    s->duties = merged;
-  }
+  for (int level = 0; level < depth; level++) NHOOD_TRY(apply_level(s, level, &s->levels[level]));
   for (int level = depth; level < s->nlevels; level++) {
     records_free(&s->levels[level].out);
     records_free(&s->levels[level].in);
