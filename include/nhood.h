@@ -355,7 +355,10 @@ int NHOOD_Request_free(NHOOD_Request *request);
  * @param rounds     communication rounds.
  * @param sends, recvs  point-to-point messages this process sends / receives per start.
  * @param scratch_bytes  scratch memory held by the schedule.
- * Any output may be NULL.
+ * Any output may be NULL. A combined allgatherv, alltoallv or alltoallw first runs a size pass
+ * (forwarding processes learn the sizes of the blocks they forward), then the data schedule,
+ * which is built when the pass completes: until then this reports the size pass, named
+ * "combine (size pass)". A persistent request runs the pass at its first start only.
  */
 int NHOOD_Request_schedule_info(NHOOD_Request request, const char **algorithm, int *rounds,
                                 int *sends, int *recvs, MPI_Aint *scratch_bytes);

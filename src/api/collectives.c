@@ -149,6 +149,11 @@ cleanup:
   return rc;
 }
 
+/* Whether this call's schedule waits for a size pass (a two-stage request, api/request.h). */
+static int two_stage_call(const nhood_algorithm *alg, NHOOD_Topo topo, const nhood_coll_args *a) {
+  return alg->needs_pattern && nhood_combine_needs_size_pass(topo, a);
+}
+
 /* Builds the schedule and everything needed to run it into req. Nothing to release on
  * failure. */
 static int build_request(struct nhood_request *req, const nhood_coll_args *a, NHOOD_Topo topo, nhood_commctx *ctx,
@@ -158,17 +163,15 @@ static int build_request(struct nhood_request *req, const nhood_coll_args *a, NH
   req->mode = mode;
   nhood_commctx_retain(ctx);
   req->ctx = ctx;
+  if (two_stage_call(alg, topo, a)) {
+    NHOOD_TRY(nhood_two_stage_init(req, topo, a));
+    return MPI_SUCCESS;
+  }
   NHOOD_TRY(alg->build(topo, a, ctx->rank, &req->sched));
   /* Later rounds and later starts use the datatypes after the call returned, when the
    * caller may already have freed them. */
   if (mode == NHOOD_PERSISTENT || req->sched.comm_rounds > 1) NHOOD_TRY(nhood_sched_own_types(&req->sched));
-  if (req->sched.scratch_bytes > 0 && !(req->scratch = malloc((size_t)req->sched.scratch_bytes))) {
-    rc = nhood_error(MPI_ERR_NO_MEM, "out of memory for %lld bytes of scratch", (long long)req->sched.scratch_bytes);
-    goto cleanup;
-  }
-  NHOOD_TRY(nhood_mpi_transport_ctx_init(&req->transport, ctx->comm, req->sched.max_comm_per_round));
-  nhood_exec_init(&req->exec, &req->sched, &nhood_mpi_transport, &req->transport, a->sendbuf, a->recvbuf,
-                  req->scratch);
+  NHOOD_TRY(nhood_request_prepare_exec(req, a->sendbuf, a->recvbuf));
   return MPI_SUCCESS;
 cleanup:
   nhood_request_release(req);
@@ -190,6 +193,10 @@ static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NHOOD_Topo t
   if (cache && !check_mode()) req = nhood_call_cache_repeat(cache, &a, topo, comm);
   if (req == NULL) {
     NHOOD_TRY(prepare(&a, comm, topo, MPI_INFO_NULL, &ctx, &alg));
+    if (cache && two_stage_call(alg, topo, &a)) { /* its schedule changes with other processes' counts */
+      nhood_call_cache_release(cache);
+      cache = NULL;
+    }
     if (cache && !(req = nhood_call_cache_lookup(cache, &a, topo, ctx, alg))) {
       NHOOD_TRY(build_request(nhood_call_cache_slot(cache), &a, topo, ctx, alg, NHOOD_BLOCKING));
       NHOOD_TRY(nhood_call_cache_store(cache, &a, topo, comm, ctx, alg));
@@ -199,8 +206,9 @@ static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NHOOD_Topo t
       req = &local;
     }
   }
-  rc = nhood_exec_start(&req->exec, nhood_commctx_reserve_tags(req->ctx, req->sched.ntags));
-  if (rc == MPI_SUCCESS) rc = nhood_exec_wait(&req->exec);
+  req->tag_base = nhood_commctx_reserve_tags(req->ctx, nhood_request_ntags(req));
+  rc = nhood_request_begin(req);
+  if (rc == MPI_SUCCESS) rc = nhood_request_wait(req);
   if (req == &local) nhood_request_release(&local);
 cleanup:
   if (cache) nhood_call_cache_release(cache);
@@ -223,9 +231,9 @@ static int run_with_request(const nhood_coll_args *args, MPI_Comm comm, NHOOD_To
     free(req);
     return rc;
   }
-  req->tag_base = nhood_commctx_reserve_tags(ctx, req->sched.ntags);
+  req->tag_base = nhood_commctx_reserve_tags(ctx, nhood_request_ntags(req));
   if (mode == NHOOD_NONBLOCKING) {
-    NHOOD_TRY(nhood_exec_start(&req->exec, req->tag_base));
+    NHOOD_TRY(nhood_request_begin(req));
     req->active = 1;
   }
   NHOOD_TRY(nhood_handle_register(req, NHOOD_HANDLE_REQUEST));

@@ -16,7 +16,19 @@ static int validate_at(NHOOD_Request req, const char *what, int index) {
 
 static int validate(NHOOD_Request req, const char *what) { return validate_at(req, what, -1); }
 
+int nhood_request_prepare_exec(struct nhood_request *req, const void *sendbuf, void *recvbuf) {
+  int rc = MPI_SUCCESS;
+  if (req->sched.scratch_bytes > 0 && !(req->scratch = malloc((size_t)req->sched.scratch_bytes)))
+    return nhood_error(MPI_ERR_NO_MEM, "out of memory for %lld bytes of scratch", (long long)req->sched.scratch_bytes);
+  NHOOD_TRY(nhood_mpi_transport_ctx_init(&req->transport, req->ctx->comm, req->sched.max_comm_per_round));
+  nhood_exec_init(&req->exec, &req->sched, &nhood_mpi_transport, &req->transport, sendbuf, recvbuf, req->scratch);
+cleanup:
+  return rc;
+}
+
 void nhood_request_release(struct nhood_request *req) {
+  nhood_two_stage_free(req->two_stage);
+  req->two_stage = NULL;
   nhood_mpi_transport_ctx_free(&req->transport);
   nhood_sched_free(&req->sched);
   free(req->scratch);
@@ -46,7 +58,7 @@ int NHOOD_Start(NHOOD_Request *request) {
   if (req->mode != NHOOD_PERSISTENT)
     return nhood_error(MPI_ERR_REQUEST, "*request is not persistent; only requests from *_init can be started");
   if (req->active) return nhood_error(MPI_ERR_REQUEST, "*request is already active; wait for it before starting it again");
-  rc = nhood_exec_start(&req->exec, req->tag_base);
+  rc = nhood_request_begin(req);
   if (rc == MPI_SUCCESS) req->active = 1;
   return rc;
 }
@@ -66,7 +78,7 @@ int NHOOD_Wait(NHOOD_Request *request) {
   if (*request == NHOOD_REQUEST_NULL) return MPI_SUCCESS;
   int rc = validate(*request, "*request");
   if (rc != MPI_SUCCESS || !(*request)->active) return rc;
-  rc = nhood_exec_wait(&(*request)->exec);
+  rc = nhood_request_wait(*request);
   complete(request);
   return rc;
 }
@@ -88,7 +100,7 @@ static int progress(NHOOD_Request req, int *done) {
     *done = 1;
     return MPI_SUCCESS;
   }
-  return nhood_exec_test(&req->exec, done);
+  return nhood_request_progress(req, done);
 }
 
 int NHOOD_Test(NHOOD_Request *request, int *flag) {
@@ -137,7 +149,7 @@ int NHOOD_Request_schedule_info(NHOOD_Request request, const char **algorithm, i
                                 MPI_Aint *scratch_bytes) {
   int rc = validate(request, "request");
   if (rc != MPI_SUCCESS) return rc;
-  const nhood_sched *s = &request->sched;
+  const nhood_sched *s = nhood_request_schedule(request);
   if (algorithm) *algorithm = s->algorithm;
   if (rounds) *rounds = s->comm_rounds;
   if (sends) *sends = s->nsends;

@@ -444,6 +444,14 @@ void nhood_combine_pattern_free(nhood_combine_pattern *p) {
   memset(p, 0, sizeof *p);
 }
 
+void nhood_combine_pattern_retain(nhood_combine_pattern *p) { atomic_fetch_add(&p->extra_refs, 1); }
+
+void nhood_combine_pattern_release(nhood_combine_pattern *p) {
+  if (p == NULL || atomic_fetch_sub(&p->extra_refs, 1) > 0) return;
+  nhood_combine_pattern_free(p);
+  free(p);
+}
+
 static void free_state(state *s) {
   free_levels(s->levels, s->nlevels);
   records_free(&s->duties);

@@ -37,6 +37,7 @@
 #define NHOOD_PATTERN_COMBINE_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 
 #include "nhood.h"
 #include "pattern/bsp.h"
@@ -83,9 +84,18 @@ typedef struct nhood_combine_pattern {
   nhood_records self;      /* at most one record (me, n, sources): blocks for me held here */
   nhood_records incoming;  /* (owner, n, sources): the combined messages this process receives */
   double predicted_us[2];  /* the model's estimate without combining and with the chosen depth */
+  /* References beyond the first, for a pattern on the heap (see retain / release). */
+  atomic_int extra_refs;
 } nhood_combine_pattern;
 
+/* Frees what the pattern holds (not the struct itself). */
 void nhood_combine_pattern_free(nhood_combine_pattern *p);
+/* For a pattern allocated with malloc and attached to a topology: a request that builds a
+ * schedule later (the size-pass calls, api/request.h) keeps the pattern it started with even
+ * if the topology meanwhile drops it (freed, or used on another communicator). Release frees
+ * contents and struct with the last reference. */
+void nhood_combine_pattern_retain(nhood_combine_pattern *p);
+void nhood_combine_pattern_release(nhood_combine_pattern *p);
 
 /* Phase 1 over MPI, collectively over comm (a communicator private to the library), for
  * this process's topology. stats is optional. */

@@ -12,10 +12,28 @@ typedef struct nhood_topo nhood_topo;
 int nhood_build_direct(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
 
 /* Message combining over common neighborhoods (Phase 2): needs the pattern attached to the
- * topology (pattern/combine.h). Allgather and alltoall are combined; where combining does not
- * apply (no pattern, Cartesian channels, the v and w collectives for now) it builds the direct
- * schedule, whose name then says so. */
+ * topology (pattern/combine.h). Where combining does not apply (no pattern, Cartesian
+ * channels, a pattern of depth 0) it builds the direct schedule, whose name then says so.
+ *
+ * Allgather and alltoall take one schedule. The v and w collectives take two, because a
+ * process that forwards a block must first learn its size (schedule/combine.c): when
+ * nhood_combine_needs_size_pass says so, run the size pass's schedule (own_sizes, which the
+ * builder allocates and fills, is its send buffer; it has no receive buffer), then build the
+ * data schedule from the size pass's scratch. nhood_build_combine refuses such calls. */
 int nhood_build_combine(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
+int nhood_combine_needs_size_pass(const nhood_topo *t, const nhood_coll_args *a);
+int nhood_build_combine_size_pass(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s,
+                                  int **own_sizes);
+int nhood_build_combine_sized(const nhood_topo *t, const nhood_coll_args *a, int me, const void *size_pass_scratch,
+                              nhood_sched *s);
+
+/* Isomorphic neighborhoods (topologies from NHOOD_Topo_create_cart_offsets), schedules
+ * computed locally (schedule/cart.c): cart-direct (a round per offset), cart-dim (combining
+ * along dimensions, a round per dimension and coordinate value) and cart-dim-batch (a round
+ * per dimension). On other topologies they build the direct schedule. */
+int nhood_build_cart_direct(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
+int nhood_build_cart_dim(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
+int nhood_build_cart_dim_batch(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
 
 /* The local copies of edges from this process to itself (shared by the builders). */
 int nhood_sched_add_self_copies(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);

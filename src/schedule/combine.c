@@ -16,6 +16,15 @@
  * received in a level. Everything that crosses between processes for combining is packed
  * bytes (MPI_BYTE), which assumes the usual homogeneous data representation; user datatypes
  * are only used to pack and unpack locally and for direct messages.
+ *
+ * Blocks of different sizes (allgatherv, alltoallv, alltoallw). A process that forwards a
+ * block must know its size before the data moves, and only the block's sender and final
+ * receiver know it. So these calls take two schedules (algorithms.h): the *size pass* runs
+ * the levels alone with one int per block (its size in bytes), the same keys in the same
+ * order as the data will take; the *data schedule* is then built with the sizes the size
+ * pass left in its scratch. A final receiver needs no size pass: it knows its blocks' sizes
+ * from its own counts and types. One builder serves all three modes, so the size pass and the
+ * data schedule cannot disagree about which block comes where.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -32,6 +41,7 @@ enum { TAG_DIRECT = 0, TAG_EXCHANGE = 1, TAG_COMBINED = 2, COMBINE_TAGS = 3 };
 typedef struct {
   uint64_t *keys;
   nhood_region *where;
+  int *bytes;           /* the block's size */
   size_t mask;
 } block_map;
 
@@ -50,7 +60,8 @@ static int map_init(block_map *m, size_t entries) {
   m->mask = capacity - 1;
   m->keys = malloc(sizeof *m->keys * capacity);
   m->where = malloc(sizeof *m->where * capacity);
-  if (!m->keys || !m->where) return nhood_error(MPI_ERR_NO_MEM, "combine: out of memory for a block map");
+  m->bytes = malloc(sizeof *m->bytes * capacity);
+  if (!m->keys || !m->where || !m->bytes) return nhood_error(MPI_ERR_NO_MEM, "combine: out of memory for a block map");
   for (size_t k = 0; k < capacity; k++) m->keys[k] = NO_KEY;
   return MPI_SUCCESS;
 }
@@ -58,19 +69,22 @@ static int map_init(block_map *m, size_t entries) {
 static void map_free(block_map *m) {
   free(m->keys);
   free(m->where);
+  free(m->bytes);
 }
 
-static void map_put(block_map *m, uint64_t key, nhood_region where) {
+static void map_put(block_map *m, uint64_t key, nhood_region where, int bytes) {
   size_t k = mix(key) & m->mask;
   while (m->keys[k] != NO_KEY && m->keys[k] != key) k = (k + 1) & m->mask;
   m->keys[k] = key;
   m->where[k] = where;
+  m->bytes[k] = bytes;
 }
 
-static const nhood_region *map_get(const block_map *m, uint64_t key) {
+/* The slot of key, or -1. */
+static long map_find(const block_map *m, uint64_t key) {
   for (size_t k = mix(key) & m->mask; m->keys[k] != NO_KEY; k = (k + 1) & m->mask)
-    if (m->keys[k] == key) return &m->where[k];
-  return NULL;
+    if (m->keys[k] == key) return (long)k;
+  return -1;
 }
 
 static uint64_t block_key(int alltoall, int source, int target) {
@@ -136,19 +150,6 @@ static nhood_region bytes_at(MPI_Aint offset, int count) {
   return (nhood_region){offset, MPI_BYTE, count, NHOOD_BUF_SCRATCH};
 }
 
-/* Copies the blocks named by keys[n] into scratch at `at`, one after another. */
-static int pack(nhood_sched *s, const block_map *map, const uint64_t *keys, int n, MPI_Aint at, int sb) {
-  for (int k = 0; k < n; k++) {
-    const nhood_region *from = map_get(map, keys[k]);
-    if (!from)
-      return nhood_error(MPI_ERR_INTERN, "combine: the pattern names a block (%llu) this process does not hold",
-                         (unsigned long long)keys[k]);
-    int rc = nhood_sched_copy(s, *from, bytes_at(at + (MPI_Aint)k * sb, sb));
-    if (rc != MPI_SUCCESS) return rc;
-  }
-  return MPI_SUCCESS;
-}
-
 /* Receive slot of a block from `source`, or an error naming the inconsistency. */
 static int slot_of(const located *sources, int n, int source, int *slot) {
   const located *at = find(sources, n, source);
@@ -170,112 +171,263 @@ static long long max_listed(const nhood_combine_pattern *p) {
   return most;
 }
 
-int nhood_build_combine(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
-  const nhood_combine_pattern *p = t->pattern;
-  /* These conditions are the same on every process (the pattern's depth is global, the
-   * topology kind and the collective are too), so every process falls back alike. */
-  if (p == NULL || t->nchannels != 1 || (a->kind != NHOOD_ALLGATHER && a->kind != NHOOD_ALLTOALL))
-    return nhood_build_direct(t, a, me, s);
-  if (p->nlevels == 0) {
-    /* The cost model kept the direct exchange; it runs in the tag window of a combined call,
-     * which every process must reserve alike. */
-    int rc = nhood_build_direct(t, a, me, s);
-    if (rc == MPI_SUCCESS) s->ntags = COMBINE_TAGS;
-    return rc;
-  }
-  int rc = MPI_SUCCESS, alltoall = a->kind == NHOOD_ALLTOALL;
-  memset(s, 0, sizeof *s); /* the cleanup path may free it before nhood_sched_init */
-  MPI_Aint bytes = (MPI_Aint)a->sendcount * a->send_type_size;
-  if (bytes != (MPI_Aint)a->recvcount * a->recv_type_size || bytes > 1 << 30)
-    return nhood_error(MPI_ERR_TRUNCATE,
-                       "combine: a block is %lld bytes to send but %lld to receive (they must be equal, below 1 GiB)",
-                       (long long)bytes, (long long)a->recvcount * a->recv_type_size);
-  int sb = (int)bytes, ndests = 0, nsources = 0;
-  block_map map = {0};
-  size_t entries = (size_t)t->outdegree + 1;
-  for (int l = 0; l < p->nlevels; l++) entries += (size_t)p->levels[l].in.nwords;
-  located *dests = malloc(sizeof *dests * (size_t)(t->outdegree + 1));
-  located *sources = malloc(sizeof *sources * (size_t)(t->indegree + 1));
-  uint64_t *keys = malloc(sizeof *keys * (size_t)(max_listed(p) + 1));
-  if (!dests || !sources || !keys) {
-    rc = nhood_error(MPI_ERR_NO_MEM, "combine: out of memory building a schedule");
-    goto cleanup;
-  }
-  NHOOD_TRY(map_init(&map, entries));
-  ndests = combinable(t->destinations, t->outdegree, me, dests);
-  nsources = combinable(t->sources, t->indegree, me, sources);
-  NHOOD_TRY(nhood_sched_init(s, "combine", 2 * (t->indegree + t->outdegree) + 8 * p->nlevels, COMBINE_TAGS));
+/* ---- one builder, three modes --------------------------------------------------------- */
 
-  /* One's own blocks, in the send buffer. */
-  if (alltoall)
-    for (int k = 0; k < ndests; k++) map_put(&map, block_key(1, me, dests[k].rank), nhood_send_block(a, dests[k].index));
-  else
-    map_put(&map, block_key(0, me, 0), nhood_send_block(a, 0));
+typedef enum {
+  EQUAL_BLOCKS, /* allgather, alltoall: every block has the same size, known everywhere */
+  SIZE_PASS,    /* the levels only, moving one int (a block's size) per block */
+  SIZED_DATA    /* the data, block sizes from the size pass */
+} build_mode;
 
-  /* The levels. */
-  MPI_Aint scratch = 0;
-  for (int l = 0; l < p->nlevels; l++) {
-    const nhood_combine_level *lv = &p->levels[l];
-    if (lv->partner < 0) continue;
-    int nout = duty_blocks(&lv->out, alltoall, keys);
-    NHOOD_TRY(pack(s, &map, keys, nout, scratch, sb));
-    if (nout) NHOOD_TRY(nhood_sched_send(s, lv->partner, TAG_EXCHANGE, bytes_at(scratch, nout * sb)));
-    scratch += (MPI_Aint)nout * sb;
-    int nin = duty_blocks(&lv->in, alltoall, keys);
-    if (nin) NHOOD_TRY(nhood_sched_recv(s, lv->partner, TAG_EXCHANGE, bytes_at(scratch, nin * sb)));
-    for (int k = 0; k < nin; k++) map_put(&map, keys[k], bytes_at(scratch + (MPI_Aint)k * sb, sb));
-    scratch += (MPI_Aint)nin * sb;
-    NHOOD_TRY(nhood_sched_fence(s));
+typedef struct {
+  const nhood_topo *t;
+  const nhood_combine_pattern *p;
+  const nhood_coll_args *a;
+  int me, alltoall;
+  build_mode mode;
+  int sb;                 /* EQUAL_BLOCKS: bytes of every block */
+  const int *passed;      /* SIZED_DATA: the size pass's scratch, read level by level */
+  long passed_at;         /* ints of it read so far */
+  nhood_sched *s;
+  block_map map;
+  uint64_t *keys;
+  located *dests, *sources;
+  int ndests, nsources;
+  MPI_Aint scratch;       /* bytes of scratch laid out so far */
+} builder;
+
+/* Bytes of a user block (send block j or receive block i). */
+static int user_block_bytes(const builder *b, nhood_region r, int *bytes) {
+  int size = 0;
+  if (b->a->kind != NHOOD_ALLTOALLW) size = r.buf == NHOOD_BUF_SEND ? b->a->send_type_size : b->a->recv_type_size;
+  else if (MPI_Type_size(r.type, &size) != MPI_SUCCESS)
+    return nhood_error(MPI_ERR_TYPE, "combine: MPI_Type_size failed on a block's datatype");
+  long long n = (long long)size * r.count;
+  if (n > INT32_MAX / 2)
+    return nhood_error(MPI_ERR_COUNT, "combine: a block of %lld bytes is too large to combine (at most 1 GiB)", n);
+  *bytes = (int)n;
+  return MPI_SUCCESS;
+}
+
+/* This process's own blocks: in the size pass, ints in the caller's size array (which is the
+ * size pass's send buffer, filled by nhood_build_combine_size_pass); else the user's send
+ * blocks. */
+static int put_own_block(builder *b, int dest_index, int target, int *own_sizes, int own_index) {
+  nhood_region r = nhood_send_block(b->a, dest_index);
+  int bytes = b->sb, rc = MPI_SUCCESS;
+  if (b->mode != EQUAL_BLOCKS) NHOOD_TRY(user_block_bytes(b, r, &bytes));
+  if (b->mode == SIZE_PASS) {
+    own_sizes[own_index] = bytes;
+    r = (nhood_region){(MPI_Aint)own_index * (MPI_Aint)sizeof(int), MPI_BYTE, (int)sizeof(int), NHOOD_BUF_SEND};
+    bytes = (int)sizeof(int);
   }
+  map_put(&b->map, block_key(b->alltoall, b->me, target), r, bytes);
+cleanup:
+  return rc;
+}
 
-  /* The final round: one message per duty, the combined messages in, the direct edges. */
+/* Copies the blocks named by keys[n] into scratch, one after another; *total: their bytes. */
+static int pack(builder *b, const uint64_t *keys, int n, int *total) {
+  long long at = 0;
+  for (int k = 0; k < n; k++) {
+    long slot = map_find(&b->map, keys[k]);
+    if (slot < 0)
+      return nhood_error(MPI_ERR_INTERN, "combine: the pattern names a block (%llu) this process does not hold",
+                         (unsigned long long)keys[k]);
+    int bytes = b->map.bytes[slot];
+    int rc = nhood_sched_copy(b->s, b->map.where[slot], bytes_at(b->scratch + (MPI_Aint)at, bytes));
+    if (rc != MPI_SUCCESS) return rc;
+    at += bytes;
+  }
+  if (at > INT32_MAX / 2) return nhood_error(MPI_ERR_COUNT, "combine: a combined message would exceed 1 GiB");
+  *total = (int)at;
+  return MPI_SUCCESS;
+}
+
+/* Bytes of the block with keys[k] received in a level. */
+static int level_block_bytes(builder *b, int k) {
+  if (b->mode == EQUAL_BLOCKS) return b->sb;
+  if (b->mode == SIZE_PASS) return (int)sizeof(int);
+  return b->passed[b->passed_at + k];
+}
+
+/* One level: pack what goes to the partner, exchange, and remember where received blocks lie.
+ * The size pass lays out its scratch level by level, out then in, as ints; the sized data
+ * build walks the same layout to read the sizes (passed_at). */
+static int build_level(builder *b, const nhood_combine_level *lv) {
+  int rc = MPI_SUCCESS, nout = duty_blocks(&lv->out, b->alltoall, b->keys), out_bytes = 0, in_bytes = 0;
+  NHOOD_TRY(pack(b, b->keys, nout, &out_bytes));
+  if (nout) NHOOD_TRY(nhood_sched_send(b->s, lv->partner, TAG_EXCHANGE, bytes_at(b->scratch, out_bytes)));
+  b->scratch += out_bytes;
+  b->passed_at += nout;
+  int nin = duty_blocks(&lv->in, b->alltoall, b->keys);
+  for (int k = 0; k < nin; k++) {
+    int bytes = level_block_bytes(b, k);
+    if (bytes < 0 || in_bytes + (long long)bytes > INT32_MAX / 2)
+      return nhood_error(MPI_ERR_COUNT, "combine: a level's message would exceed 1 GiB (or a size is corrupt)");
+    map_put(&b->map, b->keys[k], bytes_at(b->scratch + in_bytes, bytes), bytes);
+    in_bytes += bytes;
+  }
+  if (nin) NHOOD_TRY(nhood_sched_recv(b->s, lv->partner, TAG_EXCHANGE, bytes_at(b->scratch, in_bytes)));
+  b->scratch += in_bytes;
+  b->passed_at += nin;
+  NHOOD_TRY(nhood_sched_fence(b->s));
+cleanup:
+  return rc;
+}
+
+/* Bytes of the receive block for a block from `source`. */
+static int incoming_block_bytes(const builder *b, int source, int *slot, int *bytes) {
+  int rc = slot_of(b->sources, b->nsources, source, slot);
+  if (rc != MPI_SUCCESS) return rc;
+  if (b->mode == EQUAL_BLOCKS) {
+    *bytes = b->sb;
+    return MPI_SUCCESS;
+  }
+  return user_block_bytes(b, nhood_recv_block(b->a, *slot), bytes);
+}
+
+/* The final round (one message per duty, the combined messages in, the direct edges), then
+ * the unpack round. */
+static int build_final(builder *b) {
+  const nhood_combine_pattern *p = b->p;
+  const nhood_topo *t = b->t;
+  int rc = MPI_SUCCESS, slot = 0, bytes = 0;
   for (const int *x = p->duties.words; x < NHOOD_RECORDS_END(p->duties); x += 2 + x[1]) {
-    for (int k = 0; k < x[1]; k++) keys[k] = block_key(alltoall, x[2 + k], x[0]);
-    NHOOD_TRY(pack(s, &map, keys, x[1], scratch, sb));
-    NHOOD_TRY(nhood_sched_send(s, x[0], TAG_COMBINED, bytes_at(scratch, x[1] * sb)));
-    scratch += (MPI_Aint)x[1] * sb;
+    for (int k = 0; k < x[1]; k++) b->keys[k] = block_key(b->alltoall, x[2 + k], x[0]);
+    int total = 0;
+    NHOOD_TRY(pack(b, b->keys, x[1], &total));
+    NHOOD_TRY(nhood_sched_send(b->s, x[0], TAG_COMBINED, bytes_at(b->scratch, total)));
+    b->scratch += total;
   }
-  MPI_Aint arrivals = scratch;
+  MPI_Aint arrivals = b->scratch;
   for (const int *x = p->incoming.words; x < NHOOD_RECORDS_END(p->incoming); x += 2 + x[1]) {
-    NHOOD_TRY(nhood_sched_recv(s, x[0], TAG_COMBINED, bytes_at(scratch, x[1] * sb)));
-    scratch += (MPI_Aint)x[1] * sb;
+    long long total = 0;
+    for (int k = 0; k < x[1]; k++) {
+      NHOOD_TRY(incoming_block_bytes(b, x[2 + k], &slot, &bytes));
+      total += bytes;
+    }
+    if (total > INT32_MAX / 2) return nhood_error(MPI_ERR_COUNT, "combine: a combined message would exceed 1 GiB");
+    NHOOD_TRY(nhood_sched_recv(b->s, x[0], TAG_COMBINED, bytes_at(b->scratch, (int)total)));
+    b->scratch += (MPI_Aint)total;
   }
   for (int j = 0; j < t->outdegree; j++) {
     int q = t->destinations[j];
-    if (q != MPI_PROC_NULL && q != me && !find(dests, ndests, q))
-      NHOOD_TRY(nhood_sched_send(s, q, TAG_DIRECT, nhood_send_block(a, j)));
+    if (q != MPI_PROC_NULL && q != b->me && !find(b->dests, b->ndests, q))
+      NHOOD_TRY(nhood_sched_send(b->s, q, TAG_DIRECT, nhood_send_block(b->a, j)));
   }
   for (int i = 0; i < t->indegree; i++) {
     int q = t->sources[i];
-    if (q != MPI_PROC_NULL && q != me && !find(sources, nsources, q))
-      NHOOD_TRY(nhood_sched_recv(s, q, TAG_DIRECT, nhood_recv_block(a, i)));
+    if (q != MPI_PROC_NULL && q != b->me && !find(b->sources, b->nsources, q))
+      NHOOD_TRY(nhood_sched_recv(b->s, q, TAG_DIRECT, nhood_recv_block(b->a, i)));
   }
-  NHOOD_TRY(nhood_sched_add_self_copies(t, a, me, s));
-  NHOOD_TRY(nhood_sched_fence(s));
+  NHOOD_TRY(nhood_sched_add_self_copies(t, b->a, b->me, b->s));
+  NHOOD_TRY(nhood_sched_fence(b->s));
 
   /* Unpack: the combined messages, then the blocks held for oneself. */
   MPI_Aint at = arrivals;
   for (const int *x = p->incoming.words; x < NHOOD_RECORDS_END(p->incoming); x += 2 + x[1])
-    for (int k = 0; k < x[1]; k++, at += sb) {
-      int slot = 0;
-      NHOOD_TRY(slot_of(sources, nsources, x[2 + k], &slot));
-      NHOOD_TRY(nhood_sched_copy(s, bytes_at(at, sb), nhood_recv_block(a, slot)));
+    for (int k = 0; k < x[1]; k++, at += bytes) {
+      NHOOD_TRY(incoming_block_bytes(b, x[2 + k], &slot, &bytes));
+      NHOOD_TRY(nhood_sched_copy(b->s, bytes_at(at, bytes), nhood_recv_block(b->a, slot)));
     }
   for (const int *x = p->self.words; x < NHOOD_RECORDS_END(p->self); x += 2 + x[1])
     for (int k = 0; k < x[1]; k++) {
-      int slot = 0;
-      NHOOD_TRY(slot_of(sources, nsources, x[2 + k], &slot));
-      const nhood_region *from = map_get(&map, block_key(alltoall, x[2 + k], me));
-      if (!from) NHOOD_TRY(nhood_error(MPI_ERR_INTERN, "combine: a block for this process is missing"));
-      NHOOD_TRY(nhood_sched_copy(s, *from, nhood_recv_block(a, slot)));
+      NHOOD_TRY(slot_of(b->sources, b->nsources, x[2 + k], &slot));
+      long held = map_find(&b->map, block_key(b->alltoall, x[2 + k], b->me));
+      if (held < 0) NHOOD_TRY(nhood_error(MPI_ERR_INTERN, "combine: a block for this process is missing"));
+      NHOOD_TRY(nhood_sched_copy(b->s, b->map.where[held], nhood_recv_block(b->a, slot)));
     }
-  s->scratch_bytes = scratch;
+cleanup:
+  return rc;
+}
+
+/* Builds the schedule of one mode; own_sizes (SIZE_PASS) receives this process's block sizes. */
+static int build(const nhood_topo *t, const nhood_combine_pattern *p, const nhood_coll_args *a, int me,
+                 build_mode mode, const int *passed, int *own_sizes, nhood_sched *s) {
+  int rc = MPI_SUCCESS;
+  builder b = {.t = t, .p = p, .a = a, .me = me, .mode = mode, .passed = passed, .s = s};
+  b.alltoall = a->kind == NHOOD_ALLTOALL || a->kind == NHOOD_ALLTOALLV || a->kind == NHOOD_ALLTOALLW;
+  memset(s, 0, sizeof *s); /* the cleanup path may free it before nhood_sched_init */
+  if (mode == EQUAL_BLOCKS) {
+    MPI_Aint bytes = (MPI_Aint)a->sendcount * a->send_type_size;
+    if (bytes != (MPI_Aint)a->recvcount * a->recv_type_size || bytes > 1 << 30)
+      return nhood_error(MPI_ERR_TRUNCATE,
+                         "combine: a block is %lld bytes to send but %lld to receive (they must be equal, below 1 GiB)",
+                         (long long)bytes, (long long)a->recvcount * a->recv_type_size);
+    b.sb = (int)bytes;
+  }
+  size_t entries = (size_t)t->outdegree + 1;
+  for (int l = 0; l < p->nlevels; l++) entries += (size_t)p->levels[l].in.nwords;
+  b.dests = malloc(sizeof *b.dests * (size_t)(t->outdegree + 1));
+  b.sources = malloc(sizeof *b.sources * (size_t)(t->indegree + 1));
+  b.keys = malloc(sizeof *b.keys * (size_t)(max_listed(p) + 1));
+  if (!b.dests || !b.sources || !b.keys) {
+    rc = nhood_error(MPI_ERR_NO_MEM, "combine: out of memory building a schedule");
+    goto cleanup;
+  }
+  NHOOD_TRY(map_init(&b.map, entries));
+  b.ndests = combinable(t->destinations, t->outdegree, me, b.dests);
+  b.nsources = combinable(t->sources, t->indegree, me, b.sources);
+  NHOOD_TRY(nhood_sched_init(s, mode == SIZE_PASS ? "combine (size pass)" : "combine",
+                             2 * (t->indegree + t->outdegree) + 8 * p->nlevels, COMBINE_TAGS));
+  if (b.alltoall)
+    for (int k = 0; k < b.ndests; k++) NHOOD_TRY(put_own_block(&b, b.dests[k].index, b.dests[k].rank, own_sizes, k));
+  else
+    NHOOD_TRY(put_own_block(&b, 0, 0, own_sizes, 0));
+  for (int l = 0; l < p->nlevels; l++)
+    if (p->levels[l].partner >= 0) NHOOD_TRY(build_level(&b, &p->levels[l]));
+  if (mode != SIZE_PASS) NHOOD_TRY(build_final(&b));
+  s->scratch_bytes = b.scratch;
   NHOOD_TRY(nhood_sched_finish(s));
 cleanup:
   if (rc != MPI_SUCCESS) nhood_sched_free(s);
-  map_free(&map);
-  free(dests);
-  free(sources);
-  free(keys);
+  map_free(&b.map);
+  free(b.dests);
+  free(b.sources);
+  free(b.keys);
   return rc;
+}
+
+/* ---- entry points ------------------------------------------------------------------------ */
+
+static int equal_blocks(const nhood_coll_args *a) { return a->kind == NHOOD_ALLGATHER || a->kind == NHOOD_ALLTOALL; }
+
+/* Whether combine runs direct: the conditions are the same on every process (the pattern's
+ * depth is global, the topology kind and the collective are too), so all fall back alike. */
+static int runs_direct(const nhood_topo *t) { return t->pattern == NULL || t->nchannels != 1 || t->pattern->nlevels == 0; }
+
+int nhood_combine_needs_size_pass(const nhood_topo *t, const nhood_coll_args *a) {
+  return !runs_direct(t) && !equal_blocks(a);
+}
+
+int nhood_build_combine(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
+  if (runs_direct(t)) {
+    int rc = nhood_build_direct(t, a, me, s);
+    /* A kept-direct exchange runs in the tag window of a combined call, which every process
+     * must reserve alike. */
+    if (rc == MPI_SUCCESS && t->pattern != NULL && t->nchannels == 1) s->ntags = COMBINE_TAGS;
+    return rc;
+  }
+  if (!equal_blocks(a))
+    return nhood_error(MPI_ERR_INTERN, "combine: a %s takes a size pass first (nhood_build_combine_size_pass)",
+                       nhood_coll_names[a->kind]);
+  return build(t, t->pattern, a, me, EQUAL_BLOCKS, NULL, NULL, s);
+}
+
+int nhood_build_combine_size_pass(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s,
+                                  int **own_sizes) {
+  *own_sizes = malloc(sizeof(int) * (size_t)(t->outdegree + 1));
+  if (!*own_sizes) return nhood_error(MPI_ERR_NO_MEM, "combine: out of memory for block sizes");
+  int rc = build(t, t->pattern, a, me, SIZE_PASS, NULL, *own_sizes, s);
+  if (rc != MPI_SUCCESS) {
+    free(*own_sizes);
+    *own_sizes = NULL;
+  }
+  return rc;
+}
+
+int nhood_build_combine_sized(const nhood_topo *t, const nhood_coll_args *a, int me, const void *size_pass_scratch,
+                              nhood_sched *s) {
+  return build(t, t->pattern, a, me, SIZED_DATA, size_pass_scratch, NULL, s);
 }

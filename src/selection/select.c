@@ -14,6 +14,9 @@ static int always(const nhood_topo *t, const nhood_coll_args *a) {
 static const nhood_algorithm algorithms[] = {
     {"direct", always, nhood_build_direct, 0},
     {"combine", always, nhood_build_combine, 1},
+    {"cart-direct", always, nhood_build_cart_direct, 0},
+    {"cart-dim", always, nhood_build_cart_dim, 0},
+    {"cart-dim-batch", always, nhood_build_cart_dim_batch, 0},
 };
 #define NALGORITHMS (sizeof algorithms / sizeof algorithms[0])
 

@@ -299,10 +299,7 @@ int NHOOD_Topo_free(NHOOD_Topo *topo) {
 }
 
 void nhood_topo_drop_pattern(NHOOD_Topo t) {
-  if (t->pattern) {
-    nhood_combine_pattern_free(t->pattern);
-    free(t->pattern);
-  }
+  nhood_combine_pattern_release(t->pattern);
   if (t->pattern_owner) nhood_commctx_release(t->pattern_owner);
   t->pattern = NULL;
   t->pattern_owner = NULL;

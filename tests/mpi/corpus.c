@@ -54,8 +54,22 @@ static int pair_elems(int source, int dest) {
 /* Entries                                                                                */
 /* ------------------------------------------------------------------------------------- */
 
+/* filter: NULL (everything) or a comma-separated list of parts of names. */
 static int name_selected(const char *name, const char *filter) {
-  return filter == NULL || strstr(name, filter) != NULL;
+  if (filter == NULL) return 1;
+  char part[128];
+  for (const char *p = filter; *p;) {
+    const char *end = strchr(p, ',');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    if (n < sizeof part) {
+      memcpy(part, p, n);
+      part[n] = '\0';
+      if (strstr(name, part) != NULL) return 1;
+    }
+    if (!end) break;
+    p = end + 1;
+  }
+  return 0;
 }
 
 static corpus_entry *corpus_new_entry(corpus *c, const char *name) {

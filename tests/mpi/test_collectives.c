@@ -12,8 +12,8 @@
  * topology's own communicator; the two must agree (one more case each).
  *
  * Options, to narrow a failure down: --topology S (names containing S), --collective C,
- * --mode M, --dtype D, --algorithm A (exact names, as printed); --verbose prints every
- * case on rank 0.
+ * --mode M, --dtype D, --algorithm A (exact names, as printed); each takes a comma-separated
+ * list; --verbose prints every case on rank 0.
  * NHOOD_TEST_SABOTAGE=1 flips one byte of nhood's result on the last rank after every call:
  * the run must then fail, proving that the comparison catches wrong data.
  */
@@ -31,8 +31,24 @@ static const char *const algorithms[] = {
     "direct",
     "auto",
     "combine",
+    "cart-direct",
+    "cart-dim",
+    "cart-dim-batch",
 };
 #define NALGORITHMS ((int)(sizeof algorithms / sizeof algorithms[0]))
+
+/* With NHOOD_TEST_EXPECT_OWN=1, each of these algorithms (when selected) must have built, on
+ * some process, a persistent schedule under its own name for each listed collective, not
+ * only its fallback: otherwise its tests would test the fallback alone. */
+static const struct {
+  const char *algorithm;
+  const char *collectives; /* names, comma-separated */
+} expect_own[] = {
+    {"combine", "allgather,allgatherv,alltoall,alltoallv,alltoallw"},
+    {"cart-direct", "allgather,allgatherv,alltoall,alltoallv,alltoallw"},
+    {"cart-dim", "allgather,alltoall"},
+    {"cart-dim-batch", "allgather,alltoall"},
+};
 
 typedef enum {
   COLL_ALLGATHER,
@@ -495,7 +511,7 @@ typedef struct test_context {
   /* One flag per case in execution order (identical on every process): 1 = failed here. */
   int *case_failed;
   int ncases, case_capacity;
-  int combined_schedules; /* persistent schedules built by the combine algorithm itself */
+  int own_schedules[NALGORITHMS][NCOLLECTIVES]; /* persistent schedules named after an algorithm */
 } test_context;
 
 /* One case in progress: what to print when it fails. */
@@ -618,16 +634,18 @@ static int run_mode(test_context *t, const case_info *ci, mode m, NHOOD_Topo top
                                      topo, info, &req),
                       "persistent init");
       layout_free_dup_types(&owned_types, e->indegree, e->outdegree);
-      const char *algorithm = NULL;
-      if (req != NHOOD_REQUEST_NULL && NHOOD_Request_schedule_info(req, &algorithm, NULL, NULL, NULL, NULL) == MPI_SUCCESS &&
-          algorithm != NULL && strcmp(algorithm, "combine") == 0)
-        t->combined_schedules++;
       for (int round = 0; round < 2; round++) {
         if (round == 1) memcpy(B->persistent_send, B->send[1], L->sendbytes);
         require_success(t, ci, NHOOD_Start(&req), "NHOOD_Start");
         require_success(t, ci, NHOOD_Wait(&req), "NHOOD_Wait");
         failed |= compare(t, ci, round, B->got[0], B->expected[round], L->recvbytes);
       }
+      /* After a start, as combine's v and w collectives build their data schedule then. */
+      const char *algorithm = NULL;
+      if (req != NHOOD_REQUEST_NULL && NHOOD_Request_schedule_info(req, &algorithm, NULL, NULL, NULL, NULL) == MPI_SUCCESS &&
+          algorithm != NULL)
+        for (int a = 0; a < NALGORITHMS; a++)
+          if (strcmp(algorithm, algorithms[a]) == 0) t->own_schedules[a][L->coll]++;
       require_success(t, ci, NHOOD_Request_free(&req), "NHOOD_Request_free");
       failed |= check_request_null(t, ci, req, "NHOOD_Request_free");
       break;
@@ -668,8 +686,18 @@ static int run_mode(test_context *t, const case_info *ci, mode m, NHOOD_Topo top
   return failed;
 }
 
+/* filter: NULL (everything) or a comma-separated list of exact names. */
 static int selected(const char *name, const char *filter) {
-  return filter == NULL || strcmp(name, filter) == 0;
+  if (filter == NULL) return 1;
+  size_t len = strlen(name);
+  for (const char *p = filter; *p;) {
+    const char *end = strchr(p, ',');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    if (n == len && strncmp(p, name, n) == 0) return 1;
+    if (!end) break;
+    p = end + 1;
+  }
+  return 0;
 }
 
 /* nhood's view of the neighborhood must be MPI's: degrees and lists, MPI_PROC_NULL
@@ -910,14 +938,26 @@ int main(int argc, char **argv) {
   TEST_CHECK(MPI_Allreduce(MPI_IN_PLACE, t.case_failed, t.ncases, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
   TEST_CHECK(MPI_Allreduce(&c.nfailures, &corpus_failures, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
   for (int k = 0; k < t.ncases; k++) failed += t.case_failed[k];
-  /* NHOOD_TEST_EXPECT_COMBINED: the combine runs must really combine somewhere (on 2 or more
-   * ranks), or they test the direct fallback only. */
-  int combined = 0;
-  TEST_CHECK(MPI_Allreduce(&t.combined_schedules, &combined, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
-  if (getenv("NHOOD_TEST_EXPECT_COMBINED") && t.size > 1 && combined == 0) {
-    if (t.rank == 0) fprintf(stderr, "no persistent schedule was built by the combine algorithm itself\n");
-    failed++;
-  }
+  /* NHOOD_TEST_EXPECT_OWN (see expect_own): on 2 or more ranks the algorithms must really run
+   * their own schedules somewhere, or their cases test a fallback only. */
+  int own[NALGORITHMS][NCOLLECTIVES], combined = 0;
+  TEST_CHECK(MPI_Allreduce(t.own_schedules, own, NALGORITHMS * NCOLLECTIVES, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  for (int a = 0; a < NALGORITHMS; a++)
+    if (strcmp(algorithms[a], "combine") == 0)
+      for (int k = 0; k < NCOLLECTIVES; k++) combined += own[a][k];
+  for (size_t x = 0; getenv("NHOOD_TEST_EXPECT_OWN") && t.size > 1 && x < sizeof expect_own / sizeof *expect_own; x++)
+    for (int a = 0; a < NALGORITHMS; a++) {
+      if (strcmp(algorithms[a], expect_own[x].algorithm) != 0 || !selected(algorithms[a], t.filter_algorithm)) continue;
+      for (int k = 0; k < NCOLLECTIVES; k++) {
+        if (!selected(collective_names[k], expect_own[x].collectives) ||
+            !selected(collective_names[k], t.filter_collective) || own[a][k] > 0)
+          continue;
+        if (t.rank == 0)
+          fprintf(stderr, "no persistent %s schedule was built by the %s algorithm itself (only fallbacks)\n",
+                  collective_names[k], algorithms[a]);
+        failed++;
+      }
+    }
   double seconds = MPI_Wtime() - start;
   if (t.rank == 0)
     printf(

@@ -373,37 +373,108 @@ static int check_byte_schedule(const nhood_sched *s, int r, char *err, size_t er
   return 0;
 }
 
-/* Builds every rank's schedule with the algorithm's own builder, timed as a whole. */
+/* The schedules of one case: per rank the data schedule and, for combine's v collectives,
+ * the size pass that runs before it (schedule/algorithms.h). */
+typedef struct case_scheds {
+  int nranks, nbuilt, npasses;
+  nhood_sched *data, *pass;
+  int **own_sizes;    /* per rank: the pass's send buffer */
+  void **pass_scratch;
+} case_scheds;
+
+static void case_scheds_free(case_scheds *cs)
+{
+  for (int r = 0; r < cs->nbuilt; r++)
+    nhood_sched_free(&cs->data[r]);
+  for (int r = 0; r < cs->npasses; r++) {
+    nhood_sched_free(&cs->pass[r]);
+    free(cs->own_sizes[r]);
+    free(cs->pass_scratch[r]);
+  }
+  free(cs->data);
+  free(cs->pass);
+  free(cs->own_sizes);
+  free(cs->pass_scratch);
+}
+
+static int build_failed(case_row *row, int r, const char *what)
+{
+  char message[NHOOD_MAX_ERROR_STRING];
+  NHOOD_Error_message(message, NULL);
+  snprintf(row->error, sizeof row->error, "rank %d: %s: %s", r, what, message);
+  return 1;
+}
+
+/* The size pass: built for every rank, run in-process, its scratch kept for the data build. */
+static int run_size_pass(const topo_set *ts, const sim_call *call, case_scheds *cs, case_row *row)
+{
+  int n = ts->nranks;
+  cs->pass = calloc((size_t)n, sizeof *cs->pass);
+  cs->own_sizes = calloc((size_t)n, sizeof *cs->own_sizes);
+  cs->pass_scratch = calloc((size_t)n, sizeof *cs->pass_scratch);
+  if (!cs->pass || !cs->own_sizes || !cs->pass_scratch) {
+    snprintf(row->error, sizeof row->error, "out of memory for %d size passes", n);
+    return 1;
+  }
+  for (; cs->npasses < n; cs->npasses++) {
+    int r = cs->npasses;
+    if (nhood_build_combine_size_pass(ts->topos[r], &call->args[r], r, &cs->pass[r],
+                                      &cs->own_sizes[r]) != MPI_SUCCESS)
+      return build_failed(row, r, "building the size pass");
+    if (!(cs->pass_scratch[r] = malloc((size_t)cs->pass[r].scratch_bytes + 1))) {
+      nhood_sched_free(&cs->pass[r]);
+      free(cs->own_sizes[r]);
+      snprintf(row->error, sizeof row->error, "out of memory for size pass scratch");
+      return 1;
+    }
+  }
+  static const char prefix[] = "size pass: ";
+  if (sim_exec_run(n, cs->pass, (void *const *)cs->own_sizes, cs->pass_scratch,
+                   row->error + sizeof prefix - 1, sizeof row->error - sizeof prefix + 1) != 0) {
+    memcpy(row->error, prefix, sizeof prefix - 1);
+    return 1;
+  }
+  return 0;
+}
+
+/* Builds every rank's schedule with the algorithm's own builder, timed as a whole (with the
+ * size pass's build and in-process run, where there is one). */
 static int build_schedules(const topo_set *ts, const sim_call *call, const char *algo,
-                           nhood_sched *scheds, int *nbuilt, case_row *row)
+                           case_scheds *cs, case_row *row)
 {
   const nhood_algorithm *chosen = NULL;
-  char message[NHOOD_MAX_ERROR_STRING];
   for (int r = 0; r < ts->nranks; r++)
-    if (nhood_select(algo, ts->topos[r], &call->args[r], &chosen) != MPI_SUCCESS) {
-      NHOOD_Error_message(message, NULL);
-      snprintf(row->error, sizeof row->error, "rank %d: %s", r, message);
-      return 1;
-    }
+    if (nhood_select(algo, ts->topos[r], &call->args[r], &chosen) != MPI_SUCCESS)
+      return build_failed(row, r, "selecting");
+  /* The same answer on every rank (schedule/algorithms.h). */
+  int two_stage = chosen->needs_pattern && ts->nranks > 0 &&
+                  nhood_combine_needs_size_pass(ts->topos[0], &call->args[0]);
   double t0 = now_s();
-  for (*nbuilt = 0; *nbuilt < ts->nranks; ++*nbuilt) {
-    int r = *nbuilt;
-    if (chosen->build(ts->topos[r], &call->args[r], r, &scheds[r]) != MPI_SUCCESS) {
-      NHOOD_Error_message(message, NULL);
-      snprintf(row->error, sizeof row->error, "rank %d: building %s: %s", r, algo, message);
-      return 1;
-    }
+  if (two_stage && run_size_pass(ts, call, cs, row) != 0)
+    return 1;
+  for (; cs->nbuilt < ts->nranks; cs->nbuilt++) {
+    int r = cs->nbuilt;
+    int rc = two_stage ? nhood_build_combine_sized(ts->topos[r], &call->args[r], r,
+                                                   cs->pass_scratch[r], &cs->data[r])
+                       : chosen->build(ts->topos[r], &call->args[r], r, &cs->data[r]);
+    if (rc != MPI_SUCCESS)
+      return build_failed(row, r, algo);
   }
   double elapsed = now_s() - t0;
   row->build_us_per_nbr = ts->neighbors > 0 ? 1e6 * elapsed / (double)ts->neighbors : 0;
   for (int r = 0; r < ts->nranks; r++) {
-    if (check_byte_schedule(&scheds[r], r, row->error, sizeof row->error) != 0)
+    if (check_byte_schedule(&cs->data[r], r, row->error, sizeof row->error) != 0)
       return 1;
-    if (scheds[r].nsends > row->msgs_max)
-      row->msgs_max = scheds[r].nsends;
-    if (scheds[r].comm_rounds > row->rounds_max)
-      row->rounds_max = scheds[r].comm_rounds;
-    row->msgs_total += scheds[r].nsends;
+    int msgs = cs->data[r].nsends, rounds = cs->data[r].comm_rounds;
+    if (cs->npasses) {
+      msgs += cs->pass[r].nsends;
+      rounds += cs->pass[r].comm_rounds;
+    }
+    if (msgs > row->msgs_max)
+      row->msgs_max = msgs;
+    if (rounds > row->rounds_max)
+      row->rounds_max = rounds;
+    row->msgs_total += msgs;
   }
   row->built = 1;
   return 0;
@@ -412,39 +483,41 @@ static int build_schedules(const topo_set *ts, const sim_call *call, const char 
 static void run_case(const options *opt, topo_set *ts, const sim_call *call, int a, int sabotage,
                      case_row *row)
 {
-  int nbuilt = 0;
-  nhood_sched *scheds = calloc((size_t)ts->nranks, sizeof *scheds);
+  case_scheds cs = {.nranks = ts->nranks};
+  cs.data = calloc((size_t)ts->nranks, sizeof *cs.data);
   *row = (case_row){.coll = nhood_coll_names[call->kind], .algo = opt->algos[a],
                     .bytes = call->bytes, .verified = -1};
-  if (scheds == NULL) {
+  if (cs.data == NULL) {
     snprintf(row->error, sizeof row->error, "out of memory for %d schedules", ts->nranks);
     goto cleanup;
   }
   if (ensure_phase1(ts, opt, a, row->error, sizeof row->error) != 0)
     goto cleanup;
   row->phase1 = ts->phase1[a];
-  if (build_schedules(ts, call, opt->algos[a], scheds, &nbuilt, row) != 0)
+  if (build_schedules(ts, call, opt->algos[a], &cs, row) != 0)
     goto cleanup;
   if (opt->verify) {
     double t0 = now_s();
-    sim_verdict verdict = sim_exec_verify(call, scheds, sabotage, row->error, sizeof row->error);
+    sim_verdict verdict = sim_exec_verify(call, cs.data, sabotage, row->error, sizeof row->error);
     row->verify_s = now_s() - t0;
     if (verdict != SIM_CANNOT_RUN)
       row->verified = verdict == SIM_VERIFIED;
   }
-  loggp_prediction prediction;
+  /* A size pass and its data schedule run one after the other: their predicted times add up
+   * (an upper bound, as a rank may begin its data schedule before the slowest finishes). */
+  loggp_prediction prediction, pass_prediction = {0};
   char err[NHOOD_MAX_ERROR_STRING];
-  if (loggp_predict(ts->nranks, scheds, &opt->model, &prediction, err, sizeof err) != 0) {
+  if (loggp_predict(ts->nranks, cs.data, &opt->model, &prediction, err, sizeof err) != 0 ||
+      (cs.npasses && loggp_predict(ts->nranks, cs.pass, &opt->model, &pass_prediction, err,
+                                   sizeof err) != 0)) {
     if (row->error[0] == '\0')
       snprintf(row->error, sizeof row->error, "LogGP: %s", err);
     goto cleanup;
   }
-  row->pred_us = prediction.time_us;
+  row->pred_us = prediction.time_us + pass_prediction.time_us;
   row->predicted = 1;
 cleanup:
-  for (int r = 0; r < nbuilt; r++)
-    nhood_sched_free(&scheds[r]);
-  free(scheds);
+  case_scheds_free(&cs);
 }
 
 /* ------------------------------------------------------------------------------------- */

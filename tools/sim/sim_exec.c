@@ -32,6 +32,7 @@ typedef struct exec_world {
   size_t *send_offset, *recv_offset, *scratch_offset;
   unsigned char *send_area, *recv_area, *scratch_area;
   int *seen;               /* per rank: occurrences counted so far (kept all zero between uses) */
+  void *const *send_bases, *const *scratch_bases; /* sim_exec_run: the caller's buffers */
   unsigned char *expected; /* the largest buffer of any rank, for reference contents */
   char *problem;           /* the first thing found wrong, for the user */
   size_t problemlen;
@@ -409,9 +410,14 @@ static int run_ranks(exec_world *w, nhood_exec *execs, rank_port *ports)
   }
   for (int r = 0; r < n; r++) {
     ports[r] = (rank_port){w, r};
-    size_t off_s = w->send_offset[r], off_r = w->recv_offset[r], off_x = w->scratch_offset[r];
-    nhood_exec_init(&execs[r], &w->scheds[r], &in_process, &ports[r], w->send_area + off_s,
-                    w->recv_area + off_r, w->scratch_area + off_x);
+    if (w->send_bases) {
+      nhood_exec_init(&execs[r], &w->scheds[r], &in_process, &ports[r], w->send_bases[r], NULL,
+                      w->scratch_bases[r]);
+    } else {
+      size_t off_s = w->send_offset[r], off_r = w->recv_offset[r], off_x = w->scratch_offset[r];
+      nhood_exec_init(&execs[r], &w->scheds[r], &in_process, &ports[r], w->send_area + off_s,
+                      w->recv_area + off_r, w->scratch_area + off_x);
+    }
     if (nhood_exec_start(&execs[r], 0) != MPI_SUCCESS) {
       report(w, "rank %d: the engine failed starting its schedule", r);
       goto cleanup;
@@ -444,6 +450,54 @@ cleanup:
   return rc;
 }
 
+/* Reports a message nobody received; 1 if there is one. */
+static int report_leftover(exec_world *w)
+{
+  int dest, source, tag;
+  sim_item left;
+  if (w->mailbox.waiting_messages > 0 &&
+      sim_mailbox_find_waiting(&w->mailbox, SIM_WAITING_MESSAGES, 0, &dest, &source, &tag, &left)) {
+    report(w, "%lld message(s) never received, the first from rank %d to rank %d (tag %d, %d "
+           "bytes)", w->mailbox.waiting_messages, source, dest, tag, left.count);
+    return 1;
+  }
+  return 0;
+}
+
+int sim_exec_run(int nranks, const nhood_sched *scheds, void *const send[], void *const scratch[],
+                 char *problem, size_t problemlen)
+{
+  int rc = 1;
+  sim_call call = {.nranks = nranks};
+  exec_world w = {.call = &call, .scheds = scheds, .problem = problem, .problemlen = problemlen,
+                  .send_bases = send, .scratch_bases = scratch};
+  size_t n = (size_t)(nranks > 0 ? nranks : 1);
+  nhood_exec *execs = malloc(n * sizeof *execs);
+  rank_port *ports = malloc(n * sizeof *ports);
+  w.pending = calloc(n, sizeof *w.pending);
+  problem[0] = '\0';
+  if (!execs || !ports || !w.pending) {
+    report(&w, "out of memory for %d ranks", nranks);
+    goto cleanup;
+  }
+  for (int r = 0; r < nranks; r++)
+    w.pending[r] = scheds[r].nrecvs; /* the mailbox's size hint, zeroed below */
+  if (sim_mailbox_init(&w.mailbox, nranks, w.pending) != 0) {
+    report(&w, "out of memory for the mailbox of %d ranks", nranks);
+    goto cleanup;
+  }
+  memset(w.pending, 0, n * sizeof *w.pending);
+  if (run_ranks(&w, execs, ports) == 0 && report_leftover(&w) == 0)
+    rc = 0;
+cleanup:
+  sim_mailbox_free(&w.mailbox);
+  free(w.parked);
+  free(w.pending);
+  free(execs);
+  free(ports);
+  return rc;
+}
+
 sim_verdict sim_exec_verify(const sim_call *call, const nhood_sched *scheds, int sabotage,
                             char *problem, size_t problemlen)
 {
@@ -459,14 +513,8 @@ sim_verdict sim_exec_verify(const sim_call *call, const nhood_sched *scheds, int
   }
   if (run_ranks(&w, execs, ports) != 0)
     goto cleanup;
-  int dest, source, tag;
-  sim_item left;
-  if (w.mailbox.waiting_messages > 0 &&
-      sim_mailbox_find_waiting(&w.mailbox, SIM_WAITING_MESSAGES, 0, &dest, &source, &tag, &left)) {
-    report(&w, "%lld message(s) never received, the first from rank %d to rank %d (tag %d, %d "
-           "bytes)", w.mailbox.waiting_messages, source, dest, tag, left.count);
+  if (report_leftover(&w) != 0)
     goto cleanup;
-  }
   for (int r = 0; r < call->nranks; r++)
     if (check_rank(&w, r) != 0)
       goto cleanup;

@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # Exact-delivery check of message combining over a corpus of more than 1000 topologies:
 # nhood-sim builds the pattern (Phase 1, in process) and every rank's combined schedule for
-# allgather and alltoall, runs them on simulated buffers and checks that every block lands
-# exactly where MPI would put it (a failure exits non-zero). Combining is forced as deep as
-# the hypercube goes, with theta 1, so that every topology exercises every level.
+# allgather, allgatherv, alltoall and alltoallv (the v ones after their size pass), runs them
+# on simulated buffers and checks that every block lands exactly where MPI would put it (a
+# failure exits non-zero). Combining is forced as deep as the hypercube goes, with theta 1,
+# so that every topology exercises every level.
 #
 #   tools/sim/verify_corpus.sh NHOOD_SIM        (CTest runs it as sim.verify.combine.corpus)
 #
@@ -18,7 +19,7 @@ check() { # P, then SPECs
   shift
   local args=()
   for spec in "$@"; do args+=(--topo "$spec"); done
-  if ! out=$("$sim" --ranks "$p" --algo combine --theta 1 --coll allgather,alltoall --bytes 3 "${args[@]}" 2>&1); then
+  if ! out=$("$sim" --ranks "$p" --algo combine --theta 1 --coll allgather,allgatherv,alltoall,alltoallv --bytes 3 "${args[@]}" 2>&1); then
     echo "$out"
     echo "FAILED: nhood-sim --ranks $p ${args[*]}"
     exit 1
