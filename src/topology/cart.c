@@ -143,33 +143,47 @@ cleanup:
   return rc;
 }
 
-int NHOOD_Topo_create_cart_offsets(MPI_Comm comm, int noffsets, const int offsets[],
-                                   MPI_Info info, NHOOD_Topo *topo) {
-  cart_grid g;
+int nhood_topo_create_cart_offsets_on_grid(int ndims, const int dims[], const int periods[], const int coords[],
+                                            int noffsets, const int offsets[], MPI_Info info, NHOOD_Topo *topo) {
   NHOOD_Topo t = NULL;
+  int rc = MPI_SUCCESS;
   if (topo == NULL) return nhood_error(MPI_ERR_ARG, "topo (the output handle) is NULL");
-  int rc = read_grid(comm, &g);
-  if (rc != MPI_SUCCESS) return rc;
   if (noffsets < 0) return nhood_error(MPI_ERR_ARG, "noffsets is negative (%d)", noffsets);
-  if (noffsets > 0 && offsets == NULL && g.ndims > 0)
+  if (noffsets > 0 && offsets == NULL && ndims > 0)
     return nhood_error(MPI_ERR_ARG, "offsets is NULL but noffsets is %d", noffsets);
-  NHOOD_TRY(nhood_topo_alloc(NHOOD_TOPO_CART_OFFSETS, noffsets, noffsets, 0, 0, g.ndims, noffsets, &t));
-  size_t nd = sizeof(int) * (size_t)g.ndims;
+  if (ndims > 64) return nhood_error(MPI_ERR_DIMS, "%d dimensions; at most 64 are supported", ndims);
+  NHOOD_TRY(nhood_topo_alloc(NHOOD_TOPO_CART_OFFSETS, noffsets, noffsets, 0, 0, ndims, noffsets, &t));
+  size_t nd = sizeof(int) * (size_t)ndims;
   if (nd) {
-    memcpy(t->dims, g.dims, nd);
-    memcpy(t->periods, g.periods, nd);
-    memcpy(t->coords, g.coords, nd);
+    memcpy(t->dims, dims, nd);
+    memcpy(t->periods, periods, nd);
+    memcpy(t->coords, coords, nd);
     memcpy(t->offsets, offsets, nd * (size_t)noffsets);
+  }
+  cart_grid g = {.ndims = ndims};
+  if (nd) {
+    memcpy(g.dims, dims, nd);
+    memcpy(g.periods, periods, nd);
+    memcpy(g.coords, coords, nd);
   }
   /* Every process has the same offsets, so the k-th duplicate receive from q and the k-th
    * duplicate send of q to us carry the same offset index: graph (order) pairing is exactly
    * offset pairing, and one channel suffices. */
   for (int i = 0; i < noffsets; i++) {
-    const int *c = offsets ? offsets + (size_t)i * g.ndims : NULL;
+    const int *c = offsets ? offsets + (size_t)i * ndims : NULL;
     t->destinations[i] = c ? shifted_rank(&g, c, 1) : 0;
     t->sources[i] = c ? shifted_rank(&g, c, -1) : 0;
   }
   return nhood_topo_publish(t, info, topo);
 cleanup:
   return rc;
+}
+
+int NHOOD_Topo_create_cart_offsets(MPI_Comm comm, int noffsets, const int offsets[],
+                                   MPI_Info info, NHOOD_Topo *topo) {
+  cart_grid g;
+  if (topo == NULL) return nhood_error(MPI_ERR_ARG, "topo (the output handle) is NULL");
+  int rc = read_grid(comm, &g);
+  if (rc != MPI_SUCCESS) return rc;
+  return nhood_topo_create_cart_offsets_on_grid(g.ndims, g.dims, g.periods, g.coords, noffsets, offsets, info, topo);
 }

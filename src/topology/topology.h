@@ -68,6 +68,11 @@ int nhood_topo_check_ranks(NHOOD_Topo topo, int size);
  * leaves name unchanged when absent; MPI_ERR_INFO for an unknown algorithm. */
 int nhood_info_algorithm(MPI_Info info, char *name);
 
+/* NHOOD_Topo_create_cart_offsets for a grid given directly (no communicator): for tools
+ * with virtual ranks, which give each rank its coordinates. Local. */
+int nhood_topo_create_cart_offsets_on_grid(int ndims, const int dims[], const int periods[], const int coords[],
+                                            int noffsets, const int offsets[], MPI_Info info, NHOOD_Topo *topo);
+
 /* Pure Cartesian arithmetic, also used by tools with virtual ranks (no MPI calls). */
 /* Rank of coords (row-major) or MPI_PROC_NULL if outside a non-periodic dimension;
  * coords may lie outside [0, dims) on periodic dimensions. */

@@ -716,11 +716,24 @@ static void algorithms_create(const bench *b, const neighborhood *nb, algorithm 
       continue;
     MPI_Info_create(&algo->info);
     MPI_Info_set(algo->info, NHOOD_INFO_ALGORITHM, algo->name);
-    int rc = NHOOD_Topo_create_adjacent(nb->lists.indegree, nb->lists.sources, unweighted(),
-                                        nb->lists.outdegree, nb->lists.destinations,
-                                        unweighted(), algo->info, &algo->topo);
+    /* Stencils as relative offsets on a Cartesian communicator without reordering (its ranks
+     * are MPI_COMM_WORLD's, where the calls run), which the isomorphic algorithms need; the
+     * other algorithms read the same lists. */
+    int rc;
+    if (nb->lists.is_cart) {
+      MPI_Comm cart;
+      rc = MPI_Cart_create(MPI_COMM_WORLD, nb->lists.ndims, nb->lists.dims, nb->lists.periods, 0, &cart);
+      if (rc == MPI_SUCCESS) {
+        rc = NHOOD_Topo_create_cart_offsets(cart, nb->lists.noffsets, nb->lists.offsets, algo->info, &algo->topo);
+        MPI_Comm_free(&cart);
+      }
+    } else {
+      rc = NHOOD_Topo_create_adjacent(nb->lists.indegree, nb->lists.sources, unweighted(),
+                                      nb->lists.outdegree, nb->lists.destinations, unweighted(),
+                                      algo->info, &algo->topo);
+    }
     if (rc != MPI_SUCCESS)
-      nhood_failure(algo->error, "NHOOD_Topo_create_adjacent", rc);
+      nhood_failure(algo->error, "creating the topology object", rc);
     algo->failed = agree_on_failure(b, rc != MPI_SUCCESS, algo->error);
   }
 }

@@ -888,3 +888,11 @@ cleanup:
     topospec_rank_free(out);
   return rc;
 }
+
+void topospec_rank_coords(const topospec_rank *r, int rank, int coords[])
+{
+  for (int d = r->ndims - 1; d >= 0; d--) {
+    coords[d] = rank % r->dims[d];
+    rank /= r->dims[d];
+  }
+}

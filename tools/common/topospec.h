@@ -56,6 +56,8 @@ int topospec_parse(const char *spec, topospec *out, char *err, size_t errlen);
 int topospec_for_rank(const topospec *spec, int rank, int nranks, topospec_rank *out,
                       char *err, size_t errlen);
 void topospec_rank_free(topospec_rank *r);
+/* moore / vonneumann: the grid coordinates of rank (row-major, as MPI_Cart_create). */
+void topospec_rank_coords(const topospec_rank *r, int rank, int coords[]);
 void topospec_free(topospec *spec);
 
 #endif

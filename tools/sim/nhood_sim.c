@@ -286,8 +286,10 @@ static void topo_set_free(topo_set *ts)
   ts->topos = NULL;
 }
 
-/* One topology object per virtual rank, from the SPEC's lists, as an application would make
- * it (NHOOD_Topo_create_adjacent with MPI_INFO_NULL makes no MPI call). */
+/* One topology object per virtual rank, as an application would make it, with no MPI call:
+ * from the SPEC's lists (NHOOD_Topo_create_adjacent), or for moore and vonneumann as
+ * relative offsets on the grid (what NHOOD_Topo_create_cart_offsets makes on a Cartesian
+ * communicator), which the isomorphic algorithms need and the others read as lists. */
 static int topo_set_init(topo_set *ts, const topospec *spec, int nranks, char *err, size_t errlen)
 {
   int rc = 1;
@@ -304,13 +306,21 @@ static int topo_set_init(topo_set *ts, const topospec *spec, int nranks, char *e
   for (int r = 0; r < nranks; r++) {
     if (topospec_for_rank(spec, r, nranks, &lists, err, errlen) != 0)
       goto cleanup;
-    int code = NHOOD_Topo_create_adjacent(lists.indegree, lists.sources, MPI_UNWEIGHTED,
-                                          lists.outdegree, lists.destinations, MPI_UNWEIGHTED,
-                                          MPI_INFO_NULL, &ts->topos[r]);
+    int code, coords[TOPOSPEC_MAX_DIMS];
+    if (lists.is_cart) {
+      topospec_rank_coords(&lists, r, coords);
+      code = nhood_topo_create_cart_offsets_on_grid(lists.ndims, lists.dims, lists.periods, coords,
+                                                    lists.noffsets, lists.offsets, MPI_INFO_NULL,
+                                                    &ts->topos[r]);
+    } else {
+      code = NHOOD_Topo_create_adjacent(lists.indegree, lists.sources, MPI_UNWEIGHTED,
+                                        lists.outdegree, lists.destinations, MPI_UNWEIGHTED,
+                                        MPI_INFO_NULL, &ts->topos[r]);
+    }
     if (code != MPI_SUCCESS) {
       char message[NHOOD_MAX_ERROR_STRING];
       NHOOD_Error_message(message, NULL);
-      snprintf(err, errlen, "rank %d: NHOOD_Topo_create_adjacent: %s", r, message);
+      snprintf(err, errlen, "rank %d: creating its topology object: %s", r, message);
       goto cleanup;
     }
     for (int j = 0; j < lists.outdegree; j++)
