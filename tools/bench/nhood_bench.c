@@ -955,6 +955,37 @@ static void bench_creation(const bench *b, const neighborhood *nb)
     reduce_latency(samples, CREATE_REPS_NHOOD, &row);
   }
   emit_row(b, &row);
+
+  /* Stencils: an isomorphic neighborhood from relative offsets on an existing Cartesian
+   * communicator (what the isomorphic algorithms use), also local. */
+  if (lists->is_cart) {
+    MPI_Comm cart;
+    MPI_Cart_create(MPI_COMM_WORLD, lists->ndims, lists->dims, lists->periods, 0, &cart);
+    row.algo = row.algo_resolved = "nhood-cart-offsets";
+    row.validated = 1;
+    row.timed = 1;
+    row.error = NULL;
+    rc = MPI_SUCCESS;
+    for (int k = 0; k < CREATE_REPS_NHOOD && rc == MPI_SUCCESS; k++) {
+      NHOOD_Topo topo;
+      double t0 = MPI_Wtime();
+      rc = NHOOD_Topo_create_cart_offsets(cart, lists->noffsets, lists->offsets, MPI_INFO_NULL, &topo);
+      if (rc == MPI_SUCCESS)
+        rc = NHOOD_Topo_free(&topo);
+      samples[k] = MPI_Wtime() - t0;
+    }
+    MPI_Comm_free(&cart);
+    if (rc != MPI_SUCCESS)
+      nhood_failure(error, "NHOOD_Topo_create_cart_offsets/free", rc);
+    if (agree_on_failure(b, rc != MPI_SUCCESS, error)) {
+      row.validated = 0;
+      row.error = error;
+      row.timed = 0;
+    } else {
+      reduce_latency(samples, CREATE_REPS_NHOOD, &row);
+    }
+    emit_row(b, &row);
+  }
   free(samples);
 }
 
