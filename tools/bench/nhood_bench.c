@@ -905,13 +905,48 @@ static int max_over_ranks(int value)
 /* Topology creation                                                                      */
 /* ------------------------------------------------------------------------------------- */
 
+/* Times NHOOD_Topo_create_adjacent (cart == NULL) or NHOOD_Topo_create_cart_offsets on *cart,
+ * each with NHOOD_Topo_free, repetition by repetition, and emits the row as `algo`. */
+static void time_nhood_creation(const bench *b, const neighborhood *nb, const MPI_Comm *cart,
+                                const char *algo, double *samples, result_row *row)
+{
+  const topospec_rank *lists = &nb->lists;
+  char error[ERROR_LEN] = "";
+  int rc = MPI_SUCCESS;
+  row->algo = row->algo_resolved = algo;
+  row->validated = row->timed = 1;
+  row->error = NULL;
+  for (int k = 0; k < CREATE_REPS_NHOOD && rc == MPI_SUCCESS; k++) {
+    NHOOD_Topo topo;
+    double t0 = MPI_Wtime();
+    if (cart)
+      rc = NHOOD_Topo_create_cart_offsets(*cart, lists->noffsets, lists->offsets, MPI_INFO_NULL, &topo);
+    else
+      rc = NHOOD_Topo_create_adjacent(lists->indegree, lists->sources, unweighted(), lists->outdegree,
+                                      lists->destinations, unweighted(), MPI_INFO_NULL, &topo);
+    if (rc == MPI_SUCCESS)
+      rc = NHOOD_Topo_free(&topo);
+    samples[k] = MPI_Wtime() - t0;
+  }
+  if (rc != MPI_SUCCESS)
+    nhood_failure(error, cart ? "NHOOD_Topo_create_cart_offsets/free" : "NHOOD_Topo_create_adjacent/free", rc);
+  if (agree_on_failure(b, rc != MPI_SUCCESS, error)) {
+    row->validated = 0;
+    row->error = error;
+    row->timed = 0;
+  } else {
+    reduce_latency(samples, CREATE_REPS_NHOOD, row);
+  }
+  emit_row(b, row);
+}
+
 /* MPI_Dist_graph_create_adjacent + MPI_Comm_free against NHOOD_Topo_create_adjacent +
- * NHOOD_Topo_free, each repetition timed on its own. */
+ * NHOOD_Topo_free (and for stencils NHOOD_Topo_create_cart_offsets), each repetition timed on
+ * its own. */
 static void bench_creation(const bench *b, const neighborhood *nb)
 {
   const topospec_rank *lists = &nb->lists;
   double *samples = xmalloc(CREATE_REPS_NHOOD * sizeof(double));
-  char error[ERROR_LEN] = "";
 
   result_row row = {.topo = nb->spec_text, .coll = "create", .mode = "-", .algo = "mpi",
                     .algo_resolved = "mpi", .iters = CREATE_REPS_MPI, .msgs = -1,
@@ -931,60 +966,16 @@ static void bench_creation(const bench *b, const neighborhood *nb)
   double mpi_median = row.median;
   emit_row(b, &row);
 
-  row.algo = row.algo_resolved = "nhood";
   row.iters = CREATE_REPS_NHOOD;
   row.mpi_median = mpi_median;
-  int rc = MPI_SUCCESS;
-  for (int k = 0; k < CREATE_REPS_NHOOD && rc == MPI_SUCCESS; k++) {
-    NHOOD_Topo topo;
-    double t0 = MPI_Wtime();
-    rc = NHOOD_Topo_create_adjacent(lists->indegree, lists->sources, unweighted(),
-                                    lists->outdegree, lists->destinations, unweighted(),
-                                    MPI_INFO_NULL, &topo);
-    if (rc == MPI_SUCCESS)
-      rc = NHOOD_Topo_free(&topo);
-    samples[k] = MPI_Wtime() - t0;
-  }
-  if (rc != MPI_SUCCESS)
-    nhood_failure(error, "NHOOD_Topo_create_adjacent/free", rc);
-  if (agree_on_failure(b, rc != MPI_SUCCESS, error)) {
-    row.validated = 0;
-    row.error = error;
-    row.timed = 0;
-  } else {
-    reduce_latency(samples, CREATE_REPS_NHOOD, &row);
-  }
-  emit_row(b, &row);
-
+  time_nhood_creation(b, nb, NULL, "nhood", samples, &row);
   /* Stencils: an isomorphic neighborhood from relative offsets on an existing Cartesian
    * communicator (what the isomorphic algorithms use), also local. */
   if (lists->is_cart) {
     MPI_Comm cart;
     MPI_Cart_create(MPI_COMM_WORLD, lists->ndims, lists->dims, lists->periods, 0, &cart);
-    row.algo = row.algo_resolved = "nhood-cart-offsets";
-    row.validated = 1;
-    row.timed = 1;
-    row.error = NULL;
-    rc = MPI_SUCCESS;
-    for (int k = 0; k < CREATE_REPS_NHOOD && rc == MPI_SUCCESS; k++) {
-      NHOOD_Topo topo;
-      double t0 = MPI_Wtime();
-      rc = NHOOD_Topo_create_cart_offsets(cart, lists->noffsets, lists->offsets, MPI_INFO_NULL, &topo);
-      if (rc == MPI_SUCCESS)
-        rc = NHOOD_Topo_free(&topo);
-      samples[k] = MPI_Wtime() - t0;
-    }
+    time_nhood_creation(b, nb, &cart, "nhood-cart-offsets", samples, &row);
     MPI_Comm_free(&cart);
-    if (rc != MPI_SUCCESS)
-      nhood_failure(error, "NHOOD_Topo_create_cart_offsets/free", rc);
-    if (agree_on_failure(b, rc != MPI_SUCCESS, error)) {
-      row.validated = 0;
-      row.error = error;
-      row.timed = 0;
-    } else {
-      reduce_latency(samples, CREATE_REPS_NHOOD, &row);
-    }
-    emit_row(b, &row);
   }
   free(samples);
 }
