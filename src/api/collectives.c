@@ -149,11 +149,6 @@ cleanup:
   return rc;
 }
 
-/* Whether this call's schedule waits for a size pass (a two-stage request, api/request.h). */
-static int two_stage_call(const nhood_algorithm *alg, NHOOD_Topo topo, const nhood_coll_args *a) {
-  return alg->needs_pattern && nhood_combine_needs_size_pass(topo, a);
-}
-
 /* Builds the schedule and everything needed to run it into req. Nothing to release on
  * failure. */
 static int build_request(struct nhood_request *req, const nhood_coll_args *a, NHOOD_Topo topo, nhood_commctx *ctx,
@@ -163,7 +158,7 @@ static int build_request(struct nhood_request *req, const nhood_coll_args *a, NH
   req->mode = mode;
   nhood_commctx_retain(ctx);
   req->ctx = ctx;
-  if (two_stage_call(alg, topo, a)) {
+  if (nhood_algorithm_needs_size_pass(alg, topo, a)) {
     NHOOD_TRY(nhood_two_stage_init(req, topo, a));
     return MPI_SUCCESS;
   }
@@ -193,7 +188,7 @@ static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NHOOD_Topo t
   if (cache && !check_mode()) req = nhood_call_cache_repeat(cache, &a, topo, comm);
   if (req == NULL) {
     NHOOD_TRY(prepare(&a, comm, topo, MPI_INFO_NULL, &ctx, &alg));
-    if (cache && two_stage_call(alg, topo, &a)) { /* its schedule changes with other processes' counts */
+    if (cache && nhood_algorithm_needs_size_pass(alg, topo, &a)) { /* its schedule changes with other processes' counts */
       nhood_call_cache_release(cache);
       cache = NULL;
     }

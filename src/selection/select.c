@@ -41,6 +41,10 @@ const char *nhood_algorithm_names(void) {
   return names;
 }
 
+int nhood_algorithm_needs_size_pass(const nhood_algorithm *alg, const nhood_topo *t, const nhood_coll_args *a) {
+  return alg->build == nhood_build_combine && nhood_combine_needs_size_pass(t, a);
+}
+
 int nhood_select(const char *requested, const nhood_topo *t, const nhood_coll_args *a,
                  const nhood_algorithm **chosen) {
   if (strcmp(requested, "auto") == 0) {

@@ -19,6 +19,10 @@ const nhood_algorithm *nhood_algorithm_by_name(const char *name);
 /* "direct, ..." for messages. */
 const char *nhood_algorithm_names(void);
 
+/* 1 when the algorithm's schedule for this call waits for a size pass (schedule/algorithms.h):
+ * the library then makes a two-stage request and nhood-sim runs the pass first. */
+int nhood_algorithm_needs_size_pass(const nhood_algorithm *alg, const nhood_topo *t, const nhood_coll_args *a);
+
 /* Picks the algorithm for a call: the requested one ("auto" or a name) if it applies,
  * else MPI_ERR_ARG naming why. */
 int nhood_select(const char *requested, const nhood_topo *t, const nhood_coll_args *a,

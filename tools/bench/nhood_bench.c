@@ -765,25 +765,10 @@ typedef struct result_row {
   const char *error;
 } result_row;
 
-static void json_string(FILE *out, const char *s)
-{
-  fputc('"', out);
-  for (; *s != '\0'; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      fprintf(out, "\\%c", c);
-    else if (c < 0x20)
-      fprintf(out, "\\u%04x", c);
-    else
-      fputc(c, out);
-  }
-  fputc('"', out);
-}
-
 static void json_field(FILE *out, const char *key, const char *value)
 {
   fprintf(out, ",\"%s\":", key);
-  json_string(out, value);
+  cli_json_string(out, value);
 }
 
 /* A count, or null when it does not apply (negative). */
@@ -837,7 +822,7 @@ static void emit_row(const bench *b, const result_row *row)
   if (out == NULL)
     return;
   fprintf(out, "{\"topo\":");
-  json_string(out, row->topo);
+  cli_json_string(out, row->topo);
   json_field(out, "coll", row->coll);
   json_field(out, "mode", row->mode);
   fprintf(out, ",\"bytes\":%d", row->bytes);

@@ -40,3 +40,18 @@ int cli_option_with_value(int argc, char **argv, int *i, const char *const names
   }
   return 0;
 }
+
+void cli_json_string(FILE *out, const char *s)
+{
+  fputc('"', out);
+  for (; *s != '\0'; s++) {
+    unsigned char c = (unsigned char)*s;
+    if (c == '"' || c == '\\')
+      fprintf(out, "\\%c", c);
+    else if (c < 0x20)
+      fprintf(out, "\\u%04x", c);
+    else
+      fputc(c, out);
+  }
+  fputc('"', out);
+}

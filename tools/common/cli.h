@@ -3,6 +3,7 @@
 #define NHOOD_TOOLS_CLI_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 /* Parses value as a decimal int >= min for the named option. 0, or 1 with a message. */
 int cli_parse_int(const char *option, const char *value, int min, int *out, char *err, size_t errlen);
@@ -12,5 +13,8 @@ int cli_parse_int(const char *option, const char *value, int min, int *out, char
  * and *value; 1 with a message for an unknown option or a missing value. */
 int cli_option_with_value(int argc, char **argv, int *i, const char *const names[], size_t n, const char **name,
                           const char **value, char *err, size_t errlen);
+
+/* Writes s to out as a JSON string literal (quotes, backslashes and control characters escaped). */
+void cli_json_string(FILE *out, const char *s);
 
 #endif

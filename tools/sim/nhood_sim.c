@@ -457,8 +457,7 @@ static int build_schedules(const topo_set *ts, const sim_call *call, const char 
     if (nhood_select(algo, ts->topos[r], &call->args[r], &chosen) != MPI_SUCCESS)
       return build_failed(row, r, "selecting");
   /* The same answer on every rank (schedule/algorithms.h). */
-  int two_stage = chosen->needs_pattern && ts->nranks > 0 &&
-                  nhood_combine_needs_size_pass(ts->topos[0], &call->args[0]);
+  int two_stage = ts->nranks > 0 && nhood_algorithm_needs_size_pass(chosen, ts->topos[0], &call->args[0]);
   double t0 = now_s();
   if (two_stage && run_size_pass(ts, call, cs, row) != 0)
     return 1;
@@ -534,21 +533,6 @@ cleanup:
 /* Output                                                                                 */
 /* ------------------------------------------------------------------------------------- */
 
-static void json_string(FILE *out, const char *s)
-{
-  fputc('"', out);
-  for (; *s != '\0'; s++) {
-    unsigned char c = (unsigned char)*s;
-    if (c == '"' || c == '\\')
-      fprintf(out, "\\%c", c);
-    else if (c < 0x20)
-      fprintf(out, "\\u%04x", c);
-    else
-      fputc(c, out);
-  }
-  fputc('"', out);
-}
-
 static void print_header(const options *opt)
 {
   const loggp_params *m = &opt->model;
@@ -591,9 +575,9 @@ static void json_row(FILE *out, const options *opt, const topo_set *ts, const ca
 {
   const loggp_params *m = &opt->model;
   fprintf(out, "{\"ranks\":%d,\"topo\":", ts->nranks);
-  json_string(out, ts->spec->text);
+  cli_json_string(out, ts->spec->text);
   fprintf(out, ",\"coll\":\"%s\",\"bytes\":%d,\"algo\":", row->coll, row->bytes);
-  json_string(out, row->algo);
+  cli_json_string(out, row->algo);
   fprintf(out, ",\"theta\":%d", opt->theta);
   if (row->predicted)
     fprintf(out, ",\"pred_us\":%.6f", row->pred_us);
@@ -612,14 +596,14 @@ static void json_row(FILE *out, const options *opt, const topo_set *ts, const ca
           p1->bytes_max, p1->pred_s, p1->wall_s);
   fprintf(out, ",\"verified\":%s", row->verified < 0 ? "null" : row->verified ? "true" : "false");
   fprintf(out, ",\"model\":");
-  json_string(out, opt->model_spec);
+  cli_json_string(out, opt->model_spec);
   fprintf(out, ",\"loggp_L_us\":%.9g,\"loggp_o_us\":%.9g,\"loggp_g_us\":%.9g,"
           "\"loggp_G_us_per_byte\":%.9g,\"loggp_Gcopy_us_per_byte\":%.9g", m->L, m->o, m->g, m->G,
           m->Gcopy);
   fprintf(out, ",\"topo_edges\":%lld,\"verify_wall_s\":%.3f", ts->edges, row->verify_s);
   if (row->error[0] != '\0') {
     fprintf(out, ",\"error\":");
-    json_string(out, row->error);
+    cli_json_string(out, row->error);
   }
   fprintf(out, "}\n");
   fflush(out);
