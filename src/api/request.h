@@ -28,9 +28,10 @@ struct nhood_request {
  * pass's schedule and what is needed to build the data schedule when the pass completes: its
  * own copies of the neighbor lists, of the count, displacement and datatype arguments
  * (derived datatypes duplicated, as the caller may free them once the call returns) and a
- * reference to the combining pattern. Blocking and non-blocking calls run the pass every
- * time; a persistent request runs it at its first start only (its counts are fixed at init,
- * on every process) and then reuses the data schedule.
+ * reference to the combining pattern (a blocking call, which completes before it returns,
+ * uses the caller's lists and arguments in place). Blocking and non-blocking calls run the
+ * pass every time; a persistent request runs it at its first start only (its counts are fixed
+ * at init, on every process) and then reuses the data schedule.
  */
 /* Sets req up for a two-stage call; req->sched stays empty until the pass completes. */
 int nhood_two_stage_init(struct nhood_request *req, NHOOD_Topo topo, const nhood_coll_args *a);

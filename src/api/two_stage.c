@@ -19,6 +19,7 @@ struct nhood_two_stage {
   void *pass_scratch;       /* what the pass received: the sizes the data schedule is built from */
   nhood_mpi_transport_ctx pass_transport;
   nhood_exec pass_exec;
+  int borrowed;             /* a blocking call: lists and arguments are the caller's (no copies) */
   int in_pass;              /* the pass is running */
   int built;                /* req->sched is the data schedule */
 };
@@ -85,13 +86,18 @@ static int snapshot_topology(struct nhood_two_stage *ts, NHOOD_Topo topo) {
   t->outdegree = topo->outdegree;
   t->nchannels = 1; /* two-stage calls are never on Cartesian channels (nhood_combine_needs_size_pass) */
   t->max_rank = topo->max_rank;
+  t->pattern = topo->pattern;
+  nhood_combine_pattern_retain(t->pattern);
+  if (ts->borrowed) {
+    t->sources = topo->sources;
+    t->destinations = topo->destinations;
+    return MPI_SUCCESS;
+  }
   t->sources = malloc(sizeof(int) * (size_t)(topo->indegree + 1));
   t->destinations = malloc(sizeof(int) * (size_t)(topo->outdegree + 1));
   if (!t->sources || !t->destinations) return nhood_error(MPI_ERR_NO_MEM, "out of memory copying a topology");
   memcpy(t->sources, topo->sources, sizeof(int) * (size_t)topo->indegree);
   memcpy(t->destinations, topo->destinations, sizeof(int) * (size_t)topo->outdegree);
-  t->pattern = topo->pattern;
-  nhood_combine_pattern_retain(t->pattern);
   return MPI_SUCCESS;
 }
 
@@ -102,10 +108,12 @@ void nhood_two_stage_free(struct nhood_two_stage *ts) {
   for (int k = 0; k < ts->ndups && !finalized; k++) MPI_Type_free(&ts->dups[k]);
   free(ts->dups);
   for (int k = 0; k < 6; k++) free(ts->arrays[k]);
-  free((void *)ts->args.sendtypes);
-  free((void *)ts->args.recvtypes);
-  free(ts->topo.sources);
-  free(ts->topo.destinations);
+  if (!ts->borrowed) {
+    free((void *)ts->args.sendtypes);
+    free((void *)ts->args.recvtypes);
+    free(ts->topo.sources);
+    free(ts->topo.destinations);
+  }
   nhood_combine_pattern_release(ts->topo.pattern);
   nhood_mpi_transport_ctx_free(&ts->pass_transport);
   nhood_sched_free(&ts->pass);
@@ -119,8 +127,12 @@ int nhood_two_stage_init(struct nhood_request *req, NHOOD_Topo topo, const nhood
   struct nhood_two_stage *ts = calloc(1, sizeof *ts);
   if (!ts) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a request");
   req->two_stage = ts;
+  /* A blocking call completes before it returns, so it reads the caller's lists and
+   * arguments in place; the others keep copies. */
+  ts->borrowed = req->mode == NHOOD_BLOCKING;
   NHOOD_TRY(snapshot_topology(ts, topo));
-  NHOOD_TRY(own_args(ts, a, topo->indegree, topo->outdegree));
+  if (ts->borrowed) ts->args = *a;
+  else NHOOD_TRY(own_args(ts, a, topo->indegree, topo->outdegree));
   NHOOD_TRY(nhood_build_combine_size_pass(&ts->topo, &ts->args, req->ctx->rank, &ts->pass, &ts->own_sizes));
   if (ts->pass.scratch_bytes > 0 && !(ts->pass_scratch = malloc((size_t)ts->pass.scratch_bytes)))
     return nhood_error(MPI_ERR_NO_MEM, "out of memory for a size pass");
