@@ -29,11 +29,13 @@ int nhood_build_combine_sized(const nhood_topo *t, const nhood_coll_args *a, int
 
 /* Isomorphic neighborhoods (topologies from NHOOD_Topo_create_cart_offsets), schedules
  * computed locally (schedule/cart.c): cart-direct (a round per offset), cart-dim (combining
- * along dimensions, a round per dimension and coordinate value) and cart-dim-batch (a round
- * per dimension). On other topologies they build the direct schedule. */
+ * along dimensions, a round per dimension and coordinate value), cart-dim-batch (a round
+ * per dimension) and cart-bruck (one message per round, logarithmically many rounds). On
+ * other topologies they build the direct schedule. */
 int nhood_build_cart_direct(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
 int nhood_build_cart_dim(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
 int nhood_build_cart_dim_batch(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
+int nhood_build_cart_bruck(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
 
 /* The local copies of edges from this process to itself (shared by the builders). */
 int nhood_sched_add_self_copies(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);

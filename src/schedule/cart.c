@@ -16,6 +16,13 @@
  *                   non-zero coordinate value): 2d rounds for a Moore neighborhood of radius 1.
  *   cart-dim-batch  the same messages, a dimension's messages all in one round: d rounds,
  *                   fewer latencies when a dimension has several coordinate values (radius > 1).
+ *   cart-bruck      Bruck-like combining: one send and one receive per round, a round per hop,
+ *                   and every offset a sum of some of the hops (binary digits per dimension,
+ *                   plus one negative hop where a dimension has both signs): the fewest
+ *                   one-dimensional hops that reach every coordinate value, e.g. 2 per
+ *                   dimension for Moore radius 1 and 3 for radius 2. Routes may pass processes
+ *                   outside the neighborhood, and wrap around non-periodic dimensions too (every
+ *                   point of the grid is a process), so only sources and targets must exist.
  *
  * Dimension order routing never leaves the grid: after the hops of dimensions < k a block
  * sits at a point whose coordinates are its source's or its target's, one by one. On
@@ -29,6 +36,7 @@
  * builds cart-direct for the v and w collectives (forwarders would first need the block sizes:
  * a size pass, as combine has, is still to come).
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -243,4 +251,207 @@ int nhood_build_cart_dim(const nhood_topo *t, const nhood_coll_args *a, int me, 
 
 int nhood_build_cart_dim_batch(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
   return build_dim(t, a, me, s, 1);
+}
+
+/* ---- Bruck-like combining: one message per round, logarithmically many rounds ------------ */
+
+/* The hops of cart-bruck: vectors H_0..H_{m-1}, one per round, each along one dimension,
+ * such that every offset is the sum of a subset of them (its mask). Per dimension with
+ * coordinate values in [lo, hi]: when lo >= 0 the hops are 1, 2, ..., 2^(b-1) with
+ * 2^b > hi (binary digits); when hi <= 0 their negatives; otherwise, with R = max(hi, -lo)
+ * and 2^b > R, the hops 1, 2, ..., 2^(b-1) and -(2^b - 1): a value v >= 0 takes its binary
+ * digits, a value v < 0 takes the last hop and the digits of v + 2^b - 1. That reaches
+ * 2^(b+1) - 1 >= 2R + 1 values with b + 1 hops, the fewest any set of one-dimensional hops can
+ * (m hops make at most 2^m sums, and 2R + 1 is odd). Moore radius 1 takes 2 hops per
+ * dimension (+1, -1), radius 2 takes 3 (+1, +2, -3). */
+typedef struct {
+  int m;
+  int dim[64], step[64];  /* hop j moves by step[j] along dimension dim[j] */
+  uint64_t *mask;         /* per offset */
+} bruck_hops;
+
+static int bits_for(int value) { /* smallest b with 2^b > value */
+  int b = 0;
+  while (b < 31 && (1L << b) <= value) b++;
+  return b;
+}
+
+/* Returns 0 when the hops would exceed 64 (the builder then uses cart-dim). */
+static int bruck_plan(const nhood_topo *t, bruck_hops *h) {
+  int nd = t->ndims, n = t->noffsets;
+  h->m = 0;
+  for (int k = 0; k < nd; k++) {
+    int lo = 0, hi = 0;
+    for (int i = 0; i < n; i++) {
+      int v = t->offsets[(size_t)i * nd + k];
+      if (v < lo) lo = v;
+      if (v > hi) hi = v;
+    }
+    if (lo == 0 && hi == 0) continue;
+    int mixed = lo < 0 && hi > 0, sign = hi > 0 ? 1 : -1;
+    int b = bits_for(mixed ? (hi > -lo ? hi : -lo) : (hi > 0 ? hi : -lo));
+    if (h->m + b + mixed > 64) return 0;
+    int first = h->m;
+    for (int j = 0; j < b; j++) h->dim[h->m] = k, h->step[h->m++] = sign * (1 << j);
+    if (mixed) h->dim[h->m] = k, h->step[h->m++] = -((1 << b) - 1);
+    for (int i = 0; i < n; i++) {
+      int v = t->offsets[(size_t)i * nd + k];
+      unsigned digits = (unsigned)(v * sign);
+      if (mixed && v < 0) {
+        digits = (unsigned)(v + (1 << b) - 1);
+        h->mask[i] |= (uint64_t)1 << (first + b);
+      }
+      for (int j = 0; j < b; j++)
+        if (digits >> j & 1) h->mask[i] |= (uint64_t)1 << (first + j);
+    }
+  }
+  return 1;
+}
+
+typedef struct {
+  const nhood_topo *t;
+  const nhood_coll_args *a;
+  nhood_sched *s;
+  const bruck_hops *h;
+  int nd, n, alltoall, sb;
+  int *wrap;                    /* ndims ones: intermediate points wrap on every dimension */
+  int *key_now, *key_next;      /* per offset: the key of its block before / after this round */
+  nhood_region *now, *next;     /* per key: where its block lies */
+  int *stamp, stamp_value;
+  MPI_Aint scratch;
+} bruck_builder;
+
+/* Whether the block of offset i, held at `holder` before round j, moves at all: its source
+ * (holder minus the hops it took before round j, wrapping) and its target (source + C_i) exist
+ * in the grid's own terms. Intermediate points wrap around every dimension, so a route never
+ * passes a process that does not exist, periodic or not. */
+static int bruck_moves(const bruck_builder *b, const int *holder, int i, int j) {
+  const int *off = b->t->offsets + (size_t)i * b->nd;
+  int source[MAX_DIMS];
+  memcpy(source, holder, sizeof(int) * (size_t)b->nd);
+  for (int q = 0; q < j; q++)
+    if (b->h->mask[i] >> q & 1) source[b->h->dim[q]] -= b->h->step[q];
+  for (int k = 0; k < b->nd; k++) {
+    if (b->t->periods[k]) continue;
+    int d = b->t->dims[k], x = ((source[k] % d) + d) % d;
+    if (x + off[k] < 0 || x + off[k] >= d) return 0;
+  }
+  return 1;
+}
+
+/* keys[i] = the smallest offset whose mask agrees with i's on rounds < upto (alltoall: i). */
+static void bruck_keys(const bruck_builder *b, int upto, int *keys) {
+  uint64_t low = upto >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << upto) - 1);
+  for (int i = 0; i < b->n; i++) {
+    keys[i] = i;
+    if (b->alltoall) continue;
+    for (int q = 0; q < i; q++)
+      if (((b->h->mask[i] ^ b->h->mask[q]) & low) == 0) {
+        keys[i] = q;
+        break;
+      }
+  }
+}
+
+static int bruck_round(bruck_builder *b, int j) {
+  const int *X = b->t->coords;
+  int rc = MPI_SUCCESS, nout = 0, nin = 0, from[MAX_DIMS], to[MAX_DIMS];
+  memcpy(from, X, sizeof(int) * (size_t)b->nd);
+  memcpy(to, X, sizeof(int) * (size_t)b->nd);
+  from[b->h->dim[j]] -= b->h->step[j];
+  to[b->h->dim[j]] += b->h->step[j];
+  uint64_t bit = (uint64_t)1 << j;
+  MPI_Aint at = b->scratch;
+  b->stamp_value++;
+  for (int i = 0; i < b->n; i++) {
+    int key = b->key_now[i];
+    if (!(b->h->mask[i] & bit) || b->stamp[key] == b->stamp_value || !bruck_moves(b, X, i, j)) continue;
+    b->stamp[key] = b->stamp_value;
+    NHOOD_TRY(nhood_sched_copy(b->s, b->now[key], scratch_bytes(at + (MPI_Aint)nout * b->sb, b->sb)));
+    nout++;
+  }
+  if (nout) {
+    int peer = nhood_cart_rank_of(b->nd, b->t->dims, b->wrap, to);
+    NHOOD_TRY(nhood_sched_send(b->s, peer, j, scratch_bytes(at, nout * b->sb)));
+  }
+  at += (MPI_Aint)nout * b->sb;
+  b->stamp_value++;
+  for (int i = 0; i < b->n; i++) {
+    int key = b->key_next[i];
+    if (!(b->h->mask[i] & bit) || b->stamp[key] == b->stamp_value || !bruck_moves(b, from, i, j)) continue;
+    b->stamp[key] = b->stamp_value;
+    b->next[key] = scratch_bytes(at + (MPI_Aint)nin * b->sb, b->sb);
+    nin++;
+  }
+  if (nin) {
+    int peer = nhood_cart_rank_of(b->nd, b->t->dims, b->wrap, from);
+    NHOOD_TRY(nhood_sched_recv(b->s, peer, j, scratch_bytes(at, nin * b->sb)));
+  }
+  b->scratch = at + (MPI_Aint)nin * b->sb;
+cleanup:
+  return rc;
+}
+
+int nhood_build_cart_bruck(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
+  if (!cart_applies(t)) return nhood_build_direct(t, a, me, s);
+  if (a->kind != NHOOD_ALLGATHER && a->kind != NHOOD_ALLTOALL) return nhood_build_cart_direct(t, a, me, s);
+  if (t->ndims > MAX_DIMS) return nhood_error(MPI_ERR_DIMS, "cart-bruck: at most %d dimensions", MAX_DIMS);
+  int rc = MPI_SUCCESS, n = t->noffsets;
+  size_t m = (size_t)(n + 1);
+  bruck_hops h = {.m = 0};
+  bruck_builder b = {.t = t, .a = a, .s = s, .h = &h, .nd = t->ndims, .n = n};
+  b.alltoall = a->kind == NHOOD_ALLTOALL;
+  memset(s, 0, sizeof *s); /* the cleanup path may free it before nhood_sched_init */
+  MPI_Aint bytes = (MPI_Aint)a->sendcount * a->send_type_size;
+  if (bytes != (MPI_Aint)a->recvcount * a->recv_type_size || bytes > 1 << 30)
+    return nhood_error(MPI_ERR_TRUNCATE,
+                       "cart-bruck: a block is %lld bytes to send but %lld to receive (they must be equal, below 1 GiB)",
+                       (long long)bytes, (long long)a->recvcount * a->recv_type_size);
+  b.sb = (int)bytes;
+  h.mask = calloc(m, sizeof *h.mask);
+  b.wrap = malloc(sizeof(int) * (size_t)(b.nd + 1));
+  b.key_now = malloc(sizeof(int) * m);
+  b.key_next = malloc(sizeof(int) * m);
+  b.stamp = calloc(m, sizeof(int));
+  b.now = calloc(m, sizeof *b.now);
+  b.next = calloc(m, sizeof *b.next);
+  if (!h.mask || !b.wrap || !b.key_now || !b.key_next || !b.stamp || !b.now || !b.next) {
+    rc = nhood_error(MPI_ERR_NO_MEM, "cart-bruck: out of memory building a schedule");
+    goto cleanup;
+  }
+  if (!bruck_plan(t, &h)) {
+    rc = nhood_build_cart_dim(t, a, me, s);
+    goto cleanup;
+  }
+  for (int k = 0; k < b.nd; k++) b.wrap[k] = 1;
+  NHOOD_TRY(nhood_sched_init(s, "cart-bruck", 4 * n + 4, h.m > 0 ? h.m : 1));
+  bruck_keys(&b, 0, b.key_now);
+  for (int i = 0; i < n; i++) b.now[b.key_now[i]] = nhood_send_block(a, i);
+  for (int j = 0; j < h.m; j++) {
+    bruck_keys(&b, j + 1, b.key_next);
+    for (int i = 0; i < n; i++) /* blocks that skip this hop stay where they are */
+      if (!(h.mask[i] >> j & 1)) b.next[b.key_next[i]] = b.now[b.key_now[i]];
+    NHOOD_TRY(bruck_round(&b, j));
+    NHOOD_TRY(nhood_sched_fence(s));
+    int *keys = b.key_now;
+    b.key_now = b.key_next;
+    b.key_next = keys;
+    nhood_region *where = b.now;
+    b.now = b.next;
+    b.next = where;
+  }
+  for (int i = 0; i < n; i++)
+    if (bruck_moves(&b, t->coords, i, h.m)) NHOOD_TRY(nhood_sched_copy(s, b.now[b.key_now[i]], nhood_recv_block(a, i)));
+  s->scratch_bytes = b.scratch;
+  NHOOD_TRY(nhood_sched_finish(s));
+cleanup:
+  if (rc != MPI_SUCCESS) nhood_sched_free(s);
+  free(h.mask);
+  free(b.wrap);
+  free(b.key_now);
+  free(b.key_next);
+  free(b.stamp);
+  free(b.now);
+  free(b.next);
+  return rc;
 }

@@ -17,6 +17,7 @@ static const nhood_algorithm algorithms[] = {
     {"cart-direct", always, nhood_build_cart_direct, 0},
     {"cart-dim", always, nhood_build_cart_dim, 0},
     {"cart-dim-batch", always, nhood_build_cart_dim_batch, 0},
+    {"cart-bruck", always, nhood_build_cart_bruck, 0},
 };
 #define NALGORITHMS (sizeof algorithms / sizeof algorithms[0])
 

@@ -34,6 +34,7 @@ static const char *const algorithms[] = {
     "cart-direct",
     "cart-dim",
     "cart-dim-batch",
+    "cart-bruck",
 };
 #define NALGORITHMS ((int)(sizeof algorithms / sizeof algorithms[0]))
 
@@ -48,6 +49,7 @@ static const struct {
     {"cart-direct", "allgather,allgatherv,alltoall,alltoallv,alltoallw"},
     {"cart-dim", "allgather,alltoall"},
     {"cart-dim-batch", "allgather,alltoall"},
+    {"cart-bruck", "allgather,alltoall"},
 };
 
 typedef enum {

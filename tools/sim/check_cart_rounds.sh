@@ -1,23 +1,45 @@
 #!/usr/bin/env bash
-# cart-dim takes exactly 2d communication rounds for a Moore neighborhood of radius 1 in
-# d = 2, 3, 4 dimensions (one per dimension and direction), and cart-dim-batch d; checked on
-# the rounds_max field of nhood-sim's JSON (P = 4096, periodic grid).
+# Rounds of the isomorphic algorithms, checked on the rounds_max and msgs_sent_max fields of
+# nhood-sim's JSON (P = 4096, periodic grid):
+#  - cart-dim takes exactly 2d rounds for a Moore neighborhood of radius 1 in d = 2, 3, 4
+#    dimensions (one per dimension and direction), and cart-dim-batch d;
+#  - cart-bruck sends one message per round, and takes 2 rounds per dimension for Moore
+#    radius 1 and 3 for radius 2 (hops +1, +2, -3), in 2-D and 3-D. The isomorphic issue asks
+#    for at most ceil(log2(s+1)) + 1; the script prints that bound beside each count.
 #   tools/sim/check_cart_rounds.sh NHOOD_SIM     (CTest runs it as sim.cart.rounds)
 set -euo pipefail
 sim=${1:?usage: check_cart_rounds.sh NHOOD_SIM}
 json=$(mktemp)
 trap 'rm -f "$json"' EXIT
+
+field() { # field ALGO NAME: the distinct values of a JSON field over the algorithm's lines
+  grep "\"algo\":\"$1\"" "$json" | grep -o "\"$2\":[0-9]*" | cut -d: -f2 | sort -u
+}
+expect() { # expect ALGO TOPO FIELD WANT [NOTE]
+  local got
+  got=$(field "$1" "$3")
+  if [ "$got" != "$4" ]; then
+    echo "FAILED: $1 on $2: $3 is '$got', expected $4"
+    exit 1
+  fi
+  echo "$1 $2: $3 $got${5:+ ($5)}"
+}
+
 for d in 2 3 4; do
   "$sim" --ranks 4096 --topo "moore:d=$d,r=1" --coll allgather,alltoall --bytes 4 \
     --algo cart-dim,cart-dim-batch --json "$json" >/dev/null
-  for algo_rounds in "cart-dim:$((2 * d))" "cart-dim-batch:$d"; do
-    algo=${algo_rounds%%:*}
-    want=${algo_rounds##*:}
-    got=$(grep "\"algo\":\"$algo\"" "$json" | grep -o '"rounds_max":[0-9]*' | cut -d: -f2 | sort -u)
-    if [ "$got" != "$want" ]; then
-      echo "FAILED: $algo on moore:d=$d,r=1 takes rounds '$got', expected $want"
-      exit 1
-    fi
-    echo "$algo moore:d=$d,r=1: $got rounds"
+  expect cart-dim "moore:d=$d,r=1" rounds_max $((2 * d))
+  expect cart-dim-batch "moore:d=$d,r=1" rounds_max "$d"
+done
+for d in 2 3; do
+  for r in 1 2; do
+    "$sim" --ranks 4096 --topo "moore:d=$d,r=$r" --coll allgather,alltoall --bytes 4 \
+      --algo cart-bruck --json "$json" >/dev/null
+    s=$(( (2 * r + 1) ** d - 1 ))
+    bound=1
+    while (( (1 << (bound - 1)) < s + 1 )); do bound=$((bound + 1)); done # ceil(log2(s+1)) + 1
+    want=$(( d * (r == 1 ? 2 : 3) ))
+    expect cart-bruck "moore:d=$d,r=$r" rounds_max "$want" "s=$s, issue bound $bound"
+    expect cart-bruck "moore:d=$d,r=$r" msgs_sent_max "$want" "one message per round"
   done
 done
