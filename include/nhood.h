@@ -325,6 +325,61 @@ int NHOOD_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
                                   MPI_Comm comm, NHOOD_Topo topo, MPI_Info info,
                                   NHOOD_Request *request);
 
+/**
+ * A triangular (or trapezoidal) layout, for the corners of deep halos: count blocks of
+ * oldtype; block i holds first_blocklength + i * block_increment elements and starts
+ * stride + (i - 1) * stride_increment elements after block i - 1 (block 0 at 0). Distances
+ * are in extents of oldtype. Example, the corner of depth k of a row-major n x n array whose
+ * rows grow by one element to the left: NHOOD_Type_create_triangular(k, 1, 1, n - 1, 0, ...).
+ * Like the MPI type constructors, the new type is not committed.
+ *
+ * Errors: MPI_ERR_COUNT (count < 0), MPI_ERR_ARG (a negative first_blocklength, a
+ * block_increment that makes a block length negative or overflow, newtype NULL),
+ * MPI_ERR_TYPE (oldtype MPI_DATATYPE_NULL).
+ */
+int NHOOD_Type_create_triangular(int count, int first_blocklength, int block_increment,
+                                 int stride, int stride_increment, MPI_Datatype oldtype,
+                                 MPI_Datatype *newtype);
+
+/* ------------------------------------------------------------------------------------- */
+/* Neighborhood reductions                                                                */
+/* ------------------------------------------------------------------------------------- */
+
+/**
+ * Reduce: every process sends its vector (count elements of datatype at sendbuf) to each of
+ * its destinations, and reduces the vectors it receives, one per source, with op into recvbuf
+ * (count elements). Scatter-reduce: sendbuf holds one vector per destination (vector j at
+ * j * count * extent), and destination j receives vector j; the reduction is the same.
+ *
+ * op must be commutative, predefined or user-defined (MPI_Op_create with commute = 1); the
+ * order in which vectors are combined is not specified, as for MPI_Reduce with such ops.
+ * Vectors from MPI_PROC_NULL sources (the edges of non-periodic grids) take no part; a process
+ * with no existing source leaves recvbuf unchanged. A source listed twice contributes twice.
+ * They run under every algorithm (NHOOD_INFO_ALGORITHM): the algorithm's allgather or alltoall
+ * exchange delivers the vectors, in as few messages as it makes, then each process reduces.
+ * A persistent request keeps using op: do not free it before the request.
+ *
+ * Errors as for the collectives above, and MPI_ERR_OP when op is MPI_OP_NULL or not
+ * commutative.
+ */
+int NHOOD_Neighbor_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                          MPI_Op op, MPI_Comm comm, NHOOD_Topo topo);
+int NHOOD_Ineighbor_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                           MPI_Op op, MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request);
+int NHOOD_Neighbor_reduce_init(const void *sendbuf, void *recvbuf, int count,
+                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, NHOOD_Topo topo,
+                               MPI_Info info, NHOOD_Request *request);
+
+int NHOOD_Neighbor_scatter_reduce(const void *sendbuf, void *recvbuf, int count,
+                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                  NHOOD_Topo topo);
+int NHOOD_Ineighbor_scatter_reduce(const void *sendbuf, void *recvbuf, int count,
+                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                   NHOOD_Topo topo, NHOOD_Request *request);
+int NHOOD_Neighbor_scatter_reduce_init(const void *sendbuf, void *recvbuf, int count,
+                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
+                                       NHOOD_Topo topo, MPI_Info info, NHOOD_Request *request);
+
 /* ------------------------------------------------------------------------------------- */
 /* Requests                                                                               */
 /* ------------------------------------------------------------------------------------- */

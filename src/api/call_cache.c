@@ -47,7 +47,7 @@ static block_arrays arrays_of(const nhood_coll_args *a, NHOOD_Topo t) {
 static int same_call(const nhood_coll_args *x, const nhood_coll_args *y) {
   return x->kind == y->kind && x->sendbuf == y->sendbuf && x->recvbuf == y->recvbuf &&
          x->sendcount == y->sendcount && x->recvcount == y->recvcount && x->sendtype == y->sendtype &&
-         x->recvtype == y->recvtype;
+         x->recvtype == y->recvtype && x->op == y->op;
 }
 
 /* Same extents and sizes (a derived datatype handle may have been freed and reused). */

@@ -12,8 +12,8 @@
 #include "selection/select.h"
 #include "topology/topology.h"
 
-const char *const nhood_coll_names[NHOOD_NCOLLS] = {"allgather", "allgatherv", "alltoall", "alltoallv",
-                                                    "alltoallw"};
+const char *const nhood_coll_names[NHOOD_NCOLLS] = {"allgather", "allgatherv", "alltoall",     "alltoallv",
+                                                    "alltoallw", "reduce",     "scatter_reduce"};
 
 /* NHOOD_CHECK=1 makes every collective verify topology consistency first. */
 static int check_mode(void) {
@@ -33,6 +33,9 @@ typedef struct {
 
 static const side_names send_names = {"sendbuf", "sendcount", "sendcounts", "sdispls", "sendtype", "sendtypes"};
 static const side_names recv_names = {"recvbuf", "recvcount", "recvcounts", "rdispls", "recvtype", "recvtypes"};
+/* Reduce and scatter-reduce: one count and one datatype for both sides. */
+static const side_names reduce_send_names = {"sendbuf", "count", "", "", "datatype", ""};
+static const side_names reduce_recv_names = {"recvbuf", "count", "", "", "datatype", ""};
 
 static int check_type(MPI_Datatype type, const char *name, int index) {
   if (type != MPI_DATATYPE_NULL) return MPI_SUCCESS;
@@ -59,7 +62,8 @@ cleanup:
 /* Checks one side (send or receive) of a call. degree: blocks on that side; peers: the
  * neighbor list (MPI_PROC_NULL blocks are never touched). */
 static int check_side(const nhood_coll_args *a, int is_send, int degree, const int peers[]) {
-  const side_names *n = is_send ? &send_names : &recv_names;
+  const side_names *n = nhood_coll_reduces(a->kind) ? (is_send ? &reduce_send_names : &reduce_recv_names)
+                                                    : (is_send ? &send_names : &recv_names);
   const void *buf = is_send ? a->sendbuf : a->recvbuf;
   int single_count = is_send ? a->sendcount : a->recvcount;
   const int *counts = is_send ? a->sendcounts : a->recvcounts;
@@ -93,9 +97,22 @@ cleanup:
   return rc;
 }
 
+/* Reduce and scatter-reduce: a commutative operation (blocks are reduced in whatever order
+ * they arrive in, and forwarded blocks in another). */
+static int check_op(MPI_Op op) {
+  int rc = MPI_SUCCESS, commutative = 0;
+  if (op == MPI_OP_NULL) return nhood_error(MPI_ERR_OP, "op is MPI_OP_NULL");
+  NHOOD_MPI_CALL(MPI_Op_commutative(op, &commutative));
+  if (!commutative)
+    rc = nhood_error(MPI_ERR_OP, "op is not commutative; neighborhood reductions need a commutative operation");
+cleanup:
+  return rc;
+}
+
 static int check_args(nhood_coll_args *a, NHOOD_Topo t) {
   int rc = MPI_SUCCESS;
   MPI_Aint lb;
+  if (nhood_coll_reduces(a->kind)) NHOOD_TRY(check_op(a->op));
   NHOOD_TRY(check_side(a, 1, t->outdegree, t->destinations));
   NHOOD_TRY(check_side(a, 0, t->indegree, t->sources));
   if (a->kind != NHOOD_ALLTOALLW) {
@@ -162,7 +179,7 @@ static int build_request(struct nhood_request *req, const nhood_coll_args *a, NH
     NHOOD_TRY(nhood_two_stage_init(req, topo, a));
     return MPI_SUCCESS;
   }
-  NHOOD_TRY(alg->build(topo, a, ctx->rank, &req->sched));
+  NHOOD_TRY(nhood_algorithm_build(alg, topo, a, ctx->rank, &req->sched));
   /* Later rounds and later starts use the datatypes after the call returned, when the
    * caller may already have freed them. */
   if (mode == NHOOD_PERSISTENT || req->sched.comm_rounds > 1) NHOOD_TRY(nhood_sched_own_types(&req->sched));
@@ -376,5 +393,47 @@ int NHOOD_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], c
                                   const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                                   NHOOD_Topo topo, MPI_Info info, NHOOD_Request *request) {
   nhood_coll_args a = ALLTOALLW_ARGS;
+  return run(&a, comm, topo, info, NHOOD_PERSISTENT, request);
+}
+
+/* Reduce: the same vector to every destination; scatter-reduce: block j (count elements at
+ * j * count * extent) to destination j. Either way the vectors received are reduced with op
+ * into recvbuf. */
+#define REDUCE_ARGS(K)                                                                             \
+  (nhood_coll_args) {                                                                              \
+    .kind = (K), .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = count, .sendtype = datatype,  \
+    .recvcount = count, .recvtype = datatype, .op = op                                             \
+  }
+
+int NHOOD_Neighbor_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                          MPI_Comm comm, NHOOD_Topo topo) {
+  nhood_coll_args a = REDUCE_ARGS(NHOOD_REDUCE);
+  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
+}
+int NHOOD_Ineighbor_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                           MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request) {
+  nhood_coll_args a = REDUCE_ARGS(NHOOD_REDUCE);
+  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_NONBLOCKING, request);
+}
+int NHOOD_Neighbor_reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, NHOOD_Request *request) {
+  nhood_coll_args a = REDUCE_ARGS(NHOOD_REDUCE);
+  return run(&a, comm, topo, info, NHOOD_PERSISTENT, request);
+}
+
+int NHOOD_Neighbor_scatter_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                  MPI_Comm comm, NHOOD_Topo topo) {
+  nhood_coll_args a = REDUCE_ARGS(NHOOD_SCATTER_REDUCE);
+  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
+}
+int NHOOD_Ineighbor_scatter_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                   MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request) {
+  nhood_coll_args a = REDUCE_ARGS(NHOOD_SCATTER_REDUCE);
+  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_NONBLOCKING, request);
+}
+int NHOOD_Neighbor_scatter_reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                                       MPI_Op op, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info,
+                                       NHOOD_Request *request) {
+  nhood_coll_args a = REDUCE_ARGS(NHOOD_SCATTER_REDUCE);
   return run(&a, comm, topo, info, NHOOD_PERSISTENT, request);
 }

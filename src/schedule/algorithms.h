@@ -9,6 +9,8 @@
 
 typedef struct nhood_topo nhood_topo;
 
+typedef int (*nhood_builder)(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
+
 int nhood_build_direct(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
 
 /* Message combining over common neighborhoods (Phase 2): needs the pattern attached to the
@@ -36,6 +38,11 @@ int nhood_build_cart_direct(const nhood_topo *t, const nhood_coll_args *a, int m
 int nhood_build_cart_dim(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
 int nhood_build_cart_dim_batch(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
 int nhood_build_cart_bruck(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
+
+/* Reduce and scatter-reduce (schedule/reduce.c): the exchange `build` makes for allgather or
+ * alltoall, its receive blocks in scratch, then a round that reduces them into the receive
+ * vector. */
+int nhood_build_reduce(nhood_builder build, const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
 
 /* The local copies of edges from this process to itself (shared by the builders). */
 int nhood_sched_add_self_copies(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);

@@ -15,8 +15,16 @@ typedef enum {
   NHOOD_ALLTOALL,
   NHOOD_ALLTOALLV,
   NHOOD_ALLTOALLW,
+  /* Isomorphic reduce (allgather's send side) and scatter-reduce (alltoall's): every block
+   * received is reduced with op into the one receive vector (schedule/reduce.c). */
+  NHOOD_REDUCE,
+  NHOOD_SCATTER_REDUCE,
   NHOOD_NCOLLS
 } nhood_coll_kind;
+
+static inline int nhood_coll_reduces(nhood_coll_kind kind) {
+  return kind == NHOOD_REDUCE || kind == NHOOD_SCATTER_REDUCE;
+}
 
 typedef struct {
   nhood_coll_kind kind;
@@ -39,6 +47,9 @@ typedef struct {
   /* Extents and sizes of sendtype / recvtype (not used by alltoallw). */
   MPI_Aint send_extent, recv_extent;
   int send_type_size, recv_type_size;
+  /* Reduce and scatter-reduce: the operation (commutative); count and datatype are in
+   * sendcount/sendtype and recvcount/recvtype alike. */
+  MPI_Op op;
 } nhood_coll_args;
 
 extern const char *const nhood_coll_names[NHOOD_NCOLLS];
@@ -47,8 +58,10 @@ static inline nhood_region nhood_send_block(const nhood_coll_args *a, int j) {
   switch (a->kind) {
     case NHOOD_ALLGATHER:
     case NHOOD_ALLGATHERV:
+    case NHOOD_REDUCE:
       return (nhood_region){0, a->sendtype, a->sendcount, NHOOD_BUF_SEND};
     case NHOOD_ALLTOALL:
+    case NHOOD_SCATTER_REDUCE:
       return (nhood_region){(MPI_Aint)j * a->sendcount * a->send_extent, a->sendtype, a->sendcount, NHOOD_BUF_SEND};
     case NHOOD_ALLTOALLV:
       return (nhood_region){(MPI_Aint)a->sdispls[j] * a->send_extent, a->sendtype, a->sendcounts[j], NHOOD_BUF_SEND};
@@ -57,8 +70,12 @@ static inline nhood_region nhood_send_block(const nhood_coll_args *a, int j) {
   }
 }
 
+/* Reduce and scatter-reduce have one receive vector, the same for every source. */
 static inline nhood_region nhood_recv_block(const nhood_coll_args *a, int i) {
   switch (a->kind) {
+    case NHOOD_REDUCE:
+    case NHOOD_SCATTER_REDUCE:
+      return (nhood_region){0, a->recvtype, a->recvcount, NHOOD_BUF_RECV};
     case NHOOD_ALLGATHER:
     case NHOOD_ALLTOALL:
       return (nhood_region){(MPI_Aint)i * a->recvcount * a->recv_extent, a->recvtype, a->recvcount, NHOOD_BUF_RECV};

@@ -391,7 +391,9 @@ cleanup:
 
 /* ---- entry points ------------------------------------------------------------------------ */
 
-static int equal_blocks(const nhood_coll_args *a) { return a->kind == NHOOD_ALLGATHER || a->kind == NHOOD_ALLTOALL; }
+static int equal_blocks(const nhood_coll_args *a) {
+  return a->kind == NHOOD_ALLGATHER || a->kind == NHOOD_ALLTOALL || nhood_coll_reduces(a->kind);
+}
 
 /* Whether combine runs direct: the conditions are the same on every process (the pattern's
  * depth is global, the topology kind and the collective are too), so all fall back alike. */

@@ -46,6 +46,11 @@ int nhood_algorithm_needs_size_pass(const nhood_algorithm *alg, const nhood_topo
   return alg->build == nhood_build_combine && nhood_combine_needs_size_pass(t, a);
 }
 
+int nhood_algorithm_build(const nhood_algorithm *alg, const nhood_topo *t, const nhood_coll_args *a, int me,
+                          nhood_sched *s) {
+  return nhood_coll_reduces(a->kind) ? nhood_build_reduce(alg->build, t, a, me, s) : alg->build(t, a, me, s);
+}
+
 int nhood_select(const char *requested, const nhood_topo *t, const nhood_coll_args *a,
                  const nhood_algorithm **chosen) {
   if (strcmp(requested, "auto") == 0) {

@@ -101,6 +101,11 @@ static void expect_working_allgather(error_test *t, const char *what, NHOOD_Topo
 
 /* ------------------------------------------------------------------------------------- */
 
+/* A non-commutative operation (keeps its inout argument), which neighborhood reductions refuse. */
+static void first_of_pair(void *in, void *inout, int *len, MPI_Datatype *type) {
+  (void)in, (void)inout, (void)len, (void)type;
+}
+
 static void test_collective_arguments(error_test *t) {
   MPI_Comm comm = t->comm;
   NHOOD_Topo ring = t->ring;
@@ -176,6 +181,24 @@ static void test_collective_arguments(error_test *t) {
                NHOOD_Neighbor_alltoallv_init(sb, counts, displs, MPI_INT, rb, counts, displs, MPI_INT, comm,
                                              ring, MPI_INFO_NULL, NULL),
                MPI_ERR_ARG, "request");
+
+  expect_error(t, "reduce: count -1", NHOOD_Neighbor_reduce(sb, rb, -1, MPI_INT, MPI_SUM, comm, ring), MPI_ERR_COUNT,
+               "count");
+  expect_error(t, "reduce: datatype MPI_DATATYPE_NULL",
+               NHOOD_Neighbor_reduce(sb, rb, 1, MPI_DATATYPE_NULL, MPI_SUM, comm, ring), MPI_ERR_TYPE, "datatype");
+  expect_error(t, "reduce: op MPI_OP_NULL", NHOOD_Neighbor_reduce(sb, rb, 1, MPI_INT, MPI_OP_NULL, comm, ring),
+               MPI_ERR_OP, "op");
+  expect_error(t, "scatter_reduce: recvbuf NULL",
+               NHOOD_Neighbor_scatter_reduce(sb, NULL, 1, MPI_INT, MPI_SUM, comm, ring), MPI_ERR_BUFFER, "recvbuf");
+  MPI_Op noncommutative;
+  TEST_CHECK(MPI_Op_create(first_of_pair, 0, &noncommutative));
+  expect_error(t, "ineighbor_reduce: a non-commutative op",
+               NHOOD_Ineighbor_reduce(sb, rb, 1, MPI_INT, noncommutative, comm, ring, &req), MPI_ERR_OP,
+               "commutative");
+  expect_error(t, "scatter_reduce_init: request NULL",
+               NHOOD_Neighbor_scatter_reduce_init(sb, rb, 1, MPI_INT, MPI_SUM, comm, ring, MPI_INFO_NULL, NULL),
+               MPI_ERR_ARG, "request");
+  TEST_CHECK(MPI_Op_free(&noncommutative));
 
   MPI_Info bogus;
   TEST_CHECK(MPI_Info_create(&bogus));

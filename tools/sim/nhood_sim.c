@@ -465,7 +465,7 @@ static int build_schedules(const topo_set *ts, const sim_call *call, const char 
     int r = cs->nbuilt;
     int rc = two_stage ? nhood_build_combine_sized(ts->topos[r], &call->args[r], r,
                                                    cs->pass_scratch[r], &cs->data[r])
-                       : chosen->build(ts->topos[r], &call->args[r], r, &cs->data[r]);
+                       : nhood_algorithm_build(chosen, ts->topos[r], &call->args[r], r, &cs->data[r]);
     if (rc != MPI_SUCCESS)
       return build_failed(row, r, algo);
   }
