@@ -58,18 +58,34 @@ typedef struct nhood_request *NHOOD_Request;
 #define NHOOD_MAX_ERROR_STRING 512
 
 /** Info key (topology creation or persistent init) that picks the algorithm. Values:
- *  "auto" (default; today the same as "direct"), "direct" (one message per edge), and
+ *  "auto" (default; today the same as "direct"); "direct" (one message per edge);
  *  "combine" (cumulative message combining over common neighborhoods, in about log2 P
- *  rounds for small messages; allgather and alltoall are combined, the other collectives
- *  run direct). "combine" builds its pattern collectively at its first call on a topology
- *  object and communicator, so every process must use it alike; a cost model chooses how
- *  many combining levels pay, none (direct) where combining does not. Environment
- *  variables, the same on every process: NHOOD_COMBINE_THETA, the least number of common
- *  destinations for two partners to merge (default 1); NHOOD_COMBINE_LEVELS, a fixed number
- *  of levels instead of the model's choice.
+ *  rounds for small messages; every collective; the v and w ones first run a size pass; its
+ *  pattern is built collectively at the first call on a topology object and communicator,
+ *  so every process must use it alike; a cost model chooses how many combining levels pay,
+ *  none where combining does not); and for topologies from NHOOD_Topo_create_cart_offsets
+ *  "cart-direct" (a round per offset), "cart-dim" (combining along dimensions),
+ *  "cart-dim-batch" (the same, a round per dimension) and "cart-bruck" (one message per
+ *  round, logarithmically many rounds). The cart-* algorithms combine allgather and alltoall,
+ *  and the v and w collectives under NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES; otherwise they run
+ *  as cart-direct, and on other topologies as direct. Environment variables, the same on
+ *  every process: NHOOD_COMBINE_THETA, the least number of common destinations for two
+ *  partners to merge (default 1); NHOOD_COMBINE_LEVELS, a fixed number of levels instead of
+ *  the model's choice.
  *  An unknown value is MPI_ERR_INFO. The value given at persistent init overrides the
  *  topology's. */
 #define NHOOD_INFO_ALGORITHM "nhood_algorithm"
+
+/** Info key (topology creation or persistent init), value "true" or "false" (default): an
+ *  assertion, in the manner of MPI-4's mpi_assert_* keys, that in every call on an isomorphic
+ *  topology (NHOOD_Topo_create_cart_offsets) every process sends the same number of bytes to
+ *  its neighbor at offset i, for each i (allgatherv: the same sendcount everywhere), as in a
+ *  stencil whose processes own blocks of one shape. Processes that forward blocks then know
+ *  their sizes, so the cart-* algorithms combine allgatherv, alltoallv and alltoallw too. A
+ *  call that breaks it is erroneous; the part a process can see (its receive block i must be
+ *  as large as its send block i) gives MPI_ERR_TRUNCATE. The value given at persistent init
+ *  overrides the topology's. */
+#define NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES "nhood_assert_isomorphic_sizes"
 
 /* ------------------------------------------------------------------------------------- */
 /* Errors                                                                                 */

@@ -160,6 +160,8 @@ static int prepare(nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info 
   NHOOD_TRY(check_args(a, topo));
   strcpy(requested, topo->algorithm);
   NHOOD_TRY(nhood_info_algorithm(info, requested));
+  a->isomorphic_sizes = topo->isomorphic_sizes;
+  NHOOD_TRY(nhood_info_bool(info, NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES, &a->isomorphic_sizes));
   NHOOD_TRY(nhood_select(requested, topo, a, alg));
   if ((*alg)->needs_pattern) NHOOD_TRY(ensure_pattern(topo, *ctx));
 cleanup:

@@ -41,6 +41,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "nhood.h"
 #include "schedule/algorithms.h"
 
 #define MAX_DIMS 64
@@ -68,11 +69,50 @@ cleanup:
 
 /* ---- dimension-wise combining ------------------------------------------------------------ */
 
+/* Whether the combining cart algorithms can combine this call: allgather and alltoall always;
+ * the v and w collectives when the caller asserts isomorphic sizes (nhood.h), for then a
+ * process that forwards the block of offset i knows its size: its own. */
+static int combinable(const nhood_coll_args *a) {
+  return a->kind == NHOOD_ALLGATHER || a->kind == NHOOD_ALLTOALL ||
+         (a->isomorphic_sizes && (a->kind == NHOOD_ALLGATHERV || a->kind == NHOOD_ALLTOALLV || a->kind == NHOOD_ALLTOALLW));
+}
+
+static int region_bytes(nhood_region r, MPI_Aint *bytes) {
+  int rc = MPI_SUCCESS, size = 0;
+  NHOOD_MPI_CALL(MPI_Type_size(r.type, &size));
+  *bytes = (MPI_Aint)r.count * size;
+cleanup:
+  return rc;
+}
+
+/* sizes[i] = the bytes of the block of offset i, the same on every process: send block i and
+ * receive block i must agree (with isomorphic sizes, receive block i is send block i of
+ * another process). */
+static int block_sizes(const nhood_coll_args *a, int n, const char *name, int *sizes) {
+  int rc = MPI_SUCCESS;
+  for (int i = 0; i < n; i++) {
+    MPI_Aint send = 0, recv = 0;
+    NHOOD_TRY(region_bytes(nhood_send_block(a, i), &send));
+    NHOOD_TRY(region_bytes(nhood_recv_block(a, i), &recv));
+    if (send != recv || send > 1 << 30)
+      return nhood_error(MPI_ERR_TRUNCATE,
+                         "%s: block %d is %lld bytes to send but %lld to receive (they must be equal, below 1 GiB%s)",
+                         name, i, (long long)send, (long long)recv,
+                         a->kind == NHOOD_ALLGATHER || a->kind == NHOOD_ALLTOALL
+                             ? ""
+                             : ", as " NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES " asserts");
+    sizes[i] = (int)send;
+  }
+cleanup:
+  return rc;
+}
+
 typedef struct {
   const nhood_topo *t;
   const nhood_coll_args *a;
   nhood_sched *s;
-  int nd, n, alltoall, sb, batch;
+  int nd, n, alltoall, batch;
+  int *sizes;                   /* per offset: bytes of its block */
   int *rep_now, *rep_next;      /* per offset: the key of its block before / after this phase */
   nhood_region *now, *next;     /* per key: where its block lies */
   int *stamp, stamp_value;      /* marks keys already listed in one message */
@@ -123,13 +163,14 @@ static int build_message(dim_builder *b, int k, int v, int tag) {
   int rc = MPI_SUCCESS, nout = 0, nin = 0, from[MAX_DIMS];
   memcpy(from, X, sizeof(int) * (size_t)b->nd);
   from[k] -= v; /* the process that sends to X in this message */
-  MPI_Aint at = b->scratch;
+  MPI_Aint at = b->scratch, out_bytes = 0, in_bytes = 0;
   b->stamp_value++;
   for (int i = 0; i < b->n; i++) {
     int key = b->rep_now[i];
     if (offset_of(b, i)[k] != v || b->stamp[key] == b->stamp_value || !moves(b, X, i, k)) continue;
     b->stamp[key] = b->stamp_value;
-    NHOOD_TRY(nhood_sched_copy(b->s, b->now[key], scratch_bytes(at + (MPI_Aint)nout * b->sb, b->sb)));
+    NHOOD_TRY(nhood_sched_copy(b->s, b->now[key], scratch_bytes(at + out_bytes, b->sizes[key])));
+    out_bytes += b->sizes[key];
     nout++;
   }
   if (nout) {
@@ -138,23 +179,24 @@ static int build_message(dim_builder *b, int k, int v, int tag) {
     to[k] += v;
     int peer = nhood_cart_rank_of(b->nd, b->t->dims, b->t->periods, to);
     if (peer == MPI_PROC_NULL) return nhood_error(MPI_ERR_INTERN, "cart-dim: a block would leave the grid");
-    NHOOD_TRY(nhood_sched_send(b->s, peer, tag, scratch_bytes(at, nout * b->sb)));
+    NHOOD_TRY(nhood_sched_send(b->s, peer, tag, scratch_bytes(at, (int)out_bytes)));
   }
-  at += (MPI_Aint)nout * b->sb;
+  at += out_bytes;
   b->stamp_value++;
   for (int i = 0; i < b->n; i++) {
     int key = b->rep_next[i];
     if (offset_of(b, i)[k] != v || b->stamp[key] == b->stamp_value || !moves(b, from, i, k)) continue;
     b->stamp[key] = b->stamp_value;
-    b->next[key] = scratch_bytes(at + (MPI_Aint)nin * b->sb, b->sb);
+    b->next[key] = scratch_bytes(at + in_bytes, b->sizes[key]);
+    in_bytes += b->sizes[key];
     nin++;
   }
   if (nin) {
     int peer = nhood_cart_rank_of(b->nd, b->t->dims, b->t->periods, from);
     if (peer == MPI_PROC_NULL) return nhood_error(MPI_ERR_INTERN, "cart-dim: a block would come from outside the grid");
-    NHOOD_TRY(nhood_sched_recv(b->s, peer, tag, scratch_bytes(at, nin * b->sb)));
+    NHOOD_TRY(nhood_sched_recv(b->s, peer, tag, scratch_bytes(at, (int)in_bytes)));
   }
-  b->scratch = at + (MPI_Aint)nin * b->sb;
+  b->scratch = at + in_bytes;
 cleanup:
   return rc;
 }
@@ -178,20 +220,20 @@ static int phase_values(const dim_builder *b, int k, int *values) {
 
 static int build_dim(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s, int batch) {
   if (!cart_applies(t)) return nhood_build_direct(t, a, me, s);
-  if (a->kind != NHOOD_ALLGATHER && a->kind != NHOOD_ALLTOALL) return nhood_build_cart_direct(t, a, me, s);
+  if (!combinable(a)) return nhood_build_cart_direct(t, a, me, s);
   if (t->ndims > MAX_DIMS) return nhood_error(MPI_ERR_DIMS, "cart-dim: at most %d dimensions", MAX_DIMS);
   int rc = MPI_SUCCESS, n = t->noffsets;
   dim_builder b = {.t = t, .a = a, .s = s, .nd = t->ndims, .n = n, .batch = batch};
-  b.alltoall = a->kind == NHOOD_ALLTOALL;
+  b.alltoall = a->kind != NHOOD_ALLGATHER && a->kind != NHOOD_ALLGATHERV;
   memset(s, 0, sizeof *s); /* the cleanup path may free it before nhood_sched_init */
-  MPI_Aint bytes = (MPI_Aint)a->sendcount * a->send_type_size;
-  if (bytes != (MPI_Aint)a->recvcount * a->recv_type_size || bytes > 1 << 30)
-    return nhood_error(MPI_ERR_TRUNCATE,
-                       "%s: a block is %lld bytes to send but %lld to receive (they must be equal, below 1 GiB)",
-                       batch ? "cart-dim-batch" : "cart-dim", (long long)bytes,
-                       (long long)a->recvcount * a->recv_type_size);
-  b.sb = (int)bytes;
   size_t m = (size_t)(n + 1);
+  b.sizes = malloc(sizeof(int) * m);
+  if (!b.sizes) return nhood_error(MPI_ERR_NO_MEM, "cart-dim: out of memory building a schedule");
+  rc = block_sizes(a, n, batch ? "cart-dim-batch" : "cart-dim", b.sizes);
+  if (rc != MPI_SUCCESS) {
+    free(b.sizes);
+    return rc;
+  }
   b.rep_now = malloc(sizeof(int) * m);
   b.rep_next = malloc(sizeof(int) * m);
   b.stamp = calloc(m, sizeof(int));
@@ -236,6 +278,7 @@ static int build_dim(const nhood_topo *t, const nhood_coll_args *a, int me, nhoo
   NHOOD_TRY(nhood_sched_finish(s));
 cleanup:
   if (rc != MPI_SUCCESS) nhood_sched_free(s);
+  free(b.sizes);
   free(b.rep_now);
   free(b.rep_next);
   free(b.stamp);
@@ -313,7 +356,8 @@ typedef struct {
   const nhood_coll_args *a;
   nhood_sched *s;
   const bruck_hops *h;
-  int nd, n, alltoall, sb;
+  int nd, n, alltoall;
+  int *sizes;                   /* per offset: bytes of its block */
   int *wrap;                    /* ndims ones: intermediate points wrap on every dimension */
   int *key_now, *key_next;      /* per offset: the key of its block before / after this round */
   nhood_region *now, *next;     /* per key: where its block lies */
@@ -361,53 +405,56 @@ static int bruck_round(bruck_builder *b, int j) {
   from[b->h->dim[j]] -= b->h->step[j];
   to[b->h->dim[j]] += b->h->step[j];
   uint64_t bit = (uint64_t)1 << j;
-  MPI_Aint at = b->scratch;
+  MPI_Aint at = b->scratch, out_bytes = 0, in_bytes = 0;
   b->stamp_value++;
   for (int i = 0; i < b->n; i++) {
     int key = b->key_now[i];
     if (!(b->h->mask[i] & bit) || b->stamp[key] == b->stamp_value || !bruck_moves(b, X, i, j)) continue;
     b->stamp[key] = b->stamp_value;
-    NHOOD_TRY(nhood_sched_copy(b->s, b->now[key], scratch_bytes(at + (MPI_Aint)nout * b->sb, b->sb)));
+    NHOOD_TRY(nhood_sched_copy(b->s, b->now[key], scratch_bytes(at + out_bytes, b->sizes[key])));
+    out_bytes += b->sizes[key];
     nout++;
   }
   if (nout) {
     int peer = nhood_cart_rank_of(b->nd, b->t->dims, b->wrap, to);
-    NHOOD_TRY(nhood_sched_send(b->s, peer, j, scratch_bytes(at, nout * b->sb)));
+    NHOOD_TRY(nhood_sched_send(b->s, peer, j, scratch_bytes(at, (int)out_bytes)));
   }
-  at += (MPI_Aint)nout * b->sb;
+  at += out_bytes;
   b->stamp_value++;
   for (int i = 0; i < b->n; i++) {
     int key = b->key_next[i];
     if (!(b->h->mask[i] & bit) || b->stamp[key] == b->stamp_value || !bruck_moves(b, from, i, j)) continue;
     b->stamp[key] = b->stamp_value;
-    b->next[key] = scratch_bytes(at + (MPI_Aint)nin * b->sb, b->sb);
+    b->next[key] = scratch_bytes(at + in_bytes, b->sizes[key]);
+    in_bytes += b->sizes[key];
     nin++;
   }
   if (nin) {
     int peer = nhood_cart_rank_of(b->nd, b->t->dims, b->wrap, from);
-    NHOOD_TRY(nhood_sched_recv(b->s, peer, j, scratch_bytes(at, nin * b->sb)));
+    NHOOD_TRY(nhood_sched_recv(b->s, peer, j, scratch_bytes(at, (int)in_bytes)));
   }
-  b->scratch = at + (MPI_Aint)nin * b->sb;
+  b->scratch = at + in_bytes;
 cleanup:
   return rc;
 }
 
 int nhood_build_cart_bruck(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
   if (!cart_applies(t)) return nhood_build_direct(t, a, me, s);
-  if (a->kind != NHOOD_ALLGATHER && a->kind != NHOOD_ALLTOALL) return nhood_build_cart_direct(t, a, me, s);
+  if (!combinable(a)) return nhood_build_cart_direct(t, a, me, s);
   if (t->ndims > MAX_DIMS) return nhood_error(MPI_ERR_DIMS, "cart-bruck: at most %d dimensions", MAX_DIMS);
   int rc = MPI_SUCCESS, n = t->noffsets;
   size_t m = (size_t)(n + 1);
   bruck_hops h = {.m = 0};
   bruck_builder b = {.t = t, .a = a, .s = s, .h = &h, .nd = t->ndims, .n = n};
-  b.alltoall = a->kind == NHOOD_ALLTOALL;
+  b.alltoall = a->kind != NHOOD_ALLGATHER && a->kind != NHOOD_ALLGATHERV;
   memset(s, 0, sizeof *s); /* the cleanup path may free it before nhood_sched_init */
-  MPI_Aint bytes = (MPI_Aint)a->sendcount * a->send_type_size;
-  if (bytes != (MPI_Aint)a->recvcount * a->recv_type_size || bytes > 1 << 30)
-    return nhood_error(MPI_ERR_TRUNCATE,
-                       "cart-bruck: a block is %lld bytes to send but %lld to receive (they must be equal, below 1 GiB)",
-                       (long long)bytes, (long long)a->recvcount * a->recv_type_size);
-  b.sb = (int)bytes;
+  b.sizes = malloc(sizeof(int) * m);
+  if (!b.sizes) return nhood_error(MPI_ERR_NO_MEM, "cart-bruck: out of memory building a schedule");
+  rc = block_sizes(a, n, "cart-bruck", b.sizes);
+  if (rc != MPI_SUCCESS) {
+    free(b.sizes);
+    return rc;
+  }
   h.mask = calloc(m, sizeof *h.mask);
   b.wrap = malloc(sizeof(int) * (size_t)(b.nd + 1));
   b.key_now = malloc(sizeof(int) * m);
@@ -446,6 +493,7 @@ int nhood_build_cart_bruck(const nhood_topo *t, const nhood_coll_args *a, int me
   NHOOD_TRY(nhood_sched_finish(s));
 cleanup:
   if (rc != MPI_SUCCESS) nhood_sched_free(s);
+  free(b.sizes);
   free(h.mask);
   free(b.wrap);
   free(b.key_now);

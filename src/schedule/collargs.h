@@ -50,6 +50,8 @@ typedef struct {
   /* Reduce and scatter-reduce: the operation (commutative); count and datatype are in
    * sendcount/sendtype and recvcount/recvtype alike. */
   MPI_Op op;
+  /* NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES holds for this call. */
+  int isomorphic_sizes;
 } nhood_coll_args;
 
 extern const char *const nhood_coll_names[NHOOD_NCOLLS];

@@ -58,6 +58,7 @@ int nhood_topo_publish(NHOOD_Topo t, MPI_Info info, NHOOD_Topo *out) {
   for (int j = 0; j < t->outdegree; j++)
     if (t->destinations[j] > t->max_rank) t->max_rank = t->destinations[j];
   NHOOD_TRY(nhood_info_algorithm(info, t->algorithm));
+  NHOOD_TRY(nhood_info_bool(info, NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES, &t->isomorphic_sizes));
   NHOOD_TRY(nhood_handle_register(t, NHOOD_HANDLE_TOPO));
   *out = t;
   return MPI_SUCCESS;
@@ -85,6 +86,22 @@ int nhood_info_algorithm(MPI_Info info, char *name) {
     goto cleanup;
   }
   strcpy(name, value); /* known names are shorter than NHOOD_ALGORITHM_NAME_MAX */
+cleanup:
+  return rc;
+}
+
+int nhood_info_bool(MPI_Info info, const char *key, int *value) {
+  int rc = MPI_SUCCESS, flag = 0;
+  char text[MPI_MAX_INFO_VAL + 1];
+  if (info == MPI_INFO_NULL) return MPI_SUCCESS;
+  NHOOD_MPI_CALL(MPI_Info_get(info, key, MPI_MAX_INFO_VAL, text, &flag));
+  if (!flag) return MPI_SUCCESS;
+  if (strcmp(text, "true") == 0)
+    *value = 1;
+  else if (strcmp(text, "false") == 0)
+    *value = 0;
+  else
+    rc = nhood_error(MPI_ERR_INFO, "info key %s is \"%s\" (expected \"true\" or \"false\")", key, text);
 cleanup:
   return rc;
 }

@@ -34,6 +34,7 @@ struct nhood_topo {
   int nchannels;
   int max_rank;                         /* largest rank listed; -1 if none */
   char algorithm[NHOOD_ALGORITHM_NAME_MAX]; /* requested with NHOOD_INFO_ALGORITHM */
+  int isomorphic_sizes;                     /* NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES */
   /* Cartesian kinds: the grid as seen by the process that created the object. */
   int ndims;
   int *dims, *periods, *coords;         /* ndims each */
@@ -67,6 +68,9 @@ int nhood_topo_check_ranks(NHOOD_Topo topo, int size);
 /* Reads NHOOD_INFO_ALGORITHM from info (if any) into name (NHOOD_ALGORITHM_NAME_MAX bytes);
  * leaves name unchanged when absent; MPI_ERR_INFO for an unknown algorithm. */
 int nhood_info_algorithm(MPI_Info info, char *name);
+/* Reads a boolean info key ("true" / "false") into *value, which stays as it is when the key
+ * is absent; another value is MPI_ERR_INFO. */
+int nhood_info_bool(MPI_Info info, const char *key, int *value);
 
 /* NHOOD_Topo_create_cart_offsets for a grid given directly (no communicator): for tools
  * with virtual ranks, which give each rank its coordinates. Local. */

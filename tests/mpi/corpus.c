@@ -536,13 +536,14 @@ static void check_cart_helpers(corpus *c, const char *name, MPI_Comm cart, int n
 }
 
 static void add_isomorphic(corpus *c, const MPI_Info infos[], const char *filter, int size) {
+  for (int iso = 0; iso <= 1; iso++)
   for (int moore = 1; moore >= 0; moore--)
-    for (int radius = 1; radius <= 2; radius++)
+    for (int radius = 1; radius <= 2 - iso; radius++)
       for (int ndims = 2; ndims <= 3; ndims++)
         for (int periodic = 1; periodic >= 0; periodic--) {
           char name[64];
-          snprintf(name, sizeof name, "%s-r%d-%dd-%s", moore ? "moore" : "vonneumann", radius, ndims,
-                   periodic ? "periodic" : "open");
+          snprintf(name, sizeof name, "%s-r%d-%dd-%s%s", moore ? "moore" : "vonneumann", radius, ndims,
+                   periodic ? "periodic" : "open", iso ? "-isosizes" : "");
           if (!name_selected(name, filter)) continue;
           int dims[3] = {0, 0, 0}, periods[3] = {periodic, periodic, periodic}, coords[3];
           TEST_CHECK(MPI_Dims_create(size, ndims, dims));
@@ -580,9 +581,19 @@ static void add_isomorphic(corpus *c, const MPI_Info infos[], const char *filter
           TEST_CHECK(MPI_Dist_graph_create_adjacent(cart, noffsets, sources, test_unweighted(), noffsets,
                                                     destinations, test_unweighted(), MPI_INFO_NULL, 0,
                                                     &e->ref_comm));
-          for (int a = 0; a < c->nalgorithms; a++)
-            TEST_CHECK(NHOOD_Topo_create_cart_offsets(cart, noffsets, offsets, infos[a], &e->topo[a]));
-          entry_read_reference(e, NULL, NULL);
+          for (int a = 0; a < c->nalgorithms; a++) {
+            MPI_Info info;
+            TEST_CHECK(MPI_Info_dup(infos[a], &info));
+            if (iso) TEST_CHECK(MPI_Info_set(info, NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES, "true"));
+            TEST_CHECK(NHOOD_Topo_create_cart_offsets(cart, noffsets, offsets, info, &e->topo[a]));
+            TEST_CHECK(MPI_Info_free(&info));
+          }
+          /* With asserted isomorphic sizes, block i holds (i % 3) elements everywhere (some 0). */
+          int *elems = test_malloc(sizeof(int) * (size_t)noffsets);
+          for (int i = 0; i < noffsets; i++) elems[i] = i % 3;
+          e->isomorphic_sizes = iso;
+          entry_read_reference(e, iso ? elems : NULL, iso ? elems : NULL);
+          free(elems);
           free(offsets);
           free(expected);
           free(sources);

@@ -12,7 +12,8 @@
  * indegree != outdegree, shuffled lists, MPI_PROC_NULL, weights), Cartesian communicators
  * (1-3 dimensions, periodic or not, dimensions of size 1 and 2), a graph communicator, a
  * non-adjacent distributed graph communicator, isomorphic Moore and von Neumann
- * neighborhoods, reverse topologies and the SpMV halo patterns of real matrices.
+ * neighborhoods (radius 1 also with asserted isomorphic block sizes), reverse topologies and
+ * the SpMV halo patterns of real matrices.
  */
 #ifndef NHOOD_TESTS_MPI_CORPUS_H
 #define NHOOD_TESTS_MPI_CORPUS_H
@@ -46,6 +47,9 @@ typedef struct corpus_entry {
   int kind;            /* MPI_Topo_test of ref_comm: MPI_DIST_GRAPH, MPI_GRAPH or MPI_CART */
   int has_proc_null;   /* some process has an MPI_PROC_NULL neighbor */
   int has_duplicates;  /* some process lists a rank twice among its sources or destinations */
+  /* The topology objects carry NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES: block sizes and datatypes
+   * must depend on the offset index only (the "-isosizes" isomorphic entries). */
+  int isomorphic_sizes;
   int owns_nhood_comm; /* nhood_comm is freed with the entry (it is not ref_comm) */
   /* The neighborhood as MPI reports it for ref_comm: buffer layout order, MPI_PROC_NULL
    * included. */

@@ -47,9 +47,9 @@ static const struct {
 } expect_own[] = {
     {"combine", "allgather,allgatherv,alltoall,alltoallv,alltoallw"},
     {"cart-direct", "allgather,allgatherv,alltoall,alltoallv,alltoallw"},
-    {"cart-dim", "allgather,alltoall"},
-    {"cart-dim-batch", "allgather,alltoall"},
-    {"cart-bruck", "allgather,alltoall"},
+    {"cart-dim", "allgather,allgatherv,alltoall,alltoallv,alltoallw"},
+    {"cart-dim-batch", "allgather,allgatherv,alltoall,alltoallv,alltoallw"},
+    {"cart-bruck", "allgather,allgatherv,alltoall,alltoallv,alltoallw"},
 };
 
 typedef enum {
@@ -207,12 +207,14 @@ static void layout_alltoallw(layout *L, dtype_case dt, const corpus_entry *e, co
   L->rdispls_w = test_malloc(sizeof(MPI_Aint) * (size_t)in);
   MPI_Aint *sizes = test_malloc(sizeof(MPI_Aint) * (size_t)(in > out ? in : out));
   for (int j = 0; j < out; j++) {
-    L->sendtypes[j] = dt == DT_INT ? MPI_INT : variants[pair_variant(rank, e->destinations[j])].send;
+    int variant = e->isomorphic_sizes ? j % NVARIANTS : pair_variant(rank, e->destinations[j]);
+    L->sendtypes[j] = dt == DT_INT ? MPI_INT : variants[variant].send;
     sizes[j] = (L->sendcounts[j] * extent_of(L->sendtypes[j]) + 7) / 8 * 8; /* 8-byte aligned blocks */
   }
   L->sendbytes = (size_t)place_blocks(out, sizes, 0, 8, L->sdispls_w);
   for (int i = 0; i < in; i++) {
-    L->recvtypes[i] = dt == DT_INT ? MPI_INT : variants[pair_variant(e->sources[i], rank)].recv;
+    int variant = e->isomorphic_sizes ? i % NVARIANTS : pair_variant(e->sources[i], rank);
+    L->recvtypes[i] = dt == DT_INT ? MPI_INT : variants[variant].recv;
     sizes[i] = (L->recvcounts[i] * extent_of(L->recvtypes[i]) + 7) / 8 * 8;
   }
   L->recvbytes = (size_t)place_blocks(in, sizes, 1, 8, L->rdispls_w);
@@ -240,12 +242,12 @@ static void layout_build(layout *L, collective coll, dtype_case dt, const corpus
       L->recvbytes = (size_t)(in * count * rext);
       break;
     }
-    case COLL_ALLGATHERV:
-      L->sendcount = allgatherv_elems(rank);
+    case COLL_ALLGATHERV: /* asserted isomorphic sizes: every process sends 3 */
+      L->sendcount = e->isomorphic_sizes ? 3 : allgatherv_elems(rank);
       L->sendbytes = (size_t)(L->sendcount * sext);
       L->recvcounts = test_malloc(sizeof(int) * (size_t)in);
       L->rdispls = test_malloc(sizeof(int) * (size_t)in);
-      for (int i = 0; i < in; i++) L->recvcounts[i] = allgatherv_elems(e->sources[i]);
+      for (int i = 0; i < in; i++) L->recvcounts[i] = e->isomorphic_sizes ? 3 : allgatherv_elems(e->sources[i]);
       L->recvbytes = place_elements(in, L->recvcounts, 1, L->rdispls, rext);
       break;
     case COLL_ALLTOALLV:
