@@ -77,9 +77,11 @@ static int combinable(const nhood_coll_args *a) {
          (a->isomorphic_sizes && (a->kind == NHOOD_ALLGATHERV || a->kind == NHOOD_ALLTOALLV || a->kind == NHOOD_ALLTOALLW));
 }
 
-static int region_bytes(nhood_region r, MPI_Aint *bytes) {
-  int rc = MPI_SUCCESS, size = 0;
-  NHOOD_MPI_CALL(MPI_Type_size(r.type, &size));
+/* Bytes of a block; type_size is the call's send or receive type size (alltoallw asks MPI,
+ * the others need no MPI call, which lets nhood-sim build schedules without MPI_Init). */
+static int region_bytes(const nhood_coll_args *a, nhood_region r, int type_size, MPI_Aint *bytes) {
+  int rc = MPI_SUCCESS, size = type_size;
+  if (a->kind == NHOOD_ALLTOALLW) NHOOD_MPI_CALL(MPI_Type_size(r.type, &size));
   *bytes = (MPI_Aint)r.count * size;
 cleanup:
   return rc;
@@ -92,8 +94,8 @@ static int block_sizes(const nhood_coll_args *a, int n, const char *name, int *s
   int rc = MPI_SUCCESS;
   for (int i = 0; i < n; i++) {
     MPI_Aint send = 0, recv = 0;
-    NHOOD_TRY(region_bytes(nhood_send_block(a, i), &send));
-    NHOOD_TRY(region_bytes(nhood_recv_block(a, i), &recv));
+    NHOOD_TRY(region_bytes(a, nhood_send_block(a, i), a->send_type_size, &send));
+    NHOOD_TRY(region_bytes(a, nhood_recv_block(a, i), a->recv_type_size, &recv));
     if (send != recv || send > 1 << 30)
       return nhood_error(MPI_ERR_TRUNCATE,
                          "%s: block %d is %lld bytes to send but %lld to receive (they must be equal, below 1 GiB%s)",
