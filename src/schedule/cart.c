@@ -109,41 +109,149 @@ cleanup:
   return rc;
 }
 
+/* Where each block lies while a combining schedule is built, message by message. Blocks are
+ * keyed by offset index (alltoall) or, for allgather, by the smallest offset with the same
+ * route so far (its blocks are the same data, which moves once). A round moves a key's
+ * region from `now` to `next`; blocks that stay are copied over. Shared by cart-dim and
+ * cart-bruck, which differ only in routes. */
+typedef struct {
+  int n, alltoall;
+  int *sizes;                 /* per offset: bytes of its block */
+  int *key_now, *key_next;    /* per offset: the key of its block before / after this round */
+  nhood_region *now, *next;   /* per key: where its block lies */
+  int *stamp, stamp_value;    /* marks keys already listed in one message */
+  MPI_Aint scratch;           /* scratch bytes used so far */
+} block_table;
+
+static void table_free(block_table *b) {
+  free(b->sizes);
+  free(b->key_now);
+  free(b->key_next);
+  free(b->stamp);
+  free(b->now);
+  free(b->next);
+}
+
+static int table_init(block_table *b, const nhood_coll_args *a, int n, const char *name) {
+  size_t m = (size_t)(n + 1);
+  memset(b, 0, sizeof *b);
+  b->n = n;
+  b->alltoall = a->kind != NHOOD_ALLGATHER && a->kind != NHOOD_ALLGATHERV;
+  b->sizes = malloc(sizeof(int) * m);
+  b->key_now = malloc(sizeof(int) * m);
+  b->key_next = malloc(sizeof(int) * m);
+  b->stamp = calloc(m, sizeof(int));
+  b->now = calloc(m, sizeof *b->now);
+  b->next = calloc(m, sizeof *b->next);
+  if (!b->sizes || !b->key_now || !b->key_next || !b->stamp || !b->now || !b->next) {
+    table_free(b);
+    return nhood_error(MPI_ERR_NO_MEM, "%s: out of memory building a schedule", name);
+  }
+  int rc = block_sizes(a, n, name, b->sizes);
+  if (rc != MPI_SUCCESS) table_free(b);
+  return rc;
+}
+
+/* After a round: blocks not in it stay where they were; `next` becomes `now`. */
+static void table_advance(block_table *b, int (*stays)(const void *ctx, int i), const void *ctx) {
+  for (int i = 0; i < b->n; i++)
+    if (stays(ctx, i)) b->next[b->key_next[i]] = b->now[b->key_now[i]];
+  int *keys = b->key_now;
+  b->key_now = b->key_next;
+  b->key_next = keys;
+  nhood_region *where = b->now;
+  b->now = b->next;
+  b->next = where;
+}
+
+static nhood_region scratch_bytes(MPI_Aint offset, int count) {
+  return (nhood_region){offset, MPI_BYTE, count, NHOOD_BUF_SCRATCH};
+}
+
+/* One message each way: the blocks with in_message(ctx, i, 0) out to `to`, the blocks with
+ * in_message(ctx, i, 1) in from `from` (the same test, made from the sender's point of view),
+ * each key once, in offset order on both ends. MPI_PROC_NULL peers are an internal error:
+ * routes never leave the grid. */
+static int table_message(block_table *b, nhood_sched *s, int (*in_message)(const void *ctx, int i, int incoming),
+                         const void *ctx, int to, int from, int tag, const char *name) {
+  int rc = MPI_SUCCESS, nout = 0, nin = 0;
+  MPI_Aint at = b->scratch, out_bytes = 0, in_bytes = 0;
+  b->stamp_value++;
+  for (int i = 0; i < b->n; i++) {
+    int key = b->key_now[i];
+    if (b->stamp[key] == b->stamp_value || !in_message(ctx, i, 0)) continue;
+    b->stamp[key] = b->stamp_value;
+    NHOOD_TRY(nhood_sched_copy(s, b->now[key], scratch_bytes(at + out_bytes, b->sizes[key])));
+    out_bytes += b->sizes[key];
+    nout++;
+  }
+  if (nout) {
+    if (to == MPI_PROC_NULL) return nhood_error(MPI_ERR_INTERN, "%s: a block would leave the grid", name);
+    NHOOD_TRY(nhood_sched_send(s, to, tag, scratch_bytes(at, (int)out_bytes)));
+  }
+  at += out_bytes;
+  b->stamp_value++;
+  for (int i = 0; i < b->n; i++) {
+    int key = b->key_next[i];
+    if (b->stamp[key] == b->stamp_value || !in_message(ctx, i, 1)) continue;
+    b->stamp[key] = b->stamp_value;
+    b->next[key] = scratch_bytes(at + in_bytes, b->sizes[key]);
+    in_bytes += b->sizes[key];
+    nin++;
+  }
+  if (nin) {
+    if (from == MPI_PROC_NULL) return nhood_error(MPI_ERR_INTERN, "%s: a block would come from outside the grid", name);
+    NHOOD_TRY(nhood_sched_recv(s, from, tag, scratch_bytes(at, (int)in_bytes)));
+  }
+  b->scratch = at + in_bytes;
+cleanup:
+  return rc;
+}
+
+/* Every block has arrived: receive block i is the block of offset i, where it exists. */
+static int table_deliver(block_table *b, const nhood_coll_args *a, nhood_sched *s, int (*arrived)(const void *ctx, int i),
+                         const void *ctx) {
+  int rc = MPI_SUCCESS;
+  for (int i = 0; i < b->n; i++)
+    if (arrived(ctx, i)) NHOOD_TRY(nhood_sched_copy(s, b->now[b->key_now[i]], nhood_recv_block(a, i)));
+  s->scratch_bytes = b->scratch;
+  NHOOD_TRY(nhood_sched_finish(s));
+cleanup:
+  return rc;
+}
+
+/* ---- cart-dim and cart-dim-batch --------------------------------------------------------- */
+
 typedef struct {
   const nhood_topo *t;
-  const nhood_coll_args *a;
-  nhood_sched *s;
-  int nd, n, alltoall, batch;
-  int *sizes;                   /* per offset: bytes of its block */
-  int *rep_now, *rep_next;      /* per offset: the key of its block before / after this phase */
-  nhood_region *now, *next;     /* per key: where its block lies */
-  int *stamp, stamp_value;      /* marks keys already listed in one message */
-  MPI_Aint scratch;
+  int nd, k, v;     /* the current phase (dimension k) and message (coordinate value v) */
+  int from[MAX_DIMS];
+  block_table tab;
 } dim_builder;
 
-static const int *offset_of(const dim_builder *b, int i) { return b->t->offsets + (size_t)i * b->nd; }
+static const int *offset_of(const nhood_topo *t, int i) { return t->offsets + (size_t)i * t->ndims; }
 
 /* Rank at holder + sign * (the part of C_i in dimensions [from, to)), or MPI_PROC_NULL. */
-static int rank_at(const dim_builder *b, const int *holder, int i, int from, int to, int sign) {
+static int rank_at(const nhood_topo *t, const int *holder, int i, int from, int to, int sign) {
   int c[MAX_DIMS];
-  const int *off = offset_of(b, i);
-  for (int d = 0; d < b->nd; d++) c[d] = holder[d] + (d >= from && d < to ? sign * off[d] : 0);
-  return nhood_cart_rank_of(b->nd, b->t->dims, b->t->periods, c);
+  const int *off = offset_of(t, i);
+  for (int d = 0; d < t->ndims; d++) c[d] = holder[d] + (d >= from && d < to ? sign * off[d] : 0);
+  return nhood_cart_rank_of(t->ndims, t->dims, t->periods, c);
 }
 
 /* Whether the block of offset i held at `holder` before phase k moves: its source
  * holder - C_i[<k] and its final target holder + C_i[>=k] exist. */
-static int moves(const dim_builder *b, const int *holder, int i, int k) {
-  return rank_at(b, holder, i, 0, k, -1) != MPI_PROC_NULL && rank_at(b, holder, i, k, b->nd, 1) != MPI_PROC_NULL;
+static int moves(const nhood_topo *t, const int *holder, int i, int k) {
+  return rank_at(t, holder, i, 0, k, -1) != MPI_PROC_NULL && rank_at(t, holder, i, k, t->ndims, 1) != MPI_PROC_NULL;
 }
 
 /* keys[i] = the smallest j whose route through dimensions < upto equals i's (alltoall: i). */
 static void route_keys(const dim_builder *b, int upto, int *keys) {
-  for (int i = 0; i < b->n; i++) {
+  for (int i = 0; i < b->tab.n; i++) {
     keys[i] = i;
-    if (b->alltoall) continue;
+    if (b->tab.alltoall) continue;
     for (int j = 0; j < i; j++) {
-      const int *x = offset_of(b, i), *y = offset_of(b, j);
+      const int *x = offset_of(b->t, i), *y = offset_of(b->t, j);
       int same = 1;
       for (int d = 0; d < upto && same; d++) same = x[d] == y[d];
       if (same) {
@@ -154,53 +262,19 @@ static void route_keys(const dim_builder *b, int upto, int *keys) {
   }
 }
 
-static nhood_region scratch_bytes(MPI_Aint offset, int count) {
-  return (nhood_region){offset, MPI_BYTE, count, NHOOD_BUF_SCRATCH};
+static int dim_in_message(const void *ctx, int i, int incoming) {
+  const dim_builder *b = ctx;
+  return offset_of(b->t, i)[b->k] == b->v && moves(b->t, incoming ? b->from : b->t->coords, i, b->k);
 }
 
-/* The message of phase k for coordinate value v: blocks out to X + v e_k, blocks in from
- * X - v e_k, in the same order on both ends (offset index, each key once). */
-static int build_message(dim_builder *b, int k, int v, int tag) {
-  const int *X = b->t->coords;
-  int rc = MPI_SUCCESS, nout = 0, nin = 0, from[MAX_DIMS];
-  memcpy(from, X, sizeof(int) * (size_t)b->nd);
-  from[k] -= v; /* the process that sends to X in this message */
-  MPI_Aint at = b->scratch, out_bytes = 0, in_bytes = 0;
-  b->stamp_value++;
-  for (int i = 0; i < b->n; i++) {
-    int key = b->rep_now[i];
-    if (offset_of(b, i)[k] != v || b->stamp[key] == b->stamp_value || !moves(b, X, i, k)) continue;
-    b->stamp[key] = b->stamp_value;
-    NHOOD_TRY(nhood_sched_copy(b->s, b->now[key], scratch_bytes(at + out_bytes, b->sizes[key])));
-    out_bytes += b->sizes[key];
-    nout++;
-  }
-  if (nout) {
-    int to[MAX_DIMS];
-    memcpy(to, X, sizeof(int) * (size_t)b->nd);
-    to[k] += v;
-    int peer = nhood_cart_rank_of(b->nd, b->t->dims, b->t->periods, to);
-    if (peer == MPI_PROC_NULL) return nhood_error(MPI_ERR_INTERN, "cart-dim: a block would leave the grid");
-    NHOOD_TRY(nhood_sched_send(b->s, peer, tag, scratch_bytes(at, (int)out_bytes)));
-  }
-  at += out_bytes;
-  b->stamp_value++;
-  for (int i = 0; i < b->n; i++) {
-    int key = b->rep_next[i];
-    if (offset_of(b, i)[k] != v || b->stamp[key] == b->stamp_value || !moves(b, from, i, k)) continue;
-    b->stamp[key] = b->stamp_value;
-    b->next[key] = scratch_bytes(at + in_bytes, b->sizes[key]);
-    in_bytes += b->sizes[key];
-    nin++;
-  }
-  if (nin) {
-    int peer = nhood_cart_rank_of(b->nd, b->t->dims, b->t->periods, from);
-    if (peer == MPI_PROC_NULL) return nhood_error(MPI_ERR_INTERN, "cart-dim: a block would come from outside the grid");
-    NHOOD_TRY(nhood_sched_recv(b->s, peer, tag, scratch_bytes(at, (int)in_bytes)));
-  }
-  b->scratch = at + in_bytes;
-cleanup:
-  return rc;
+static int dim_stays(const void *ctx, int i) {
+  const dim_builder *b = ctx;
+  return offset_of(b->t, i)[b->k] == 0;
+}
+
+static int dim_arrived(const void *ctx, int i) {
+  const dim_builder *b = ctx;
+  return moves(b->t, b->t->coords, i, b->nd);
 }
 
 static int compare_int(const void *x, const void *y) {
@@ -209,10 +283,10 @@ static int compare_int(const void *x, const void *y) {
 }
 
 /* The distinct non-zero values of coordinate k, ascending; returns how many. */
-static int phase_values(const dim_builder *b, int k, int *values) {
+static int phase_values(const nhood_topo *t, int k, int *values) {
   int m = 0;
-  for (int i = 0; i < b->n; i++)
-    if (offset_of(b, i)[k] != 0) values[m++] = offset_of(b, i)[k];
+  for (int i = 0; i < t->noffsets; i++)
+    if (offset_of(t, i)[k] != 0) values[m++] = offset_of(t, i)[k];
   qsort(values, (size_t)m, sizeof *values, compare_int);
   int distinct = 0;
   for (int j = 0; j < m; j++)
@@ -223,69 +297,48 @@ static int phase_values(const dim_builder *b, int k, int *values) {
 static int build_dim(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s, int batch) {
   if (!cart_applies(t)) return nhood_build_direct(t, a, me, s);
   if (!combinable(a)) return nhood_build_cart_direct(t, a, me, s);
-  if (t->ndims > MAX_DIMS) return nhood_error(MPI_ERR_DIMS, "cart-dim: at most %d dimensions", MAX_DIMS);
-  int rc = MPI_SUCCESS, n = t->noffsets;
-  dim_builder b = {.t = t, .a = a, .s = s, .nd = t->ndims, .n = n, .batch = batch};
-  b.alltoall = a->kind != NHOOD_ALLGATHER && a->kind != NHOOD_ALLGATHERV;
+  const char *name = batch ? "cart-dim-batch" : "cart-dim";
+  if (t->ndims > MAX_DIMS) return nhood_error(MPI_ERR_DIMS, "%s: at most %d dimensions", name, MAX_DIMS);
+  int rc = MPI_SUCCESS, n = t->noffsets, *values = NULL;
+  dim_builder b = {.t = t, .nd = t->ndims};
   memset(s, 0, sizeof *s); /* the cleanup path may free it before nhood_sched_init */
-  size_t m = (size_t)(n + 1);
-  b.sizes = malloc(sizeof(int) * m);
-  if (!b.sizes) return nhood_error(MPI_ERR_NO_MEM, "cart-dim: out of memory building a schedule");
-  rc = block_sizes(a, n, batch ? "cart-dim-batch" : "cart-dim", b.sizes);
-  if (rc != MPI_SUCCESS) {
-    free(b.sizes);
-    return rc;
-  }
-  b.rep_now = malloc(sizeof(int) * m);
-  b.rep_next = malloc(sizeof(int) * m);
-  b.stamp = calloc(m, sizeof(int));
-  b.now = calloc(m, sizeof *b.now);
-  b.next = calloc(m, sizeof *b.next);
-  int *values = malloc(sizeof(int) * m);
-  if (!b.rep_now || !b.rep_next || !b.stamp || !b.now || !b.next || !values) {
-    rc = nhood_error(MPI_ERR_NO_MEM, "cart-dim: out of memory building a schedule");
+  NHOOD_TRY(table_init(&b.tab, a, n, name));
+  if (!(values = malloc(sizeof(int) * (size_t)(n + 1)))) {
+    rc = nhood_error(MPI_ERR_NO_MEM, "%s: out of memory building a schedule", name);
     goto cleanup;
   }
   /* Tags: a message per coordinate value of a phase; the most values any phase has (the same
    * on every process, as the offsets are). */
   int ntags = 1;
   for (int k = 0; k < b.nd; k++) {
-    int nv = phase_values(&b, k, values);
+    int nv = phase_values(t, k, values);
     if (nv > ntags) ntags = nv;
   }
-  NHOOD_TRY(nhood_sched_init(s, batch ? "cart-dim-batch" : "cart-dim", 4 * n + 4, ntags));
-  route_keys(&b, 0, b.rep_now);
-  for (int i = 0; i < n; i++) b.now[b.rep_now[i]] = nhood_send_block(a, i);
+  NHOOD_TRY(nhood_sched_init(s, name, 4 * n + 4, ntags));
+  route_keys(&b, 0, b.tab.key_now);
+  for (int i = 0; i < n; i++) b.tab.now[b.tab.key_now[i]] = nhood_send_block(a, i);
   for (int k = 0; k < b.nd; k++) {
-    route_keys(&b, k + 1, b.rep_next);
-    for (int i = 0; i < n; i++) /* blocks that make no hop in this dimension stay */
-      if (offset_of(&b, i)[k] == 0) b.next[b.rep_next[i]] = b.now[b.rep_now[i]];
-    int nv = phase_values(&b, k, values);
+    b.k = k;
+    route_keys(&b, k + 1, b.tab.key_next);
+    int nv = phase_values(t, k, values);
     for (int j = 0; j < nv; j++) {
-      NHOOD_TRY(build_message(&b, k, values[j], j));
+      int to[MAX_DIMS];
+      b.v = values[j];
+      memcpy(b.from, t->coords, sizeof(int) * (size_t)b.nd);
+      memcpy(to, t->coords, sizeof(int) * (size_t)b.nd);
+      b.from[k] -= b.v; /* the process that sends to X in this message */
+      to[k] += b.v;
+      NHOOD_TRY(table_message(&b.tab, s, dim_in_message, &b, nhood_cart_rank_of(b.nd, t->dims, t->periods, to),
+                              nhood_cart_rank_of(b.nd, t->dims, t->periods, b.from), j, name));
       if (!batch) NHOOD_TRY(nhood_sched_fence(s));
     }
     if (batch && nv) NHOOD_TRY(nhood_sched_fence(s));
-    int *keys = b.rep_now;
-    b.rep_now = b.rep_next;
-    b.rep_next = keys;
-    nhood_region *where = b.now;
-    b.now = b.next;
-    b.next = where;
+    table_advance(&b.tab, dim_stays, &b);
   }
-  /* Every block has arrived: receive block i is the one that travelled C_i from X - C_i. */
-  for (int i = 0; i < n; i++)
-    if (moves(&b, t->coords, i, b.nd)) NHOOD_TRY(nhood_sched_copy(s, b.now[b.rep_now[i]], nhood_recv_block(a, i)));
-  s->scratch_bytes = b.scratch;
-  NHOOD_TRY(nhood_sched_finish(s));
+  NHOOD_TRY(table_deliver(&b.tab, a, s, dim_arrived, &b));
 cleanup:
   if (rc != MPI_SUCCESS) nhood_sched_free(s);
-  free(b.sizes);
-  free(b.rep_now);
-  free(b.rep_next);
-  free(b.stamp);
-  free(b.now);
-  free(b.next);
+  table_free(&b.tab);
   free(values);
   return rc;
 }
@@ -355,16 +408,10 @@ static int bruck_plan(const nhood_topo *t, bruck_hops *h) {
 
 typedef struct {
   const nhood_topo *t;
-  const nhood_coll_args *a;
-  nhood_sched *s;
   const bruck_hops *h;
-  int nd, n, alltoall;
-  int *sizes;                   /* per offset: bytes of its block */
-  int *wrap;                    /* ndims ones: intermediate points wrap on every dimension */
-  int *key_now, *key_next;      /* per offset: the key of its block before / after this round */
-  nhood_region *now, *next;     /* per key: where its block lies */
-  int *stamp, stamp_value;
-  MPI_Aint scratch;
+  int nd, j;             /* the current round (hop j) */
+  int from[MAX_DIMS];    /* the process that sends to X in round j */
+  block_table tab;
 } bruck_builder;
 
 /* Whether the block of offset i, held at `holder` before round j, moves at all: its source
@@ -372,7 +419,7 @@ typedef struct {
  * in the grid's own terms. Intermediate points wrap around every dimension, so a route never
  * passes a process that does not exist, periodic or not. */
 static int bruck_moves(const bruck_builder *b, const int *holder, int i, int j) {
-  const int *off = b->t->offsets + (size_t)i * b->nd;
+  const int *off = offset_of(b->t, i);
   int source[MAX_DIMS];
   memcpy(source, holder, sizeof(int) * (size_t)b->nd);
   for (int q = 0; q < j; q++)
@@ -388,9 +435,9 @@ static int bruck_moves(const bruck_builder *b, const int *holder, int i, int j) 
 /* keys[i] = the smallest offset whose mask agrees with i's on rounds < upto (alltoall: i). */
 static void bruck_keys(const bruck_builder *b, int upto, int *keys) {
   uint64_t low = upto >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << upto) - 1);
-  for (int i = 0; i < b->n; i++) {
+  for (int i = 0; i < b->tab.n; i++) {
     keys[i] = i;
-    if (b->alltoall) continue;
+    if (b->tab.alltoall) continue;
     for (int q = 0; q < i; q++)
       if (((b->h->mask[i] ^ b->h->mask[q]) & low) == 0) {
         keys[i] = q;
@@ -399,45 +446,19 @@ static void bruck_keys(const bruck_builder *b, int upto, int *keys) {
   }
 }
 
-static int bruck_round(bruck_builder *b, int j) {
-  const int *X = b->t->coords;
-  int rc = MPI_SUCCESS, nout = 0, nin = 0, from[MAX_DIMS], to[MAX_DIMS];
-  memcpy(from, X, sizeof(int) * (size_t)b->nd);
-  memcpy(to, X, sizeof(int) * (size_t)b->nd);
-  from[b->h->dim[j]] -= b->h->step[j];
-  to[b->h->dim[j]] += b->h->step[j];
-  uint64_t bit = (uint64_t)1 << j;
-  MPI_Aint at = b->scratch, out_bytes = 0, in_bytes = 0;
-  b->stamp_value++;
-  for (int i = 0; i < b->n; i++) {
-    int key = b->key_now[i];
-    if (!(b->h->mask[i] & bit) || b->stamp[key] == b->stamp_value || !bruck_moves(b, X, i, j)) continue;
-    b->stamp[key] = b->stamp_value;
-    NHOOD_TRY(nhood_sched_copy(b->s, b->now[key], scratch_bytes(at + out_bytes, b->sizes[key])));
-    out_bytes += b->sizes[key];
-    nout++;
-  }
-  if (nout) {
-    int peer = nhood_cart_rank_of(b->nd, b->t->dims, b->wrap, to);
-    NHOOD_TRY(nhood_sched_send(b->s, peer, j, scratch_bytes(at, (int)out_bytes)));
-  }
-  at += out_bytes;
-  b->stamp_value++;
-  for (int i = 0; i < b->n; i++) {
-    int key = b->key_next[i];
-    if (!(b->h->mask[i] & bit) || b->stamp[key] == b->stamp_value || !bruck_moves(b, from, i, j)) continue;
-    b->stamp[key] = b->stamp_value;
-    b->next[key] = scratch_bytes(at + in_bytes, b->sizes[key]);
-    in_bytes += b->sizes[key];
-    nin++;
-  }
-  if (nin) {
-    int peer = nhood_cart_rank_of(b->nd, b->t->dims, b->wrap, from);
-    NHOOD_TRY(nhood_sched_recv(b->s, peer, j, scratch_bytes(at, (int)in_bytes)));
-  }
-  b->scratch = at + in_bytes;
-cleanup:
-  return rc;
+static int bruck_in_message(const void *ctx, int i, int incoming) {
+  const bruck_builder *b = ctx;
+  return (b->h->mask[i] >> b->j & 1) && bruck_moves(b, incoming ? b->from : b->t->coords, i, b->j);
+}
+
+static int bruck_stays(const void *ctx, int i) {
+  const bruck_builder *b = ctx;
+  return !(b->h->mask[i] >> b->j & 1);
+}
+
+static int bruck_arrived(const void *ctx, int i) {
+  const bruck_builder *b = ctx;
+  return bruck_moves(b, b->t->coords, i, b->h->m);
 }
 
 int nhood_build_cart_bruck(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
@@ -445,26 +466,13 @@ int nhood_build_cart_bruck(const nhood_topo *t, const nhood_coll_args *a, int me
   if (!combinable(a)) return nhood_build_cart_direct(t, a, me, s);
   if (t->ndims > MAX_DIMS) return nhood_error(MPI_ERR_DIMS, "cart-bruck: at most %d dimensions", MAX_DIMS);
   int rc = MPI_SUCCESS, n = t->noffsets;
-  size_t m = (size_t)(n + 1);
   bruck_hops h = {.m = 0};
-  bruck_builder b = {.t = t, .a = a, .s = s, .h = &h, .nd = t->ndims, .n = n};
-  b.alltoall = a->kind != NHOOD_ALLGATHER && a->kind != NHOOD_ALLGATHERV;
+  bruck_builder b = {.t = t, .h = &h, .nd = t->ndims};
+  int wrap[MAX_DIMS];
+  for (int k = 0; k < b.nd; k++) wrap[k] = 1;
   memset(s, 0, sizeof *s); /* the cleanup path may free it before nhood_sched_init */
-  b.sizes = malloc(sizeof(int) * m);
-  if (!b.sizes) return nhood_error(MPI_ERR_NO_MEM, "cart-bruck: out of memory building a schedule");
-  rc = block_sizes(a, n, "cart-bruck", b.sizes);
-  if (rc != MPI_SUCCESS) {
-    free(b.sizes);
-    return rc;
-  }
-  h.mask = calloc(m, sizeof *h.mask);
-  b.wrap = malloc(sizeof(int) * (size_t)(b.nd + 1));
-  b.key_now = malloc(sizeof(int) * m);
-  b.key_next = malloc(sizeof(int) * m);
-  b.stamp = calloc(m, sizeof(int));
-  b.now = calloc(m, sizeof *b.now);
-  b.next = calloc(m, sizeof *b.next);
-  if (!h.mask || !b.wrap || !b.key_now || !b.key_next || !b.stamp || !b.now || !b.next) {
+  NHOOD_TRY(table_init(&b.tab, a, n, "cart-bruck"));
+  if (!(h.mask = calloc((size_t)(n + 1), sizeof *h.mask))) {
     rc = nhood_error(MPI_ERR_NO_MEM, "cart-bruck: out of memory building a schedule");
     goto cleanup;
   }
@@ -472,36 +480,27 @@ int nhood_build_cart_bruck(const nhood_topo *t, const nhood_coll_args *a, int me
     rc = nhood_build_cart_dim(t, a, me, s);
     goto cleanup;
   }
-  for (int k = 0; k < b.nd; k++) b.wrap[k] = 1;
   NHOOD_TRY(nhood_sched_init(s, "cart-bruck", 4 * n + 4, h.m > 0 ? h.m : 1));
-  bruck_keys(&b, 0, b.key_now);
-  for (int i = 0; i < n; i++) b.now[b.key_now[i]] = nhood_send_block(a, i);
+  bruck_keys(&b, 0, b.tab.key_now);
+  for (int i = 0; i < n; i++) b.tab.now[b.tab.key_now[i]] = nhood_send_block(a, i);
   for (int j = 0; j < h.m; j++) {
-    bruck_keys(&b, j + 1, b.key_next);
-    for (int i = 0; i < n; i++) /* blocks that skip this hop stay where they are */
-      if (!(h.mask[i] >> j & 1)) b.next[b.key_next[i]] = b.now[b.key_now[i]];
-    NHOOD_TRY(bruck_round(&b, j));
+    int to[MAX_DIMS];
+    b.j = j;
+    bruck_keys(&b, j + 1, b.tab.key_next);
+    memcpy(b.from, t->coords, sizeof(int) * (size_t)b.nd);
+    memcpy(to, t->coords, sizeof(int) * (size_t)b.nd);
+    b.from[h.dim[j]] -= h.step[j];
+    to[h.dim[j]] += h.step[j];
+    NHOOD_TRY(table_message(&b.tab, s, bruck_in_message, &b, nhood_cart_rank_of(b.nd, t->dims, wrap, to),
+                            nhood_cart_rank_of(b.nd, t->dims, wrap, b.from), j, "cart-bruck"));
     NHOOD_TRY(nhood_sched_fence(s));
-    int *keys = b.key_now;
-    b.key_now = b.key_next;
-    b.key_next = keys;
-    nhood_region *where = b.now;
-    b.now = b.next;
-    b.next = where;
+    table_advance(&b.tab, bruck_stays, &b);
   }
-  for (int i = 0; i < n; i++)
-    if (bruck_moves(&b, t->coords, i, h.m)) NHOOD_TRY(nhood_sched_copy(s, b.now[b.key_now[i]], nhood_recv_block(a, i)));
-  s->scratch_bytes = b.scratch;
-  NHOOD_TRY(nhood_sched_finish(s));
+  b.j = h.m;
+  NHOOD_TRY(table_deliver(&b.tab, a, s, bruck_arrived, &b));
 cleanup:
   if (rc != MPI_SUCCESS) nhood_sched_free(s);
-  free(b.sizes);
+  table_free(&b.tab);
   free(h.mask);
-  free(b.wrap);
-  free(b.key_now);
-  free(b.key_next);
-  free(b.stamp);
-  free(b.now);
-  free(b.next);
   return rc;
 }

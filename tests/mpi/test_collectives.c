@@ -690,19 +690,6 @@ static int run_mode(test_context *t, const case_info *ci, mode m, NHOOD_Topo top
   return failed;
 }
 
-/* filter: NULL (everything) or a comma-separated list of exact names. */
-static int selected(const char *name, const char *filter) {
-  if (filter == NULL) return 1;
-  size_t len = strlen(name);
-  for (const char *p = filter; *p;) {
-    const char *end = strchr(p, ',');
-    size_t n = end ? (size_t)(end - p) : strlen(p);
-    if (n == len && strncmp(p, name, n) == 0) return 1;
-    if (!end) break;
-    p = end + 1;
-  }
-  return 0;
-}
 
 /* nhood's view of the neighborhood must be MPI's: degrees and lists, MPI_PROC_NULL
  * included, and the degrees without MPI_PROC_NULL. */
@@ -859,9 +846,9 @@ static void check_reference(test_context *t, const corpus_entry *e, case_group *
 static void run_cases(test_context *t, const corpus_entry *e, case_group *g) {
   case_info ci = {e, &g->L, ""};
   for (int a = 0; a < NALGORITHMS; a++) {
-    if (!selected(algorithms[a], t->filter_algorithm)) continue;
+    if (!test_selected(algorithms[a], t->filter_algorithm)) continue;
     for (int m = 0; m < NMODES; m++) {
-      if (!selected(mode_names[m], t->filter_mode)) continue;
+      if (!test_selected(mode_names[m], t->filter_mode)) continue;
       snprintf(ci.description, sizeof ci.description, "np=%d topo=%s coll=%s mode=%s dtype=%s algo=%s",
                t->size, e->name, collective_names[g->coll], mode_names[m], dtype_names[g->dt], algorithms[a]);
       if (t->verbose && t->rank == 0) printf("case %d: %s\n", t->ncases, ci.description);
@@ -875,13 +862,13 @@ static void run_cases(test_context *t, const corpus_entry *e, case_group *g) {
 /* All cases on one topology. */
 static void run_entry(test_context *t, const corpus_entry *e) {
   for (int a = 0; a < NALGORITHMS; a++)
-    if (selected(algorithms[a], t->filter_algorithm)) record_case(t, check_neighbors(t, e, a));
+    if (test_selected(algorithms[a], t->filter_algorithm)) record_case(t, check_neighbors(t, e, a));
   case_group groups[NCOLLECTIVES * NDTYPES];
   int ngroups = 0;
   for (int coll = 0; coll < NCOLLECTIVES; coll++)
     for (int dt = 0; dt < NDTYPES; dt++)
-      if (selected(collective_names[coll], t->filter_collective) &&
-          selected(dtype_names[dt], t->filter_dtype))
+      if (test_selected(collective_names[coll], t->filter_collective) &&
+          test_selected(dtype_names[dt], t->filter_dtype))
         case_group_create(&groups[ngroups++], (collective)coll, (dtype_case)dt, e, t);
   if (ngroups > 0) compute_references(e, ngroups, groups);
   for (int k = 0; k < ngroups; k++) {
@@ -951,10 +938,10 @@ int main(int argc, char **argv) {
       for (int k = 0; k < NCOLLECTIVES; k++) combined += own[a][k];
   for (size_t x = 0; getenv("NHOOD_TEST_EXPECT_OWN") && t.size > 1 && x < sizeof expect_own / sizeof *expect_own; x++)
     for (int a = 0; a < NALGORITHMS; a++) {
-      if (strcmp(algorithms[a], expect_own[x].algorithm) != 0 || !selected(algorithms[a], t.filter_algorithm)) continue;
+      if (strcmp(algorithms[a], expect_own[x].algorithm) != 0 || !test_selected(algorithms[a], t.filter_algorithm)) continue;
       for (int k = 0; k < NCOLLECTIVES; k++) {
-        if (!selected(collective_names[k], expect_own[x].collectives) ||
-            !selected(collective_names[k], t.filter_collective) || own[a][k] > 0)
+        if (!test_selected(collective_names[k], expect_own[x].collectives) ||
+            !test_selected(collective_names[k], t.filter_collective) || own[a][k] > 0)
           continue;
         if (t.rank == 0)
           fprintf(stderr, "no persistent %s schedule was built by the %s algorithm itself (only fallbacks)\n",

@@ -86,18 +86,6 @@ static void ops_free(op_case ops[NOPS]) {
   TEST_CHECK(MPI_Op_free(&ops[OP_USER_STRIDED].op));
 }
 
-static int selected(const char *name, const char *list) {
-  if (list == NULL) return 1;
-  size_t n = strlen(name);
-  for (const char *p = list; *p;) {
-    const char *end = strchr(p, ',');
-    size_t len = end ? (size_t)(end - p) : strlen(p);
-    if (len == n && strncmp(p, name, n) == 0) return 1;
-    p += len + (end != NULL);
-  }
-  return 0;
-}
-
 /* A vector's bytes: holes hold a sentinel; elements hold small values that depend on the
  * sender, the block, the element and the round, so that a misplaced block shows. */
 static size_t vector_bytes(const op_case *o) { return (size_t)(o->count * o->extent); }
@@ -217,7 +205,7 @@ static void run_entry(test_context *t, const corpus_entry *e) {
         reference(e, ref_graph, coll, oc, send[r], expected[r]);
       }
       for (int a = 0; a < NALGORITHMS; a++) {
-        if (!selected(algorithms[a], t->filter_algorithm)) continue;
+        if (!test_selected(algorithms[a], t->filter_algorithm)) continue;
         for (int mode = 0; mode < NMODES; mode++) {
           char what[256];
           snprintf(what, sizeof what, "np=%d topo=%s coll=%s op=%s mode=%s algo=%s", t->size, e->name,

@@ -85,3 +85,16 @@ int text_names_rank(const char *text, int rank) {
     if (hit[n] < '0' || hit[n] > '9') return 1;
   return 0;
 }
+
+int test_selected(const char *name, const char *filter) {
+  if (filter == NULL) return 1;
+  size_t len = strlen(name);
+  for (const char *p = filter; *p;) {
+    const char *end = strchr(p, ',');
+    size_t n = end ? (size_t)(end - p) : strlen(p);
+    if (n == len && strncmp(p, name, n) == 0) return 1;
+    if (!end) break;
+    p = end + 1;
+  }
+  return 0;
+}

@@ -35,4 +35,7 @@ void watchdog_disarm(void);
  * digit): used to check that error messages name the ranks involved. */
 int text_names_rank(const char *text, int rank);
 
+/* 1 when filter is NULL (everything) or a comma-separated list that holds name exactly. */
+int test_selected(const char *name, const char *filter);
+
 #endif
