@@ -104,7 +104,7 @@ static int distance(const stencil *s, const int x[]) {
   return s->o.diamond ? sum : max;
 }
 
-/* Calls f for every stored point, in storage order. */
+/* Iterates x over every stored point, in storage order (x[2] stays 0 in 2-D). */
 #define FOR_POINTS(s, x)                                                                   \
   for (x[0] = -(s)->o.depth; x[0] < (s)->o.n + (s)->o.depth; x[0]++)                       \
     for (x[1] = -(s)->o.depth; x[1] < (s)->o.n + (s)->o.depth; x[1]++)                     \
@@ -173,17 +173,22 @@ static int in_region(const stencil *s, const int x[], const int t[], int send) {
   return !s->o.diamond || sum <= K;
 }
 
-/* The region as an indexed type of runs along the last dimension; *count gets its points. */
-static MPI_Datatype region_type(const stencil *s, const int t[], int send, int *count) {
+/* How many points the region of direction t holds (send or receive side). */
+static int region_count(const stencil *s, const int t[], int send) {
+  int x[MAXD] = {0, 0, 0}, count = 0;
+  FOR_POINTS(s, x) { count += in_region(s, x, t, send); }
+  return count;
+}
+
+/* The region as an indexed type of runs along the last dimension. */
+static MPI_Datatype region_type(const stencil *s, const int t[], int send) {
   int cap = 64, nblocks = 0;
   int *lengths = malloc(sizeof(int) * (size_t)cap), *displs = malloc(sizeof(int) * (size_t)cap);
   int x[MAXD] = {0, 0, 0};
   long last = -2;
-  *count = 0;
   FOR_POINTS(s, x) {
     if (!in_region(s, x, t, send)) continue;
     long i = (long)at(s, x);
-    (*count)++;
     if (nblocks > 0 && i == last + 1) {
       lengths[nblocks - 1]++;
     } else {
@@ -235,10 +240,8 @@ static void build_neighborhood(stencil *s) {
     int zero = 1;
     for (int k = 0; k < d; k++) zero &= t[k] == 0;
     if (zero) continue;
-    int count = 0;
-    MPI_Datatype probe = region_type(s, t, 0, &count);
-    MPI_Type_free(&probe);
-    if (count == 0) continue; /* e.g. the corners of a depth-1 halo for a 5-point stencil */
+    /* e.g. the corners of a depth-1 halo for a 5-point stencil are empty */
+    if (region_count(s, t, 0) == 0) continue;
     memcpy(&s->offsets[s->noffsets++ * d], t, sizeof(int) * (size_t)d);
   }
   int m = s->noffsets;
@@ -253,22 +256,14 @@ static void build_neighborhood(stencil *s) {
     const int *c = &s->offsets[i * d];
     int minus[MAXD];
     for (int k = 0; k < d; k++) minus[k] = -c[k];
-    int nonzero = 0, count = 0, recv_count = 0;
+    int nonzero = 0;
     for (int k = 0; k < d; k++) nonzero += c[k] != 0;
     /* Send block i goes to X + C_i: our points it keeps in its halo towards -C_i. Receive
      * block i comes from X - C_i into our halo towards -C_i. */
-    if (d == 2 && s->o.diamond && nonzero == 2) {
-      s->sendtypes[i] = corner_type(s, c, 1);
-      s->recvtypes[i] = corner_type(s, minus, 0);
-      MPI_Datatype probe = region_type(s, c, 1, &count);
-      MPI_Type_free(&probe);
-      probe = region_type(s, minus, 0, &recv_count);
-      MPI_Type_free(&probe);
-    } else {
-      s->sendtypes[i] = region_type(s, c, 1, &count);
-      s->recvtypes[i] = region_type(s, minus, 0, &recv_count);
-    }
-    if (count != recv_count) die("internal: send and receive regions differ in size");
+    if (region_count(s, c, 1) != region_count(s, minus, 0)) die("internal: send and receive regions differ in size");
+    int corner = d == 2 && s->o.diamond && nonzero == 2;
+    s->sendtypes[i] = corner ? corner_type(s, c, 1) : region_type(s, c, 1);
+    s->recvtypes[i] = corner ? corner_type(s, minus, 0) : region_type(s, minus, 0);
     check(MPI_Type_commit(&s->sendtypes[i]), "MPI_Type_commit");
     check(MPI_Type_commit(&s->recvtypes[i]), "MPI_Type_commit");
     s->counts[i] = 1;
@@ -342,7 +337,6 @@ typedef struct {
   int is_mpi;
   MPI_Comm graph;
   NHOOD_Request req;
-  double *grid;
 } exchanger;
 
 static void exchange(const stencil *s, exchanger *e) {
@@ -424,7 +418,7 @@ int main(int argc, char **argv) {
   char list[256];
   snprintf(list, sizeof list, "%s", s.o.algos);
   for (char *name = strtok(list, ","); name; name = strtok(NULL, ",")) {
-    exchanger e = {.is_mpi = strcmp(name, "mpi") == 0, .req = NHOOD_REQUEST_NULL, .grid = grid};
+    exchanger e = {.is_mpi = strcmp(name, "mpi") == 0, .req = NHOOD_REQUEST_NULL};
     NHOOD_Topo topo = NHOOD_TOPO_NULL;
     int rounds = 1;
     if (e.is_mpi) {

@@ -32,9 +32,10 @@
  * allgather by the part of the route already travelled, since the blocks of all offsets that
  * share it are the same data: each moves once.
  *
- * Where the topology is not isomorphic these algorithms build the direct schedule; cart-dim
- * builds cart-direct for the v and w collectives (forwarders would first need the block sizes:
- * a size pass, as combine has, is still to come).
+ * Where the topology is not isomorphic these algorithms build the direct schedule. The
+ * combining ones (cart-dim, cart-dim-batch, cart-bruck) combine the v and w collectives only
+ * under NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES, when a forwarder knows each block's size from its
+ * own; otherwise those run as cart-direct (a size pass for irregular sizes is not built).
  */
 #include <stdint.h>
 #include <stdlib.h>

@@ -535,70 +535,76 @@ static void check_cart_helpers(corpus *c, const char *name, MPI_Comm cart, int n
   }
 }
 
+/* One isomorphic entry; with iso, block sizes depend on the offset only and the topology
+ * objects carry NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES. */
+static void add_isomorphic_entry(corpus *c, const MPI_Info infos[], const char *filter, int size, int moore,
+                                 int radius, int ndims, int periodic, int iso) {
+  char name[64];
+  snprintf(name, sizeof name, "%s-r%d-%dd-%s%s", moore ? "moore" : "vonneumann", radius, ndims,
+           periodic ? "periodic" : "open", iso ? "-isosizes" : "");
+  if (!name_selected(name, filter)) return;
+  int dims[3] = {0, 0, 0}, periods[3] = {periodic, periodic, periodic}, coords[3];
+  TEST_CHECK(MPI_Dims_create(size, ndims, dims));
+  MPI_Comm cart;
+  TEST_CHECK(MPI_Cart_create(MPI_COMM_WORLD, ndims, dims, periods, 0, &cart));
+  int rank;
+  TEST_CHECK(MPI_Comm_rank(cart, &rank));
+  TEST_CHECK(MPI_Cart_coords(cart, rank, ndims, coords));
+
+  int noffsets = 0, nexpected;
+  int (*helper)(int, int, int, int *, int *) =
+      moore ? NHOOD_Cart_moore_offsets : NHOOD_Cart_von_neumann_offsets;
+  TEST_CHECK(helper(ndims, radius, 0, &noffsets, NULL));
+  int capacity = noffsets > 125 ? noffsets : 125; /* (2*2+1)^3 bounds the expected list */
+  int *offsets = test_malloc(sizeof(int) * (size_t)(capacity * ndims));
+  int *expected = test_malloc(sizeof(int) * (size_t)(125 * ndims));
+  TEST_CHECK(helper(ndims, radius, capacity, &noffsets, offsets));
+  nexpected = expected_offsets(moore, ndims, radius, expected);
+  if (noffsets != nexpected ||
+      memcmp(offsets, expected, sizeof(int) * (size_t)(noffsets * ndims)) != 0) {
+    corpus_failure(c, name, "the offset helper's list differs from the expected lexicographic list");
+  }
+  check_cart_helpers(c, name, cart, ndims, dims, periods, coords, noffsets, offsets);
+
+  /* Reference: receive block i from X - C_i, send block i to X + C_i. */
+  int *sources = test_malloc(sizeof(int) * (size_t)noffsets);
+  int *destinations = test_malloc(sizeof(int) * (size_t)noffsets);
+  for (int i = 0; i < noffsets; i++) {
+    sources[i] = cart_rank_at(cart, ndims, dims, periods, coords, &offsets[i * ndims], -1);
+    destinations[i] = cart_rank_at(cart, ndims, dims, periods, coords, &offsets[i * ndims], +1);
+  }
+  corpus_entry *e = corpus_new_entry(c, name);
+  e->nhood_comm = cart;
+  e->owns_nhood_comm = 1;
+  TEST_CHECK(MPI_Dist_graph_create_adjacent(cart, noffsets, sources, test_unweighted(), noffsets,
+                                            destinations, test_unweighted(), MPI_INFO_NULL, 0,
+                                            &e->ref_comm));
+  for (int a = 0; a < c->nalgorithms; a++) {
+    MPI_Info info;
+    TEST_CHECK(MPI_Info_dup(infos[a], &info));
+    if (iso) TEST_CHECK(MPI_Info_set(info, NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES, "true"));
+    TEST_CHECK(NHOOD_Topo_create_cart_offsets(cart, noffsets, offsets, info, &e->topo[a]));
+    TEST_CHECK(MPI_Info_free(&info));
+  }
+  /* With asserted isomorphic sizes, block i holds (i % 3) elements everywhere (some 0). */
+  int *elems = test_malloc(sizeof(int) * (size_t)noffsets);
+  for (int i = 0; i < noffsets; i++) elems[i] = i % 3;
+  e->isomorphic_sizes = iso;
+  entry_read_reference(e, iso ? elems : NULL, iso ? elems : NULL);
+  free(elems);
+  free(offsets);
+  free(expected);
+  free(sources);
+  free(destinations);
+}
+
 static void add_isomorphic(corpus *c, const MPI_Info infos[], const char *filter, int size) {
   for (int iso = 0; iso <= 1; iso++)
-  for (int moore = 1; moore >= 0; moore--)
-    for (int radius = 1; radius <= 2 - iso; radius++)
-      for (int ndims = 2; ndims <= 3; ndims++)
-        for (int periodic = 1; periodic >= 0; periodic--) {
-          char name[64];
-          snprintf(name, sizeof name, "%s-r%d-%dd-%s%s", moore ? "moore" : "vonneumann", radius, ndims,
-                   periodic ? "periodic" : "open", iso ? "-isosizes" : "");
-          if (!name_selected(name, filter)) continue;
-          int dims[3] = {0, 0, 0}, periods[3] = {periodic, periodic, periodic}, coords[3];
-          TEST_CHECK(MPI_Dims_create(size, ndims, dims));
-          MPI_Comm cart;
-          TEST_CHECK(MPI_Cart_create(MPI_COMM_WORLD, ndims, dims, periods, 0, &cart));
-          int rank;
-          TEST_CHECK(MPI_Comm_rank(cart, &rank));
-          TEST_CHECK(MPI_Cart_coords(cart, rank, ndims, coords));
-
-          int noffsets = 0, nexpected;
-          int (*helper)(int, int, int, int *, int *) =
-              moore ? NHOOD_Cart_moore_offsets : NHOOD_Cart_von_neumann_offsets;
-          TEST_CHECK(helper(ndims, radius, 0, &noffsets, NULL));
-          int capacity = noffsets > 125 ? noffsets : 125; /* (2*2+1)^3 bounds the expected list */
-          int *offsets = test_malloc(sizeof(int) * (size_t)(capacity * ndims));
-          int *expected = test_malloc(sizeof(int) * (size_t)(125 * ndims));
-          TEST_CHECK(helper(ndims, radius, capacity, &noffsets, offsets));
-          nexpected = expected_offsets(moore, ndims, radius, expected);
-          if (noffsets != nexpected ||
-              memcmp(offsets, expected, sizeof(int) * (size_t)(noffsets * ndims)) != 0) {
-            corpus_failure(c, name, "the offset helper's list differs from the expected lexicographic list");
-          }
-          check_cart_helpers(c, name, cart, ndims, dims, periods, coords, noffsets, offsets);
-
-          /* Reference: receive block i from X - C_i, send block i to X + C_i. */
-          int *sources = test_malloc(sizeof(int) * (size_t)noffsets);
-          int *destinations = test_malloc(sizeof(int) * (size_t)noffsets);
-          for (int i = 0; i < noffsets; i++) {
-            sources[i] = cart_rank_at(cart, ndims, dims, periods, coords, &offsets[i * ndims], -1);
-            destinations[i] = cart_rank_at(cart, ndims, dims, periods, coords, &offsets[i * ndims], +1);
-          }
-          corpus_entry *e = corpus_new_entry(c, name);
-          e->nhood_comm = cart;
-          e->owns_nhood_comm = 1;
-          TEST_CHECK(MPI_Dist_graph_create_adjacent(cart, noffsets, sources, test_unweighted(), noffsets,
-                                                    destinations, test_unweighted(), MPI_INFO_NULL, 0,
-                                                    &e->ref_comm));
-          for (int a = 0; a < c->nalgorithms; a++) {
-            MPI_Info info;
-            TEST_CHECK(MPI_Info_dup(infos[a], &info));
-            if (iso) TEST_CHECK(MPI_Info_set(info, NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES, "true"));
-            TEST_CHECK(NHOOD_Topo_create_cart_offsets(cart, noffsets, offsets, info, &e->topo[a]));
-            TEST_CHECK(MPI_Info_free(&info));
-          }
-          /* With asserted isomorphic sizes, block i holds (i % 3) elements everywhere (some 0). */
-          int *elems = test_malloc(sizeof(int) * (size_t)noffsets);
-          for (int i = 0; i < noffsets; i++) elems[i] = i % 3;
-          e->isomorphic_sizes = iso;
-          entry_read_reference(e, iso ? elems : NULL, iso ? elems : NULL);
-          free(elems);
-          free(offsets);
-          free(expected);
-          free(sources);
-          free(destinations);
-        }
+    for (int moore = 1; moore >= 0; moore--)
+      for (int radius = 1; radius <= 2 - iso; radius++) /* asserted sizes: radius 1 only */
+        for (int ndims = 2; ndims <= 3; ndims++)
+          for (int periodic = 1; periodic >= 0; periodic--)
+            add_isomorphic_entry(c, infos, filter, size, moore, radius, ndims, periodic, iso);
 }
 
 /* ------------------------------------------------------------------------------------- */
