@@ -58,22 +58,36 @@ typedef struct nhood_request *NHOOD_Request;
 #define NHOOD_MAX_ERROR_STRING 512
 
 /** Info key (topology creation or persistent init) that picks the algorithm. Values:
- *  "auto" (default; today the same as "direct"); "direct" (one message per edge);
+ *  "auto" (default): the algorithm a cost model predicts to be fastest for the call's block
+ *  size, among all of the following that can run it (see "Choosing algorithms" below);
+ *  "direct" (one message per edge);
  *  "combine" (cumulative message combining over common neighborhoods, in about log2 P
  *  rounds for small messages; every collective; the v and w ones first run a size pass; its
  *  pattern is built collectively at the first call on a topology object and communicator,
  *  so every process must use it alike; a cost model chooses how many combining levels pay,
- *  none where combining does not); and for topologies from NHOOD_Topo_create_cart_offsets
+ *  none where combining does not); for topologies from NHOOD_Topo_create_cart_offsets
  *  "cart-direct" (a round per offset), "cart-dim" (combining along dimensions),
  *  "cart-dim-batch" (the same, a round per dimension) and "cart-bruck" (one message per
- *  round, logarithmically many rounds). The cart-* algorithms combine allgather and alltoall,
+ *  round, logarithmically many rounds) -- the cart-* algorithms combine allgather and alltoall,
  *  and the v and w collectives under NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES; otherwise they run
- *  as cart-direct, and on other topologies as direct. Environment variables, the same on
- *  every process: NHOOD_COMBINE_THETA, the least number of common destinations for two
- *  partners to merge (default 1); NHOOD_COMBINE_LEVELS, a fixed number of levels instead of
- *  the model's choice.
+ *  as cart-direct, and on other topologies as direct; and "mpi", the MPI library's own
+ *  MPI_Neighbor_* on a distributed-graph communicator that nhood creates collectively at the
+ *  first such call (it runs as direct where MPI's cannot: MPI_PROC_NULL neighbors, Cartesian
+ *  pairing of duplicate neighbors, reductions, persistent requests without library support,
+ *  and known bugs of the installed MPI). Environment variables, the same on every process:
+ *  NHOOD_COMBINE_THETA, the least number of common destinations for two partners to merge
+ *  (default 1); NHOOD_COMBINE_LEVELS, a fixed number of levels instead of the model's choice.
  *  An unknown value is MPI_ERR_INFO. The value given at persistent init overrides the
- *  topology's. */
+ *  topology's.
+ *
+ *  Choosing algorithms ("auto"): the first "auto" call of each collective on a topology object
+ *  and communicator predicts every algorithm's time for every block size from its schedule
+ *  (per-round latency, per-message overheads, per-byte costs; parameters from the file named
+ *  by NHOOD_PARAMS, written by nhood-calibrate, else built-in InfiniBand-like defaults), takes
+ *  the maximum over processes in one allreduce (so this first call synchronizes) and keeps
+ *  the table; later calls look their block size up locally. Overrides, first match wins:
+ *  NHOOD_INFO_TUNE at persistent init, NHOOD_INFO_TUNE at topology creation, the environment
+ *  variable NHOOD_TUNE; their syntax is in docs/TUNING.md. nhood-info prints the table. */
 #define NHOOD_INFO_ALGORITHM "nhood_algorithm"
 
 /** Info key (topology creation or persistent init), value "true" or "false" (default): an
@@ -86,6 +100,12 @@ typedef struct nhood_request *NHOOD_Request;
  *  as large as its send block i) gives MPI_ERR_TRUNCATE. The value given at persistent init
  *  overrides the topology's. */
 #define NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES "nhood_assert_isomorphic_sizes"
+
+/** Info key (topology creation or persistent init): tuning rules for "auto", as in the
+ *  environment variable NHOOD_TUNE, e.g. "allgather:-2K=cart-dim-batch;allgather:2K-=direct"
+ *  (collectives, a range of bytes per block, an algorithm; docs/TUNING.md). Malformed rules
+ *  are MPI_ERR_INFO. The rules must be the same on every process. */
+#define NHOOD_INFO_TUNE "nhood_tune"
 
 /* ------------------------------------------------------------------------------------- */
 /* Errors                                                                                 */

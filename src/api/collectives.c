@@ -5,10 +5,11 @@
 #include <string.h>
 
 #include "api/call_cache.h"
+#include "api/first_use.h"
 #include "api/request.h"
 #include "common/errors.h"
 #include "common/handles.h"
-#include "pattern/combine.h"
+#include "engine/native_mpi.h"
 #include "selection/select.h"
 #include "topology/topology.h"
 
@@ -127,30 +128,10 @@ cleanup:
 
 /* ---- the common path ------------------------------------------------------------------- */
 
-/* Phase 1 of message combining for this topology object on this communicator, collectively,
- * at its first use there (every process reaches this call: it is part of a collective). */
-static int ensure_pattern(NHOOD_Topo topo, nhood_commctx *ctx) {
-  if (topo->pattern != NULL && topo->pattern_owner == ctx) return MPI_SUCCESS;
-  nhood_combine_params params;
-  nhood_combine_params_default(&params);
-  nhood_combine_params_from_env(&params);
-  nhood_combine_pattern *pattern = calloc(1, sizeof *pattern);
-  if (!pattern) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a combining pattern");
-  int rc = nhood_combine_build_mpi(ctx->comm, nhood_commctx_reserve_tags(ctx, 1), topo, &params, pattern, NULL);
-  if (rc != MPI_SUCCESS) {
-    free(pattern);
-    return rc;
-  }
-  nhood_topo_drop_pattern(topo);
-  nhood_commctx_retain(ctx);
-  topo->pattern = pattern;
-  topo->pattern_owner = ctx;
-  return MPI_SUCCESS;
-}
-
-/* Validates a call (filling in extents and sizes) and chooses its algorithm. */
-static int prepare(nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, nhood_commctx **ctx,
-                   const nhood_algorithm **alg) {
+/* Validates a call (filling in extents and sizes) and chooses its algorithm; for "mpi",
+ * *graph is the communicator MPI's own collective runs on. */
+static int prepare(nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, nhood_mode mode,
+                   nhood_commctx **ctx, const nhood_algorithm **alg, MPI_Comm *graph) {
   int rc = MPI_SUCCESS;
   char requested[NHOOD_ALGORITHM_NAME_MAX];
   NHOOD_TRY(nhood_topo_validate(topo, "topo"));
@@ -162,8 +143,33 @@ static int prepare(nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info 
   NHOOD_TRY(nhood_info_algorithm(info, requested));
   a->isomorphic_sizes = topo->isomorphic_sizes;
   NHOOD_TRY(nhood_info_bool(info, NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES, &a->isomorphic_sizes));
-  NHOOD_TRY(nhood_select(requested, topo, a, alg));
-  if ((*alg)->needs_pattern) NHOOD_TRY(ensure_pattern(topo, *ctx));
+  if (strcmp(requested, "auto") == 0)
+    NHOOD_TRY(nhood_auto_resolve(topo, *ctx, a, info, mode == NHOOD_PERSISTENT, alg));
+  else
+    NHOOD_TRY(nhood_select(requested, topo, a, alg));
+  NHOOD_TRY(nhood_native_prepare(topo, *ctx, a, mode == NHOOD_PERSISTENT, alg, graph));
+  if ((*alg)->needs_pattern) NHOOD_TRY(nhood_ensure_pattern(topo, *ctx));
+cleanup:
+  return rc;
+}
+
+/* A request for "mpi": the MPI library's request, a schedule that only names it. */
+static int build_native(struct nhood_request *req, const nhood_coll_args *a, NHOOD_Topo topo, MPI_Comm graph) {
+  int rc = MPI_SUCCESS;
+  req->native = 1;
+  req->graph = graph;
+  req->native_request = MPI_REQUEST_NULL;
+  if (req->mode == NHOOD_PERSISTENT)
+    NHOOD_TRY(nhood_owned_args_init(&req->args, a, topo->indegree, topo->outdegree));
+  else
+    req->args.args = *a;
+  NHOOD_TRY(nhood_sched_init(&req->sched, "mpi", 0, 0));
+  NHOOD_TRY(nhood_sched_finish(&req->sched));
+  req->sched.comm_rounds = 1;
+  req->sched.nsends = topo->outdegree;
+  req->sched.nrecvs = topo->indegree;
+  if (req->mode == NHOOD_PERSISTENT)
+    NHOOD_TRY(nhood_native_call(&req->args.args, graph, NHOOD_NATIVE_INIT, &req->native_request));
 cleanup:
   return rc;
 }
@@ -171,12 +177,16 @@ cleanup:
 /* Builds the schedule and everything needed to run it into req. Nothing to release on
  * failure. */
 static int build_request(struct nhood_request *req, const nhood_coll_args *a, NHOOD_Topo topo, nhood_commctx *ctx,
-                         const nhood_algorithm *alg, nhood_mode mode) {
+                         const nhood_algorithm *alg, MPI_Comm graph, nhood_mode mode) {
   int rc = MPI_SUCCESS;
   memset(req, 0, sizeof *req);
   req->mode = mode;
   nhood_commctx_retain(ctx);
   req->ctx = ctx;
+  if (alg->native) {
+    NHOOD_TRY(build_native(req, a, topo, graph));
+    return MPI_SUCCESS;
+  }
   if (nhood_algorithm_needs_size_pass(alg, topo, a)) {
     NHOOD_TRY(nhood_two_stage_init(req, topo, a));
     return MPI_SUCCESS;
@@ -202,21 +212,26 @@ static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NHOOD_Topo t
   const nhood_algorithm *alg = NULL;
   struct nhood_request local, *req = NULL;
   nhood_call_cache *cache = NULL;
+  MPI_Comm graph = MPI_COMM_NULL;
   NHOOD_TRY(nhood_topo_validate(topo, "topo"));
   cache = nhood_call_cache_acquire(topo, &a);
   if (cache && !check_mode()) req = nhood_call_cache_repeat(cache, &a, topo, comm);
   if (req == NULL) {
-    NHOOD_TRY(prepare(&a, comm, topo, MPI_INFO_NULL, &ctx, &alg));
+    NHOOD_TRY(prepare(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, &ctx, &alg, &graph));
+    if (alg->native) { /* MPI's own call, nothing to cache */
+      rc = nhood_native_call(&a, graph, NHOOD_NATIVE_BLOCKING, NULL);
+      goto cleanup;
+    }
     if (cache && nhood_algorithm_needs_size_pass(alg, topo, &a)) { /* its schedule changes with other processes' counts */
       nhood_call_cache_release(cache);
       cache = NULL;
     }
     if (cache && !(req = nhood_call_cache_lookup(cache, &a, topo, ctx, alg))) {
-      NHOOD_TRY(build_request(nhood_call_cache_slot(cache), &a, topo, ctx, alg, NHOOD_BLOCKING));
+      NHOOD_TRY(build_request(nhood_call_cache_slot(cache), &a, topo, ctx, alg, graph, NHOOD_BLOCKING));
       NHOOD_TRY(nhood_call_cache_store(cache, &a, topo, comm, ctx, alg));
       req = nhood_call_cache_lookup(cache, &a, topo, ctx, alg);
     } else if (!cache) {
-      NHOOD_TRY(build_request(&local, &a, topo, ctx, alg, NHOOD_BLOCKING));
+      NHOOD_TRY(build_request(&local, &a, topo, ctx, alg, graph, NHOOD_BLOCKING));
       req = &local;
     }
   }
@@ -237,10 +252,11 @@ static int run_with_request(const nhood_coll_args *args, MPI_Comm comm, NHOOD_To
   nhood_commctx *ctx = NULL;
   const nhood_algorithm *alg = NULL;
   struct nhood_request *req = NULL;
+  MPI_Comm graph = MPI_COMM_NULL;
   if (request == NULL) return nhood_error(MPI_ERR_ARG, "request (the output handle) is NULL");
-  NHOOD_TRY(prepare(&a, comm, topo, info, &ctx, &alg));
+  NHOOD_TRY(prepare(&a, comm, topo, info, mode, &ctx, &alg, &graph));
   if (!(req = malloc(sizeof *req))) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a request");
-  rc = build_request(req, &a, topo, ctx, alg, mode);
+  rc = build_request(req, &a, topo, ctx, alg, graph, mode);
   if (rc != MPI_SUCCESS) {
     free(req);
     return rc;

@@ -6,6 +6,7 @@
 #include "common/commctx.h"
 #include "engine/engine.h"
 #include "engine/transport_mpi.h"
+#include "api/owned_args.h"
 #include "schedule/collargs.h"
 
 typedef enum { NHOOD_BLOCKING, NHOOD_NONBLOCKING, NHOOD_PERSISTENT } nhood_mode;
@@ -20,6 +21,15 @@ struct nhood_request {
   nhood_exec exec;
   void *scratch;
   struct nhood_two_stage *two_stage; /* NULL unless the schedule waits for a size pass */
+  /* The algorithm "mpi": the MPI library's request on graph (persistent: created at init;
+   * from copies of the arguments, as nhood's own persistent requests allow the caller to free
+   * datatypes after init; non-blocking: started from the caller's arguments, which MPI lets
+   * the caller change only after completion). sched then only names the algorithm and
+   * summarizes the exchange. */
+  int native;
+  MPI_Comm graph;
+  MPI_Request native_request;
+  nhood_owned_args args;
 };
 
 /*

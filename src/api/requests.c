@@ -27,6 +27,11 @@ cleanup:
 }
 
 void nhood_request_release(struct nhood_request *req) {
+  if (req->native) {
+    if (req->native_request != MPI_REQUEST_NULL) MPI_Request_free(&req->native_request);
+    if (req->mode == NHOOD_PERSISTENT) nhood_owned_args_free(&req->args);
+    req->native = 0;
+  }
   nhood_two_stage_free(req->two_stage);
   req->two_stage = NULL;
   nhood_mpi_transport_ctx_free(&req->transport);

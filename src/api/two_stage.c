@@ -2,7 +2,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/owned_args.h"
 #include "api/request.h"
+#include "engine/native_mpi.h"
 #include "common/errors.h"
 #include "pattern/combine.h"
 #include "schedule/algorithms.h"
@@ -10,10 +12,7 @@
 
 struct nhood_two_stage {
   struct nhood_topo topo;   /* what the builders read: degrees, lists (owned), pattern (retained) */
-  nhood_coll_args args;     /* arrays owned; derived datatypes duplicated (dups) */
-  void *arrays[6];
-  MPI_Datatype *dups;
-  int ndups;
+  nhood_owned_args owned;   /* the arguments: copies, unless borrowed */
   nhood_sched pass;
   int *own_sizes;           /* the pass's send buffer */
   void *pass_scratch;       /* what the pass received: the sizes the data schedule is built from */
@@ -23,61 +22,6 @@ struct nhood_two_stage {
   int in_pass;              /* the pass is running */
   int built;                /* req->sched is the data schedule */
 };
-
-static int copy_array(struct nhood_two_stage *ts, int k, const void *src, size_t bytes, const void **dst) {
-  *dst = NULL;
-  if (src == NULL) return MPI_SUCCESS;
-  if (!(ts->arrays[k] = malloc(bytes ? bytes : 1))) return nhood_error(MPI_ERR_NO_MEM, "out of memory copying arguments");
-  memcpy(ts->arrays[k], src, bytes);
-  *dst = ts->arrays[k];
-  return MPI_SUCCESS;
-}
-
-/* Replaces *type by a duplicate the request owns when it is a derived datatype. */
-static int own_type(struct nhood_two_stage *ts, MPI_Datatype *type, int capacity) {
-  int rc = MPI_SUCCESS, nints, naddrs, ntypes, combiner;
-  if (*type == MPI_DATATYPE_NULL) return MPI_SUCCESS;
-  NHOOD_MPI_CALL(MPI_Type_get_envelope(*type, &nints, &naddrs, &ntypes, &combiner));
-  if (combiner == MPI_COMBINER_NAMED) return MPI_SUCCESS;
-  if (!ts->dups && !(ts->dups = malloc(sizeof *ts->dups * (size_t)capacity)))
-    return nhood_error(MPI_ERR_NO_MEM, "out of memory for datatypes");
-  NHOOD_MPI_CALL(MPI_Type_dup(*type, &ts->dups[ts->ndups]));
-  *type = ts->dups[ts->ndups++];
-cleanup:
-  return rc;
-}
-
-static int own_args(struct nhood_two_stage *ts, const nhood_coll_args *a, int indeg, int outdeg) {
-  int rc = MPI_SUCCESS;
-  size_t in = (size_t)indeg, out = (size_t)outdeg;
-  nhood_coll_args *c = &ts->args;
-  *c = *a;
-  NHOOD_TRY(copy_array(ts, 0, a->sendcounts, sizeof(int) * out, (const void **)&c->sendcounts));
-  NHOOD_TRY(copy_array(ts, 1, a->sdispls, sizeof(int) * out, (const void **)&c->sdispls));
-  NHOOD_TRY(copy_array(ts, 2, a->sdispls_bytes, sizeof(MPI_Aint) * out, (const void **)&c->sdispls_bytes));
-  NHOOD_TRY(copy_array(ts, 3, a->recvcounts, sizeof(int) * in, (const void **)&c->recvcounts));
-  NHOOD_TRY(copy_array(ts, 4, a->rdispls, sizeof(int) * in, (const void **)&c->rdispls));
-  NHOOD_TRY(copy_array(ts, 5, a->rdispls_bytes, sizeof(MPI_Aint) * in, (const void **)&c->rdispls_bytes));
-  /* The type arrays are copied with room to replace their derived entries. */
-  MPI_Datatype *sendtypes = NULL, *recvtypes = NULL;
-  if (a->sendtypes && !(c->sendtypes = sendtypes = malloc(sizeof *sendtypes * (out + 1))))
-    return nhood_error(MPI_ERR_NO_MEM, "out of memory copying arguments");
-  if (a->recvtypes && !(c->recvtypes = recvtypes = malloc(sizeof *recvtypes * (in + 1))))
-    return nhood_error(MPI_ERR_NO_MEM, "out of memory copying arguments");
-  int capacity = 2 + (sendtypes ? outdeg : 0) + (recvtypes ? indeg : 0);
-  NHOOD_TRY(own_type(ts, &c->sendtype, capacity));
-  NHOOD_TRY(own_type(ts, &c->recvtype, capacity));
-  for (int j = 0; sendtypes && j < outdeg; j++) {
-    sendtypes[j] = a->sendtypes[j];
-    NHOOD_TRY(own_type(ts, &sendtypes[j], capacity));
-  }
-  for (int i = 0; recvtypes && i < indeg; i++) {
-    recvtypes[i] = a->recvtypes[i];
-    NHOOD_TRY(own_type(ts, &recvtypes[i], capacity));
-  }
-cleanup:
-  return rc;
-}
 
 static int snapshot_topology(struct nhood_two_stage *ts, NHOOD_Topo topo) {
   struct nhood_topo *t = &ts->topo;
@@ -103,14 +47,8 @@ static int snapshot_topology(struct nhood_two_stage *ts, NHOOD_Topo topo) {
 
 void nhood_two_stage_free(struct nhood_two_stage *ts) {
   if (!ts) return;
-  int finalized = 0;
-  MPI_Finalized(&finalized);
-  for (int k = 0; k < ts->ndups && !finalized; k++) MPI_Type_free(&ts->dups[k]);
-  free(ts->dups);
-  for (int k = 0; k < 6; k++) free(ts->arrays[k]);
   if (!ts->borrowed) {
-    free((void *)ts->args.sendtypes);
-    free((void *)ts->args.recvtypes);
+    nhood_owned_args_free(&ts->owned);
     free(ts->topo.sources);
     free(ts->topo.destinations);
   }
@@ -131,9 +69,9 @@ int nhood_two_stage_init(struct nhood_request *req, NHOOD_Topo topo, const nhood
    * arguments in place; the others keep copies. */
   ts->borrowed = req->mode == NHOOD_BLOCKING;
   NHOOD_TRY(snapshot_topology(ts, topo));
-  if (ts->borrowed) ts->args = *a;
-  else NHOOD_TRY(own_args(ts, a, topo->indegree, topo->outdegree));
-  NHOOD_TRY(nhood_build_combine_size_pass(&ts->topo, &ts->args, req->ctx->rank, &ts->pass, &ts->own_sizes));
+  if (ts->borrowed) ts->owned.args = *a;
+  else NHOOD_TRY(nhood_owned_args_init(&ts->owned, a, topo->indegree, topo->outdegree));
+  NHOOD_TRY(nhood_build_combine_size_pass(&ts->topo, &ts->owned.args, req->ctx->rank, &ts->pass, &ts->own_sizes));
   if (ts->pass.scratch_bytes > 0 && !(ts->pass_scratch = malloc((size_t)ts->pass.scratch_bytes)))
     return nhood_error(MPI_ERR_NO_MEM, "out of memory for a size pass");
   NHOOD_TRY(nhood_mpi_transport_ctx_init(&ts->pass_transport, req->ctx->comm, ts->pass.max_comm_per_round));
@@ -161,10 +99,10 @@ static int finish_pass(struct nhood_request *req) {
   struct nhood_two_stage *ts = req->two_stage;
   int rc = MPI_SUCCESS;
   ts->in_pass = 0;
-  NHOOD_TRY(nhood_build_combine_sized(&ts->topo, &ts->args, req->ctx->rank, ts->pass_scratch, &req->sched));
+  NHOOD_TRY(nhood_build_combine_sized(&ts->topo, &ts->owned.args, req->ctx->rank, ts->pass_scratch, &req->sched));
   if (req->sched.ntags > ts->pass.ntags)
     return nhood_error(MPI_ERR_INTERN, "a data schedule needs more tags than its size pass reserved");
-  NHOOD_TRY(nhood_request_prepare_exec(req, ts->args.sendbuf, ts->args.recvbuf));
+  NHOOD_TRY(nhood_request_prepare_exec(req, ts->owned.args.sendbuf, ts->owned.args.recvbuf));
   ts->built = 1;
   NHOOD_TRY(nhood_exec_start(&req->exec, data_tag_base(req)));
   return MPI_SUCCESS;
@@ -180,6 +118,13 @@ cleanup:
 
 int nhood_request_begin(struct nhood_request *req) {
   struct nhood_two_stage *ts = req->two_stage;
+  if (req->native) {
+    if (req->mode == NHOOD_PERSISTENT) {
+      int code = MPI_Start(&req->native_request);
+      return code == MPI_SUCCESS ? MPI_SUCCESS : nhood_mpi_error(code, "MPI_Start");
+    }
+    return nhood_native_call(&req->args.args, req->graph, NHOOD_NATIVE_START, &req->native_request);
+  }
   if (ts && !ts->built) {
     ts->in_pass = 1;
     return nhood_exec_start(&ts->pass_exec, req->tag_base);
@@ -190,6 +135,10 @@ int nhood_request_begin(struct nhood_request *req) {
 int nhood_request_progress(struct nhood_request *req, int *done) {
   struct nhood_two_stage *ts = req->two_stage;
   *done = 0;
+  if (req->native) {
+    int code = MPI_Test(&req->native_request, done, MPI_STATUS_IGNORE);
+    return code == MPI_SUCCESS ? MPI_SUCCESS : nhood_mpi_error(code, "MPI_Test");
+  }
   if (ts && ts->in_pass) {
     int rc = nhood_exec_test(&ts->pass_exec, done);
     if (rc != MPI_SUCCESS || !*done) {
@@ -203,6 +152,10 @@ int nhood_request_progress(struct nhood_request *req, int *done) {
 
 int nhood_request_wait(struct nhood_request *req) {
   struct nhood_two_stage *ts = req->two_stage;
+  if (req->native) {
+    int code = MPI_Wait(&req->native_request, MPI_STATUS_IGNORE);
+    return code == MPI_SUCCESS ? MPI_SUCCESS : nhood_mpi_error(code, "MPI_Wait");
+  }
   if (ts && ts->in_pass) {
     int rc = nhood_exec_wait(&ts->pass_exec);
     if (rc == MPI_SUCCESS) rc = finish_pass(req);

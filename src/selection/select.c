@@ -1,23 +1,27 @@
 #include "selection/select.h"
 
+#include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "common/errors.h"
+#include "engine/native_mpi.h"
 
 static int always(const nhood_topo *t, const nhood_coll_args *a) {
   (void)t, (void)a;
   return 1;
 }
 
-/* Every algorithm the library has. Until the cost model (selection by predicted latency)
- * arrives, "auto" takes the first: direct, which needs no collective set-up. */
+/* Every algorithm the library has, in the order "auto" breaks ties in: what needs the least
+ * set-up first, MPI's own last (its communicator is collective to create). */
 static const nhood_algorithm algorithms[] = {
-    {"direct", always, nhood_build_direct, 0},
-    {"combine", always, nhood_build_combine, 1},
-    {"cart-direct", always, nhood_build_cart_direct, 0},
-    {"cart-dim", always, nhood_build_cart_dim, 0},
-    {"cart-dim-batch", always, nhood_build_cart_dim_batch, 0},
-    {"cart-bruck", always, nhood_build_cart_bruck, 0},
+    {"direct", always, nhood_build_direct, 0, 0},
+    {"combine", always, nhood_build_combine, 1, 0},
+    {"cart-direct", always, nhood_build_cart_direct, 0, 0},
+    {"cart-dim", always, nhood_build_cart_dim, 0, 0},
+    {"cart-dim-batch", always, nhood_build_cart_dim_batch, 0, 0},
+    {"cart-bruck", always, nhood_build_cart_bruck, 0, 0},
+    {"mpi", always, NULL, 0, 1},
 };
 #define NALGORITHMS (sizeof algorithms / sizeof algorithms[0])
 
@@ -42,12 +46,16 @@ const char *nhood_algorithm_names(void) {
   return names;
 }
 
+int nhood_algorithm_count(void) { return (int)NALGORITHMS; }
+const nhood_algorithm *nhood_algorithm_at(int k) { return &algorithms[k]; }
+
 int nhood_algorithm_needs_size_pass(const nhood_algorithm *alg, const nhood_topo *t, const nhood_coll_args *a) {
   return alg->build == nhood_build_combine && nhood_combine_needs_size_pass(t, a);
 }
 
 int nhood_algorithm_build(const nhood_algorithm *alg, const nhood_topo *t, const nhood_coll_args *a, int me,
                           nhood_sched *s) {
+  if (alg->native) return nhood_error(MPI_ERR_INTERN, "the algorithm \"mpi\" has no schedule");
   return nhood_coll_reduces(a->kind) ? nhood_build_reduce(alg->build, t, a, me, s) : alg->build(t, a, me, s);
 }
 
@@ -69,4 +77,110 @@ int nhood_select(const char *requested, const nhood_topo *t, const nhood_coll_ar
                        nhood_coll_names[a->kind]);
   *chosen = alg;
   return MPI_SUCCESS;
+}
+
+/* ---- auto ------------------------------------------------------------------------------ */
+
+int nhood_size_class(double bytes) {
+  if (bytes < 1) return 0;
+  int cls = 1 + (int)floor(log2(bytes));
+  return cls < NHOOD_SIZE_CLASSES ? cls : NHOOD_SIZE_CLASSES - 1;
+}
+
+double nhood_size_class_bytes(int cls) { return cls == 0 ? 0 : ldexp(1.4142135623730951, cls - 1); }
+
+double nhood_call_block_bytes(const nhood_coll_args *a, const nhood_topo *t) {
+  if (a->kind != NHOOD_ALLTOALLV && a->kind != NHOOD_ALLTOALLW) return (double)a->sendcount * a->send_type_size;
+  double total = 0;
+  for (int j = 0; j < t->outdegree; j++) {
+    int size = a->send_type_size;
+    if (a->kind == NHOOD_ALLTOALLW && MPI_Type_size(a->sendtypes[j], &size) != MPI_SUCCESS) size = 0;
+    total += (double)a->sendcounts[j] * size;
+  }
+  return t->outdegree > 0 ? total / t->outdegree : 0;
+}
+
+/* A call of `kind` with one-byte blocks (MPI_BYTE), the shape the model prices: every size
+ * class scales it. The arrays need max(indegree, outdegree) entries. */
+static nhood_coll_args unit_call(nhood_coll_kind kind, int isomorphic_sizes, int *ones, int *displs,
+                                 MPI_Aint *bdispls, MPI_Datatype *types) {
+  return (nhood_coll_args){.kind = kind, .sendcount = 1, .recvcount = 1, .sendtype = MPI_BYTE, .recvtype = MPI_BYTE,
+                           .sendcounts = ones, .recvcounts = ones, .sdispls = displs, .rdispls = displs,
+                           .sdispls_bytes = bdispls, .rdispls_bytes = bdispls, .sendtypes = types,
+                           .recvtypes = types, .send_extent = 1, .recv_extent = 1, .send_type_size = 1,
+                           .recv_type_size = 1, .op = MPI_SUM, .isomorphic_sizes = isomorphic_sizes};
+}
+
+/* Predictions of one algorithm's schedule at every class into row[]. */
+static int predict_algorithm(const nhood_algorithm *alg, const nhood_topo *t, const nhood_coll_args *a, int me,
+                             const nhood_cost_params *p, double row[]) {
+  int rc = MPI_SUCCESS;
+  double fixed = 0; /* time that does not grow with the blocks: a size pass */
+  nhood_sched s = {0};
+  nhood_coll_args shape = *a;
+  if (nhood_algorithm_needs_size_pass(alg, t, a)) {
+    /* The v and w collectives of combine first exchange sizes, then run the allgather or
+     * alltoall shape with the sizes known. */
+    int *own_sizes = NULL;
+    NHOOD_TRY(nhood_build_combine_size_pass(t, a, me, &s, &own_sizes));
+    free(own_sizes);
+    fixed = nhood_cost_predict(&s, p, 1.0);
+    nhood_sched_free(&s);
+    shape.kind = a->kind == NHOOD_ALLGATHERV ? NHOOD_ALLGATHER : NHOOD_ALLTOALL;
+  }
+  NHOOD_TRY(nhood_algorithm_build(alg, t, &shape, me, &s));
+  for (int c = 0; c < NHOOD_SIZE_CLASSES; c++) row[c] = fixed + nhood_cost_predict(&s, p, nhood_size_class_bytes(c));
+  nhood_sched_free(&s);
+cleanup:
+  return rc;
+}
+
+int nhood_auto_costs(const nhood_topo *t, nhood_coll_kind kind, int isomorphic_sizes, int me,
+                     const nhood_cost_params *p, double *costs) {
+  int rc = MPI_SUCCESS, n = t->indegree > t->outdegree ? t->indegree : t->outdegree;
+  int *ones = malloc(((size_t)n + 1) * 2 * sizeof(int));
+  MPI_Aint *bdispls = malloc(((size_t)n + 1) * sizeof(MPI_Aint));
+  MPI_Datatype *types = malloc(((size_t)n + 1) * sizeof(MPI_Datatype));
+  if (!ones || !bdispls || !types) {
+    rc = nhood_error(MPI_ERR_NO_MEM, "out of memory for the cost model");
+    goto cleanup;
+  }
+  int *displs = ones + n + 1;
+  for (int k = 0; k < n; k++) ones[k] = 1, displs[k] = k, bdispls[k] = k, types[k] = MPI_BYTE;
+  nhood_coll_args a = unit_call(kind, isomorphic_sizes, ones, displs, bdispls, types);
+  int direct = -1;
+  for (int k = 0; k < (int)NALGORITHMS; k++) {
+    double *row = costs + (size_t)k * NHOOD_SIZE_CLASSES;
+    const nhood_algorithm *alg = &algorithms[k];
+    if (alg->native) continue; /* priced from direct's row, below */
+    if (alg->needs_pattern && t->pattern == NULL) {
+      for (int c = 0; c < NHOOD_SIZE_CLASSES; c++) row[c] = INFINITY;
+      continue;
+    }
+    NHOOD_TRY(predict_algorithm(alg, t, &a, me, p, row));
+    if (alg->build == nhood_build_direct) direct = k;
+  }
+  for (int k = 0; k < (int)NALGORITHMS; k++) {
+    if (!algorithms[k].native) continue;
+    int ok = direct >= 0 && nhood_native_applies_locally(t, kind);
+    for (int c = 0; c < NHOOD_SIZE_CLASSES; c++)
+      costs[(size_t)k * NHOOD_SIZE_CLASSES + c] =
+          ok ? p->mpi_factor * costs[(size_t)direct * NHOOD_SIZE_CLASSES + c] : INFINITY;
+  }
+cleanup:
+  free(ones);
+  free(bdispls);
+  free(types);
+  return rc;
+}
+
+const nhood_algorithm *nhood_auto_choose(const double *costs, int cls, int persistent) {
+  const nhood_algorithm *best = NULL;
+  double best_cost = INFINITY;
+  for (int k = 0; k < (int)NALGORITHMS; k++) {
+    double c = costs[(size_t)k * NHOOD_SIZE_CLASSES + cls];
+    if (algorithms[k].native && persistent && !nhood_native_persistent_supported()) continue;
+    if (c < best_cost) best = &algorithms[k], best_cost = c;
+  }
+  return best ? best : &algorithms[0]; /* nothing priced: direct always runs */
 }

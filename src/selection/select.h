@@ -3,6 +3,7 @@
 #define NHOOD_SELECTION_SELECT_H
 
 #include "schedule/algorithms.h"
+#include "selection/cost.h"
 
 typedef struct nhood_algorithm {
   const char *name;
@@ -12,6 +13,9 @@ typedef struct nhood_algorithm {
   /* 1 when the builder needs the topology's combining pattern (built collectively, once per
    * topology object and communicator, by the API layer). */
   int needs_pattern;
+  /* 1 for "mpi": no schedule; the MPI library's own MPI_Neighbor_* runs on a distributed-graph
+   * communicator the API layer creates (engine/native_mpi.h). build is NULL. */
+  int native;
 } nhood_algorithm;
 
 /* NULL when no algorithm has that name ("auto" is not an algorithm but a request to pick). */
@@ -27,6 +31,36 @@ int nhood_algorithm_needs_size_pass(const nhood_algorithm *alg, const nhood_topo
  * the local reduction, schedule/reduce.c). */
 int nhood_algorithm_build(const nhood_algorithm *alg, const nhood_topo *t, const nhood_coll_args *a, int me,
                           nhood_sched *s);
+
+/* The table, by index: the index space of the cost vectors below. */
+int nhood_algorithm_count(void);
+const nhood_algorithm *nhood_algorithm_at(int k);
+
+/* ---- "auto": the cost model's choice (selection/cost.h) -------------------------------
+ *
+ * Each process predicts every algorithm's time on its own schedule for every size class
+ * (blocks of about 2^(c-1) bytes; class 0 is empty blocks), from schedules built once for
+ * one-byte blocks; the API layer takes the maximum over processes (one allreduce, at the
+ * first "auto" call of a collective on a topology object and communicator) and every process
+ * then picks from the same vector, so all pick alike. nhood-info does the same for virtual
+ * ranks. */
+#define NHOOD_SIZE_CLASSES 33
+int nhood_size_class(double bytes);
+/* The block size class c stands for (its geometric middle). */
+double nhood_size_class_bytes(int cls);
+/* The block size "auto" decides by: the bytes of one send block (alltoallv/w: the mean over
+ * this process's destinations). Local: other processes may see other sizes. */
+double nhood_call_block_bytes(const nhood_coll_args *a, const nhood_topo *t);
+
+/* This process's predicted time of every algorithm at every size class:
+ * costs[k * NHOOD_SIZE_CLASSES + c] for table entry k, INFINITY where k cannot run. Needs the
+ * combining pattern on t (else combine is predicted as direct, which it then builds). */
+int nhood_auto_costs(const nhood_topo *t, nhood_coll_kind kind, int isomorphic_sizes, int me,
+                     const nhood_cost_params *p, double *costs);
+/* The cheapest algorithm at class cls in costs (the maximum over processes), ties going to
+ * the earlier table entry; "mpi" only where it can run persistent requests when persistent
+ * is set. */
+const nhood_algorithm *nhood_auto_choose(const double *costs, int cls, int persistent);
 
 /* Picks the algorithm for a call: the requested one ("auto" or a name) if it applies,
  * else MPI_ERR_ARG naming why. */

@@ -5,10 +5,12 @@
 
 #include "common/errors.h"
 #include "api/call_cache.h"
+#include "api/first_use.h"
 #include "common/commctx.h"
 #include "common/handles.h"
 #include "pattern/combine.h"
 #include "selection/select.h"
+#include "selection/tune.h"
 
 int nhood_topo_alloc(nhood_topo_kind kind, int indegree, int outdegree, int weighted,
                      int channels, int ndims, int noffsets, NHOOD_Topo *out) {
@@ -59,10 +61,12 @@ int nhood_topo_publish(NHOOD_Topo t, MPI_Info info, NHOOD_Topo *out) {
     if (t->destinations[j] > t->max_rank) t->max_rank = t->destinations[j];
   NHOOD_TRY(nhood_info_algorithm(info, t->algorithm));
   NHOOD_TRY(nhood_info_bool(info, NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES, &t->isomorphic_sizes));
+  NHOOD_TRY(nhood_info_tune(info, t));
   NHOOD_TRY(nhood_handle_register(t, NHOOD_HANDLE_TOPO));
   *out = t;
   return MPI_SUCCESS;
 cleanup:
+  free(t->tune);
   free(t);
   return rc;
 }
@@ -86,6 +90,18 @@ int nhood_info_algorithm(MPI_Info info, char *name) {
     goto cleanup;
   }
   strcpy(name, value); /* known names are shorter than NHOOD_ALGORITHM_NAME_MAX */
+cleanup:
+  return rc;
+}
+
+int nhood_info_tune(MPI_Info info, NHOOD_Topo topo) {
+  int rc = MPI_SUCCESS, flag = 0;
+  char rules[MPI_MAX_INFO_VAL + 1], ignored[NHOOD_ALGORITHM_NAME_MAX];
+  if (info == MPI_INFO_NULL) return MPI_SUCCESS;
+  NHOOD_MPI_CALL(MPI_Info_get(info, NHOOD_INFO_TUNE, MPI_MAX_INFO_VAL, rules, &flag));
+  if (!flag) return MPI_SUCCESS;
+  NHOOD_TRY(nhood_tune_lookup(rules, "info key " NHOOD_INFO_TUNE, NHOOD_ALLGATHER, 0, ignored));
+  if (!(topo->tune = strdup(rules))) rc = nhood_error(MPI_ERR_NO_MEM, "out of memory for the tuning rules");
 cleanup:
   return rc;
 }
@@ -310,6 +326,8 @@ int NHOOD_Topo_free(NHOOD_Topo *topo) {
   nhood_handle_unregister(*topo);
   nhood_call_cache_free(atomic_load(&(*topo)->call_cache));
   nhood_topo_drop_pattern(*topo);
+  nhood_first_use_free((*topo)->first_use);
+  free((*topo)->tune);
   free(*topo);
   *topo = NHOOD_TOPO_NULL;
   return MPI_SUCCESS;

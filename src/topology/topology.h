@@ -35,6 +35,7 @@ struct nhood_topo {
   int max_rank;                         /* largest rank listed; -1 if none */
   char algorithm[NHOOD_ALGORITHM_NAME_MAX]; /* requested with NHOOD_INFO_ALGORITHM */
   int isomorphic_sizes;                     /* NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES */
+  char *tune;                               /* NHOOD_INFO_TUNE rules, or NULL */
   /* Cartesian kinds: the grid as seen by the process that created the object. */
   int ndims;
   int *dims, *periods, *coords;         /* ndims each */
@@ -47,6 +48,9 @@ struct nhood_topo {
    * topology, which then releases pattern_owner. */
   struct nhood_combine_pattern *pattern;
   struct nhood_commctx *pattern_owner;
+  /* What the topology learned collectively on pattern_owner's communicator or another one:
+   * decisions of "auto", MPI's own graph communicator (api/first_use.h). */
+  struct nhood_first_use *first_use;
 };
 
 /* Allocates a topology with room for the given degrees and Cartesian sizes in one block.
@@ -68,6 +72,9 @@ int nhood_topo_check_ranks(NHOOD_Topo topo, int size);
 /* Reads NHOOD_INFO_ALGORITHM from info (if any) into name (NHOOD_ALGORITHM_NAME_MAX bytes);
  * leaves name unchanged when absent; MPI_ERR_INFO for an unknown algorithm. */
 int nhood_info_algorithm(MPI_Info info, char *name);
+/* Reads NHOOD_INFO_TUNE from info (if any), checks its rules and stores a copy in
+ * topo->tune; MPI_ERR_INFO for malformed rules. */
+int nhood_info_tune(MPI_Info info, NHOOD_Topo topo);
 /* Reads a boolean info key ("true" / "false") into *value, which stays as it is when the key
  * is absent; another value is MPI_ERR_INFO. */
 int nhood_info_bool(MPI_Info info, const char *key, int *value);

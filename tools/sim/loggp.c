@@ -7,25 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "selection/cost.h"
 #include "sim_mailbox.h"
 
 /* ------------------------------------------------------------------------------------- */
 /* Parameters                                                                             */
 /* ------------------------------------------------------------------------------------- */
-
-/* Approximations, not measurements of one machine; docs/SIM.md says where they come from. */
-typedef struct preset {
-  const char *name;
-  loggp_params params; /* Gcopy is derived: G / 4 */
-} preset;
-
-static const preset presets[] = {
-    /* InfiniBand EDR (100 Gb/s): ~1.2 us MPI latency, ~12 GB/s. */
-    {"ib-edr", {.L = 1.2, .o = 0.3, .g = 0.2, .G = 1.0 / 12000.0}},
-    /* Shared memory within a node: ~0.3 us latency, ~10 GB/s single-copy. */
-    {"shm", {.L = 0.3, .o = 0.1, .g = 0.05, .G = 1.0 / 10000.0}},
-};
-#define NPRESETS (sizeof presets / sizeof presets[0])
 
 enum { KEY_L, KEY_O, KEY_SMALL_G, KEY_G, KEY_GCOPY, KEY_PRESET, NKEYS };
 static const char *const key_names[NKEYS] = {"L", "o", "g", "G", "Gcopy", "preset"};
@@ -43,15 +30,17 @@ static int parse_value(const char *key, const char *value, double *out, char *er
   return 0;
 }
 
+/* The library's presets (selection/cost.h), so that nhood-sim predicts with the numbers the
+ * cost model of "auto" uses. */
 static int apply_preset(const char *name, loggp_params *out, char *err, size_t errlen)
 {
-  for (size_t k = 0; k < NPRESETS; k++)
-    if (strcmp(presets[k].name, name) == 0) {
-      *out = presets[k].params;
-      return 0;
-    }
-  snprintf(err, errlen, "--model: unknown preset '%s' (known: ib-edr, shm)", name);
-  return 1;
+  nhood_cost_params p;
+  if (nhood_cost_preset(name, &p) != 0) {
+    snprintf(err, errlen, "--model: unknown preset '%s' (known: %s)", name, nhood_cost_preset_names());
+    return 1;
+  }
+  *out = (loggp_params){.L = p.L, .o = p.o, .g = p.g, .G = p.G, .Gcopy = p.Gcopy};
+  return 0;
 }
 
 /* One "key=value" item; seen marks the keys given so far. */

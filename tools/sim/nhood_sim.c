@@ -29,6 +29,7 @@
 #include "sim_call.h"
 #include "sim_exec.h"
 #include "sim_phase1.h"
+#include "sim_topos.h"
 #include "topology/topology.h"
 #include "topospec.h"
 
@@ -142,7 +143,13 @@ static int parse_coll(const char *item, options *opt, char *err, size_t errlen)
 /* Algorithm names come from the library's table, so new algorithms need no change here. */
 static int parse_algo(const char *item, options *opt, char *err, size_t errlen)
 {
-  if (nhood_algorithm_by_name(item) == NULL) {
+  const nhood_algorithm *alg = nhood_algorithm_by_name(item);
+  if (alg != NULL && alg->native) {
+    snprintf(err, errlen, "--algo: '%s' is the MPI library's own implementation, which cannot run on "
+             "virtual ranks (its messages are those of 'direct')", item);
+    return 1;
+  }
+  if (alg == NULL) {
     /* The table's list starts with "auto", which picks per call and is not simulated. */
     const char *known = nhood_algorithm_names();
     if (strncmp(known, "auto, ", 6) == 0)
@@ -286,57 +293,29 @@ static void topo_set_free(topo_set *ts)
   ts->topos = NULL;
 }
 
-/* One topology object per virtual rank, as an application would make it, with no MPI call:
- * from the SPEC's lists (NHOOD_Topo_create_adjacent), or for moore and vonneumann as
- * relative offsets on the grid (what NHOOD_Topo_create_cart_offsets makes on a Cartesian
- * communicator), which the isomorphic algorithms need and the others read as lists. */
+/* One topology object per virtual rank (sim_topos.h). */
 static int topo_set_init(topo_set *ts, const topospec *spec, int nranks, char *err, size_t errlen)
 {
-  int rc = 1;
-  topospec_rank lists = {0};
   double t0 = now_s();
+  sim_topos_stats stats;
   memset(ts, 0, sizeof *ts);
   ts->spec = spec;
   ts->nranks = nranks;
   ts->topos = calloc((size_t)nranks, sizeof *ts->topos);
   if (ts->topos == NULL) {
     snprintf(err, errlen, "out of memory for %d topology objects", nranks);
-    goto cleanup;
+    return 1;
   }
-  for (int r = 0; r < nranks; r++) {
-    if (topospec_for_rank(spec, r, nranks, &lists, err, errlen) != 0)
-      goto cleanup;
-    int code, coords[TOPOSPEC_MAX_DIMS];
-    if (lists.is_cart) {
-      topospec_rank_coords(&lists, r, coords);
-      code = nhood_topo_create_cart_offsets_on_grid(lists.ndims, lists.dims, lists.periods, coords,
-                                                    lists.noffsets, lists.offsets, MPI_INFO_NULL,
-                                                    &ts->topos[r]);
-    } else {
-      code = NHOOD_Topo_create_adjacent(lists.indegree, lists.sources, MPI_UNWEIGHTED,
-                                        lists.outdegree, lists.destinations, MPI_UNWEIGHTED,
-                                        MPI_INFO_NULL, &ts->topos[r]);
-    }
-    if (code != MPI_SUCCESS) {
-      char message[NHOOD_MAX_ERROR_STRING];
-      NHOOD_Error_message(message, NULL);
-      snprintf(err, errlen, "rank %d: creating its topology object: %s", r, message);
-      goto cleanup;
-    }
-    for (int j = 0; j < lists.outdegree; j++)
-      ts->edges += lists.destinations[j] != MPI_PROC_NULL;
-    ts->neighbors += lists.indegree + lists.outdegree;
-    ts->max_in = lists.indegree > ts->max_in ? lists.indegree : ts->max_in;
-    ts->max_out = lists.outdegree > ts->max_out ? lists.outdegree : ts->max_out;
-    topospec_rank_free(&lists);
-  }
-  ts->build_s = now_s() - t0;
-  rc = 0;
-cleanup:
-  topospec_rank_free(&lists);
-  if (rc != 0)
+  if (sim_topos_create(spec, nranks, ts->topos, &stats, err, errlen) != 0) {
     topo_set_free(ts);
-  return rc;
+    return 1;
+  }
+  ts->edges = stats.edges;
+  ts->neighbors = stats.neighbors;
+  ts->max_in = stats.max_in;
+  ts->max_out = stats.max_out;
+  ts->build_s = now_s() - t0;
+  return 0;
 }
 
 /* Runs the algorithm's Phase 1 on these topologies unless it ran already (or has none). */

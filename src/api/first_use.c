@@ -1,0 +1,183 @@
+#include "api/first_use.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/errors.h"
+#include "engine/native_mpi.h"
+#include "pattern/combine.h"
+#include "selection/tune.h"
+
+/* The cost model's verdict for one collective: predicted times, maximum over processes. */
+typedef struct decision {
+  int fixed_class;      /* >= 0: every call uses this class (see nhood_auto_resolve) */
+  double fixed_bytes;   /* the block size that class came from, for the tuning rules */
+  double costs[];       /* nhood_algorithm_count() x NHOOD_SIZE_CLASSES */
+} decision;
+
+struct nhood_first_use {
+  nhood_commctx *owner;                     /* retained */
+  MPI_Comm graph;                           /* for "mpi"; MPI_COMM_NULL until needed */
+  signed char native_ok[NHOOD_NCOLLS];      /* -1: not agreed yet */
+  decision *decisions[NHOOD_NCOLLS][2];     /* [kind][isomorphic_sizes] */
+};
+
+void nhood_first_use_free(struct nhood_first_use *state) {
+  if (state == NULL) return;
+  for (int k = 0; k < NHOOD_NCOLLS; k++) free(state->decisions[k][0]), free(state->decisions[k][1]);
+  if (state->graph != MPI_COMM_NULL) MPI_Comm_free(&state->graph);
+  nhood_commctx_release(state->owner);
+  free(state);
+}
+
+/* topo's state on ctx, a fresh one when it had none there. */
+static int state_of(NHOOD_Topo topo, nhood_commctx *ctx, struct nhood_first_use **out) {
+  struct nhood_first_use *s = topo->first_use;
+  if (s == NULL || s->owner != ctx) {
+    nhood_first_use_free(s);
+    topo->first_use = NULL;
+    if (!(s = calloc(1, sizeof *s))) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a topology's state");
+    nhood_commctx_retain(ctx);
+    s->owner = ctx;
+    s->graph = MPI_COMM_NULL;
+    memset(s->native_ok, -1, sizeof s->native_ok);
+    topo->first_use = s;
+  }
+  *out = s;
+  return MPI_SUCCESS;
+}
+
+int nhood_ensure_pattern(NHOOD_Topo topo, nhood_commctx *ctx) {
+  if (topo->pattern != NULL && topo->pattern_owner == ctx) return MPI_SUCCESS;
+  nhood_combine_params params;
+  nhood_combine_params_default(&params);
+  nhood_combine_params_from_env(&params);
+  /* The depth is chosen under the parameters "auto" decides with (NHOOD_PARAMS). A file
+   * that cannot be read leaves the defaults here; "auto" reports it. */
+  const nhood_cost_params *cost;
+  if (nhood_cost_params_active(&cost, NULL) == MPI_SUCCESS)
+    params.L = cost->L, params.o = cost->o, params.g = cost->g, params.G = cost->G;
+  nhood_combine_pattern *pattern = calloc(1, sizeof *pattern);
+  if (!pattern) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a combining pattern");
+  int rc = nhood_combine_build_mpi(ctx->comm, nhood_commctx_reserve_tags(ctx, 1), topo, &params, pattern, NULL);
+  if (rc != MPI_SUCCESS) {
+    free(pattern);
+    return rc;
+  }
+  nhood_topo_drop_pattern(topo);
+  nhood_commctx_retain(ctx);
+  topo->pattern = pattern;
+  topo->pattern_owner = ctx;
+  return MPI_SUCCESS;
+}
+
+/* The decision for a's collective: predicted locally, maximised over processes in one
+ * allreduce that also carries the block-size class (as max and -min), the largest block and
+ * a failure flag, so that a process that cannot predict fails the call everywhere. */
+static int decide(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a, decision **out) {
+  int rc = MPI_SUCCESS, local_rc = MPI_SUCCESS;
+  size_t ncosts = (size_t)nhood_algorithm_count() * NHOOD_SIZE_CLASSES, n = ncosts + 4;
+  const nhood_cost_params *params = NULL;
+  decision *d = NULL;
+  double *v = calloc(n, sizeof *v);
+  if (!v) return nhood_error(MPI_ERR_NO_MEM, "out of memory for the cost model");
+  NHOOD_TRY(nhood_ensure_pattern(topo, ctx));
+  local_rc = nhood_cost_params_active(&params, NULL);
+  if (local_rc == MPI_SUCCESS)
+    local_rc = nhood_auto_costs(topo, a->kind, a->isomorphic_sizes, ctx->rank, params, v);
+  double bytes = nhood_call_block_bytes(a, topo);
+  int cls = nhood_size_class(bytes);
+  v[ncosts] = cls;
+  v[ncosts + 1] = -cls;
+  v[ncosts + 2] = bytes;
+  v[ncosts + 3] = local_rc != MPI_SUCCESS;
+  NHOOD_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_DOUBLE, MPI_MAX, ctx->comm));
+  if (local_rc != MPI_SUCCESS) {
+    rc = local_rc; /* its message is already recorded */
+    goto cleanup;
+  }
+  if (v[ncosts + 3] > 0) {
+    rc = nhood_error(MPI_ERR_OTHER, "another process could not predict the algorithms' costs (see its error)");
+    goto cleanup;
+  }
+  if (!(d = malloc(sizeof *d + ncosts * sizeof(double)))) {
+    rc = nhood_error(MPI_ERR_NO_MEM, "out of memory for a decision table");
+    goto cleanup;
+  }
+  int varies = (a->kind == NHOOD_ALLTOALLV || a->kind == NHOOD_ALLTOALLW || a->kind == NHOOD_ALLGATHERV) &&
+               !a->isomorphic_sizes;
+  d->fixed_class = varies || v[ncosts] != -v[ncosts + 1] ? (int)v[ncosts] : -1;
+  d->fixed_bytes = v[ncosts + 2];
+  memcpy(d->costs, v, ncosts * sizeof(double));
+  *out = d;
+cleanup:
+  free(v);
+  return rc;
+}
+
+/* The first tuning rule that names an algorithm for this call: the call's info, the
+ * topology's, then NHOOD_TUNE. "" when none does. */
+static int tuned_algorithm(NHOOD_Topo topo, MPI_Info info, nhood_coll_kind kind, double bytes, char *name) {
+  int rc = MPI_SUCCESS, flag = 0;
+  name[0] = '\0';
+  if (info != MPI_INFO_NULL) {
+    char rules[MPI_MAX_INFO_VAL + 1];
+    NHOOD_MPI_CALL(MPI_Info_get(info, NHOOD_INFO_TUNE, MPI_MAX_INFO_VAL, rules, &flag));
+    if (flag) NHOOD_TRY(nhood_tune_lookup(rules, "info key " NHOOD_INFO_TUNE, kind, bytes, name));
+  }
+  if (name[0] == '\0' && topo->tune != NULL)
+    NHOOD_TRY(nhood_tune_lookup(topo->tune, "the topology's info key " NHOOD_INFO_TUNE, kind, bytes, name));
+  const char *env = getenv("NHOOD_TUNE");
+  if (name[0] == '\0' && env != NULL) NHOOD_TRY(nhood_tune_lookup(env, "NHOOD_TUNE", kind, bytes, name));
+  if (strcmp(name, "auto") == 0) name[0] = '\0';
+cleanup:
+  return rc;
+}
+
+int nhood_auto_resolve(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a, MPI_Info info, int persistent,
+                       const nhood_algorithm **alg) {
+  int rc = MPI_SUCCESS;
+  struct nhood_first_use *s;
+  char name[NHOOD_ALGORITHM_NAME_MAX];
+  NHOOD_TRY(state_of(topo, ctx, &s));
+  decision **d = &s->decisions[a->kind][a->isomorphic_sizes != 0];
+  if (*d == NULL) {
+    NHOOD_TRY(decide(topo, ctx, a, d));
+    /* "mpi"'s cost is finite where it can run on every process. */
+    for (int k = 0; k < nhood_algorithm_count(); k++)
+      if (nhood_algorithm_at(k)->native && s->native_ok[a->kind] < 0)
+        s->native_ok[a->kind] = isfinite((*d)->costs[(size_t)k * NHOOD_SIZE_CLASSES]);
+  }
+  double bytes = (*d)->fixed_class >= 0 ? (*d)->fixed_bytes : nhood_call_block_bytes(a, topo);
+  int cls = (*d)->fixed_class >= 0 ? (*d)->fixed_class : nhood_size_class(bytes);
+  NHOOD_TRY(tuned_algorithm(topo, info, a->kind, bytes, name));
+  *alg = name[0] ? nhood_algorithm_by_name(name) : nhood_auto_choose((*d)->costs, cls, persistent);
+cleanup:
+  return rc;
+}
+
+int nhood_native_prepare(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a, int persistent,
+                         const nhood_algorithm **alg, MPI_Comm *graph) {
+  int rc = MPI_SUCCESS;
+  struct nhood_first_use *s;
+  if (!(*alg)->native) return MPI_SUCCESS;
+  if (persistent && !nhood_native_persistent_supported()) {
+    *alg = nhood_algorithm_by_name("direct");
+    return MPI_SUCCESS;
+  }
+  NHOOD_TRY(state_of(topo, ctx, &s));
+  if (s->native_ok[a->kind] < 0) {
+    int ok = nhood_native_applies_locally(topo, a->kind), all = 0;
+    NHOOD_MPI_CALL(MPI_Allreduce(&ok, &all, 1, MPI_INT, MPI_LAND, ctx->comm));
+    s->native_ok[a->kind] = (signed char)all;
+  }
+  if (!s->native_ok[a->kind]) {
+    *alg = nhood_algorithm_by_name("direct"); /* what MPI's own does, in nhood */
+    return MPI_SUCCESS;
+  }
+  if (s->graph == MPI_COMM_NULL) NHOOD_TRY(nhood_native_graph_create(ctx->comm, topo, &s->graph));
+  *graph = s->graph;
+cleanup:
+  return rc;
+}

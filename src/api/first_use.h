@@ -1,0 +1,44 @@
+/*
+ * What a topology object learns collectively, at its first use on a communicator, and keeps
+ * for later calls: the combining pattern (pattern/combine.h), the cost model's decision
+ * table of "auto" per collective, whether MPI's own implementation can run each collective,
+ * and the distributed-graph communicator it then runs on.
+ *
+ * Each step is one collective operation over the communicator's private duplicate, taken by
+ * every process at the same call: the state it fills changes only at such calls, so every
+ * process sees the same state and takes the same steps. This makes the first call of a
+ * non-blocking or persistent collective that needs a step synchronizing, as MPI's own
+ * topology constructors are. The state belongs to one communicator context; a call on
+ * another one drops it and starts over.
+ */
+#ifndef NHOOD_API_FIRST_USE_H
+#define NHOOD_API_FIRST_USE_H
+
+#include "common/commctx.h"
+#include "selection/select.h"
+#include "topology/topology.h"
+
+/* The combining pattern of topo on ctx (Phase 1, collectively, the first time). */
+int nhood_ensure_pattern(NHOOD_Topo topo, nhood_commctx *ctx);
+
+/* Resolves "auto" for call a into *alg: the rules of NHOOD_INFO_TUNE (info, then the
+ * topology's) and NHOOD_TUNE first, then the cost model's choice for the call's block size.
+ * The first such call per collective (and isomorphic-sizes assertion) decides for every
+ * block size in one allreduce. The v and w collectives without the assertion, and calls
+ * whose block sizes differ between processes at that first call, keep the choice made then
+ * for the largest block over processes: a choice by local size could differ between
+ * processes. */
+int nhood_auto_resolve(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a, MPI_Info info, int persistent,
+                       const nhood_algorithm **alg);
+
+/* For "mpi": agrees over processes (the first time per collective) whether MPI's own
+ * implementation can run the call, replaces *alg by direct when it cannot (nor a persistent
+ * request, without library support), else creates the graph communicator (the first time)
+ * and returns it in *graph. Does nothing for other algorithms. */
+int nhood_native_prepare(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a, int persistent,
+                         const nhood_algorithm **alg, MPI_Comm *graph);
+
+/* Frees a topology's state (NHOOD_Topo_free). */
+void nhood_first_use_free(struct nhood_first_use *state);
+
+#endif

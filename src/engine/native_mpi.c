@@ -1,0 +1,122 @@
+#include "engine/native_mpi.h"
+
+#include <stdlib.h>
+
+#include "common/errors.h"
+
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h> /* MPIX_Neighbor_*_init in Open MPI 4.x */
+#endif
+
+/* Persistent neighborhood collectives: MPI-4, or Open MPI's extension. */
+#if MPI_VERSION >= 4
+#define NATIVE_INIT(coll) MPI_Neighbor_##coll##_init
+#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define NATIVE_INIT(coll) MPIX_Neighbor_##coll##_init
+#endif
+
+int nhood_native_persistent_supported(void) {
+#ifdef NATIVE_INIT
+  return 1;
+#else
+  return 0;
+#endif
+}
+
+static int compare_int(const void *x, const void *y) {
+  int a = *(const int *)x, b = *(const int *)y;
+  return (a > b) - (a < b);
+}
+
+/* 1 when a rank appears twice in list[0..n). */
+static int has_duplicates(int n, const int list[]) {
+  if (n < 2) return 0;
+  int *copy = malloc((size_t)n * sizeof *copy), dup = 1; /* no memory: say yes, which only drops "mpi" */
+  if (copy) {
+    for (int k = 0; k < n; k++) copy[k] = list[k];
+    qsort(copy, (size_t)n, sizeof *copy, compare_int);
+    dup = 0;
+    for (int k = 1; k < n && !dup; k++) dup = copy[k] == copy[k - 1];
+    free(copy);
+  }
+  return dup;
+}
+
+int nhood_native_applies_locally(const struct nhood_topo *t, nhood_coll_kind kind) {
+  if (nhood_coll_reduces(kind) || t->nchannels != 1) return 0;
+  for (int i = 0; i < t->indegree; i++)
+    if (t->sources[i] == MPI_PROC_NULL) return 0;
+  for (int j = 0; j < t->outdegree; j++)
+    if (t->destinations[j] == MPI_PROC_NULL) return 0;
+#if defined(MPICH_NUMVERSION)
+  /* MPICH (seen in 4.0) pairs duplicate edges of the alltoall family in the wrong order. */
+  if ((kind == NHOOD_ALLTOALL || kind == NHOOD_ALLTOALLV || kind == NHOOD_ALLTOALLW) &&
+      (has_duplicates(t->indegree, t->sources) || has_duplicates(t->outdegree, t->destinations)))
+    return 0;
+#if MPICH_NUMVERSION < 40100000
+  /* MPICH before 4.1 mixes up indegree and outdegree in MPI_Neighbor_alltoallw
+   * (pmodels/mpich#6233): data goes missing or the call hangs. */
+  if (kind == NHOOD_ALLTOALLW && t->indegree != t->outdegree) return 0;
+#endif
+#else
+  (void)has_duplicates;
+#endif
+  return 1;
+}
+
+/* MPI_UNWEIGHTED through a volatile object: GCC 12 warns that the graph constructor reads
+ * weights from Open MPI's constant (int *)2 otherwise. */
+static int *unweighted(void) {
+  int *volatile weights = MPI_UNWEIGHTED;
+  return weights;
+}
+
+int nhood_native_graph_create(MPI_Comm comm, const struct nhood_topo *t, MPI_Comm *graph) {
+  int rc = MPI_SUCCESS;
+  NHOOD_MPI_CALL(MPI_Dist_graph_create_adjacent(comm, t->indegree, t->sources, unweighted(), t->outdegree,
+                                                t->destinations, unweighted(), MPI_INFO_NULL, 0, graph));
+  NHOOD_MPI_CALL(MPI_Comm_set_errhandler(*graph, MPI_ERRORS_RETURN));
+cleanup:
+  return rc;
+}
+
+/* One call shape per collective, in the three modes. The persistent form is compiled only
+ * where the library has it (callers check nhood_native_persistent_supported). */
+#ifdef NATIVE_INIT
+#define NATIVE_DISPATCH(coll, ...)                                                   \
+  (mode == NHOOD_NATIVE_BLOCKING ? MPI_Neighbor_##coll(__VA_ARGS__, graph)           \
+   : mode == NHOOD_NATIVE_START  ? MPI_Ineighbor_##coll(__VA_ARGS__, graph, req)     \
+                                 : NATIVE_INIT(coll)(__VA_ARGS__, graph, MPI_INFO_NULL, req))
+#else
+#define NATIVE_DISPATCH(coll, ...)                                                   \
+  (mode == NHOOD_NATIVE_BLOCKING ? MPI_Neighbor_##coll(__VA_ARGS__, graph)           \
+   : mode == NHOOD_NATIVE_START  ? MPI_Ineighbor_##coll(__VA_ARGS__, graph, req)     \
+                                 : MPI_ERR_UNSUPPORTED_OPERATION)
+#endif
+
+int nhood_native_call(const nhood_coll_args *a, MPI_Comm graph, nhood_native_mode mode, MPI_Request *req) {
+  int code;
+  switch (a->kind) {
+    case NHOOD_ALLGATHER:
+      code = NATIVE_DISPATCH(allgather, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount, a->recvtype);
+      break;
+    case NHOOD_ALLGATHERV:
+      code = NATIVE_DISPATCH(allgatherv, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcounts, a->rdispls,
+                             a->recvtype);
+      break;
+    case NHOOD_ALLTOALL:
+      code = NATIVE_DISPATCH(alltoall, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount, a->recvtype);
+      break;
+    case NHOOD_ALLTOALLV:
+      code = NATIVE_DISPATCH(alltoallv, a->sendbuf, a->sendcounts, a->sdispls, a->sendtype, a->recvbuf,
+                             a->recvcounts, a->rdispls, a->recvtype);
+      break;
+    case NHOOD_ALLTOALLW:
+      code = NATIVE_DISPATCH(alltoallw, a->sendbuf, a->sendcounts, a->sdispls_bytes, a->sendtypes, a->recvbuf,
+                             a->recvcounts, a->rdispls_bytes, a->recvtypes);
+      break;
+    default:
+      return nhood_error(MPI_ERR_INTERN, "the MPI library has no neighborhood %s", nhood_coll_names[a->kind]);
+  }
+  return code == MPI_SUCCESS ? MPI_SUCCESS : nhood_mpi_error(code, "the MPI library's neighborhood collective");
+}
