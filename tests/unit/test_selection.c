@@ -1,0 +1,159 @@
+/*
+ * The selection layer without MPI: the tuning-rule parser (selection/tune.h), the cost model
+ * (selection/cost.h) on hand-built schedules with hand-computed times, the parameter file,
+ * and the model's choice on virtual ranks of a Moore neighborhood (cart-dim-batch for small
+ * blocks, direct for large ones under ib-edr; direct everywhere when rounds are made costly).
+ */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "nhood.h"
+#include "schedule/schedule.h"
+#include "selection/cost.h"
+#include "selection/select.h"
+#include "selection/tune.h"
+#include "topology/topology.h"
+#include "unit.h"
+
+static const char *lookup(const char *rules, nhood_coll_kind kind, double bytes, int *rc) {
+  static char name[NHOOD_ALGORITHM_NAME_MAX];
+  *rc = nhood_tune_lookup(rules, "NHOOD_TUNE", kind, bytes, name);
+  return name;
+}
+
+static void test_tune(void) {
+  int rc;
+  const char *rules = " allgather : -2K = cart-dim-batch ; allgather:2K-=direct;alltoall,alltoallv=combine;*=mpi";
+  CHECK(strcmp(lookup(rules, NHOOD_ALLGATHER, 0, &rc), "cart-dim-batch") == 0 && rc == MPI_SUCCESS, "0 B");
+  CHECK(strcmp(lookup(rules, NHOOD_ALLGATHER, 2048, &rc), "cart-dim-batch") == 0, "2K: first rule wins");
+  CHECK(strcmp(lookup(rules, NHOOD_ALLGATHER, 2049, &rc), "direct") == 0, "above 2K");
+  CHECK(strcmp(lookup(rules, NHOOD_ALLTOALLV, 1e9, &rc), "combine") == 0, "collective list");
+  CHECK(strcmp(lookup(rules, NHOOD_REDUCE, 5, &rc), "mpi") == 0, "wildcard");
+  CHECK(strcmp(lookup("alltoall:16-64=direct", NHOOD_ALLTOALL, 15, &rc), "") == 0, "below the range");
+  CHECK(strcmp(lookup("alltoall:16-64=direct", NHOOD_ALLTOALL, 64, &rc), "direct") == 0, "upper end included");
+  CHECK(strcmp(lookup("alltoall:1M=direct", NHOOD_ALLTOALL, 1048576, &rc), "direct") == 0, "single size, M");
+  CHECK(strcmp(lookup("", NHOOD_ALLTOALL, 1, &rc), "") == 0 && rc == MPI_SUCCESS, "empty rules");
+  CHECK(strcmp(lookup("allgather=auto;*=direct", NHOOD_ALLGATHER, 1, &rc), "auto") == 0, "auto defers");
+
+  /* Every malformed rule is MPI_ERR_INFO naming the source and the rule, also when an earlier
+   * rule matched. */
+  const char *bad[] = {"allgather", "allgather=fast", "allgatherz=direct", "allgather:1-x=direct",
+                       "allgather:9-3=direct", "allgather=direct;alltoall:K=direct"};
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    char message[NHOOD_MAX_ERROR_STRING];
+    lookup(bad[k], NHOOD_ALLGATHER, 1, &rc);
+    NHOOD_Error_message(message, NULL);
+    CHECK(rc == MPI_ERR_INFO && strstr(message, "NHOOD_TUNE") && strstr(message, "rule"), "\"%s\": rc %d, \"%s\"",
+          bad[k], rc, message);
+  }
+}
+
+/* Round 1: two sends of 100 B, one receive of 300 B, a 50 B copy; round 2: one send of 10 B. */
+static void test_predict(void) {
+  nhood_sched s;
+  nhood_region r100 = {0, MPI_BYTE, 100, NHOOD_BUF_SEND}, r300 = {0, MPI_BYTE, 300, NHOOD_BUF_RECV};
+  nhood_region r50 = {0, MPI_BYTE, 50, NHOOD_BUF_SEND}, r50t = {0, MPI_BYTE, 50, NHOOD_BUF_SCRATCH};
+  nhood_region r10 = {0, MPI_BYTE, 10, NHOOD_BUF_SEND};
+  CHECK(nhood_sched_init(&s, "hand", 8, 1) == MPI_SUCCESS, "init");
+  nhood_sched_send(&s, 1, 0, r100);
+  nhood_sched_send(&s, 2, 0, r100);
+  nhood_sched_recv(&s, 3, 0, r300);
+  nhood_sched_copy(&s, r50, r50t);
+  nhood_sched_fence(&s);
+  nhood_sched_send(&s, 1, 0, r10);
+  CHECK(nhood_sched_finish(&s) == MPI_SUCCESS, "finish");
+  nhood_cost_params p = {.L = 10, .o = 1, .g = 0.5, .G = 0.01, .Gcopy = 0.001, .mpi_factor = 1};
+  /* round 1: 0.001*50 + 10 + 1*3 + 0.5*1 + 0.01*max(200, 300) = 16.55; round 2: 10 + 1 + 0.1 */
+  double t = nhood_cost_predict(&s, &p, 1.0);
+  CHECK(fabs(t - 27.65) < 1e-9, "predicted %.6f, expected 27.65", t);
+  /* Twice the bytes: only the byte terms double (0.05 + 3 + 0.1 more). */
+  t = nhood_cost_predict(&s, &p, 2.0);
+  CHECK(fabs(t - 30.80) < 1e-9, "scaled: %.6f, expected 30.80", t);
+  nhood_sched_free(&s);
+}
+
+static void test_params_file(void) {
+  char path[] = "/tmp/nhood-test-params-XXXXXX";
+  int fd = mkstemp(path);
+  CHECK(fd >= 0, "mkstemp");
+  FILE *f = fdopen(fd, "w");
+  nhood_cost_params p = {.L = 210.5, .o = 9.25, .g = 0, .G = 0.0081, .Gcopy = 0.0012, .mpi_factor = 0.97}, q;
+  CHECK(nhood_cost_params_write(f, &p, "measured by hand\nsecond line") == 0, "write");
+  fclose(f);
+  char err[256] = "";
+  nhood_cost_params_default(&q);
+  CHECK(nhood_cost_params_read(path, &q, err, sizeof err) == 0, "read back: %s", err);
+  CHECK(fabs(q.L - p.L) < 1e-9 && fabs(q.o - p.o) < 1e-9 && fabs(q.G - p.G) < 1e-12 &&
+            fabs(q.Gcopy - p.Gcopy) < 1e-12 && fabs(q.mpi_factor - p.mpi_factor) < 1e-9,
+        "round trip");
+
+  const struct {
+    const char *text, *expect;
+  } bad[] = {{"L = 1\nspeed = 3\n", "line 2: unknown key"},
+             {"preset = infiniband\n", "unknown preset"},
+             {"o = -1\n", "not a non-negative number"},
+             {"G 0.5\n", "line 1: expected"}};
+  for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
+    f = fopen(path, "w");
+    fputs(bad[k].text, f);
+    fclose(f);
+    err[0] = '\0';
+    CHECK(nhood_cost_params_read(path, &q, err, sizeof err) != 0 && strstr(err, bad[k].expect) && strstr(err, path),
+          "\"%s\" gave \"%s\"", bad[k].text, err);
+  }
+  f = fopen(path, "w");
+  fputs("preset = shm   # a base\nL = 2\n", f);
+  fclose(f);
+  CHECK(nhood_cost_params_read(path, &q, err, sizeof err) == 0 && q.L == 2 && q.o == 0.1, "preset then override");
+  remove(path);
+  CHECK(nhood_cost_params_read(path, &q, err, sizeof err) != 0 && strstr(err, path), "missing file: %s", err);
+}
+
+/* "auto" on 64 virtual ranks of a periodic 8x8 grid with the Moore radius-1 offsets. */
+static const nhood_algorithm *choose(const nhood_cost_params *p, double bytes) {
+  enum { P = 64, N = 8 };
+  int dims[2] = {N, N}, periods[2] = {1, 1}, offsets[16], k = 0;
+  for (int dy = -1; dy <= 1; dy++)
+    for (int dx = -1; dx <= 1; dx++)
+      if (dx || dy) offsets[k++] = dy, offsets[k++] = dx;
+  size_t n = (size_t)nhood_algorithm_count() * NHOOD_SIZE_CLASSES;
+  double *costs = calloc(n, sizeof *costs), *mine = calloc(n, sizeof *mine);
+  for (int r = 0; r < P; r++) {
+    NHOOD_Topo t;
+    int coords[2] = {r / N, r % N};
+    CHECK(nhood_topo_create_cart_offsets_on_grid(2, dims, periods, coords, 8, offsets, MPI_INFO_NULL, &t) ==
+              MPI_SUCCESS,
+          "topology");
+    CHECK(nhood_auto_costs(t, NHOOD_ALLGATHER, 0, r, p, mine) == MPI_SUCCESS, "costs");
+    for (size_t i = 0; i < n; i++) costs[i] = mine[i] > costs[i] ? mine[i] : costs[i];
+    NHOOD_Topo_free(&t);
+  }
+  const nhood_algorithm *a = nhood_auto_choose(costs, nhood_size_class(bytes), 0);
+  free(costs);
+  free(mine);
+  return a;
+}
+
+static void test_choice(void) {
+  nhood_cost_params p;
+  nhood_cost_params_default(&p);
+  CHECK(strcmp(choose(&p, 8)->name, "cart-dim-batch") == 0, "ib-edr, 8 B: %s", choose(&p, 8)->name);
+  CHECK(strcmp(choose(&p, 1 << 20)->name, "direct") == 0, "ib-edr, 1 MiB: %s", choose(&p, 1 << 20)->name);
+  p.L = 1000; /* rounds cost far more than messages: one round wins at every size */
+  CHECK(strcmp(choose(&p, 8)->name, "direct") == 0, "L=1000, 8 B: %s", choose(&p, 8)->name);
+  p.mpi_factor = 0.9; /* MPI's own is the faster direct exchange */
+  CHECK(strcmp(choose(&p, 8)->name, "mpi") == 0, "mpi_factor 0.9: %s", choose(&p, 8)->name);
+  CHECK(nhood_size_class(0) == 0 && nhood_size_class(1) == 1 && nhood_size_class(2) == 2 && nhood_size_class(3) == 2 &&
+            nhood_size_class(4) == 3 && nhood_size_class(1e30) == NHOOD_SIZE_CLASSES - 1,
+        "size classes");
+}
+
+int main(void) {
+  test_tune();
+  test_predict();
+  test_params_file();
+  test_choice();
+  return unit_summary("test_selection");
+}
