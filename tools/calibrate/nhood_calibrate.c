@@ -1,0 +1,930 @@
+/*
+ * nhood-calibrate: measures the parameters of nhood's cost model (src/selection/cost.h) on the
+ * ranks it runs on and writes the parameter file the library reads when NHOOD_PARAMS names it.
+ *
+ *   mpiexec -n P nhood-calibrate [--out FILE] [--iters N] [--quick] [--json FILE]
+ *
+ * The parameters describe the machine while a collective runs on all of its processes, so every
+ * rank measures at the same time. Each sample starts after a barrier; a point's time is the
+ * median of a rank's samples after warm-up, then the maximum over ranks. The round points take
+ * turns sample by sample, and so do MPI's exchange and the direct one, so that a passing
+ * disturbance (machines are often shared or oversubscribed) does not spoil one point.
+ *
+ * What is measured:
+ *   rounds     chains of R rounds (R = 8; 4 with --quick) in which every rank sends one message
+ *              to each of k ring neighbours (rank+1..rank+k) and receives one from each of
+ *              rank-1..rank-k: MPI_Irecv, MPI_Isend, MPI_Waitall per round, as nhood's engine
+ *              runs a schedule. Per-round time = the chain's time / R (a single round's time
+ *              would include the skew with which ranks leave the barrier).
+ *                latency   k = 1, 1 byte
+ *                messages  k = 2, 4, 8, 16 (up to P-1), 1 byte; below three message counts
+ *                          (P <= 3) k = 2 and 4 are added with repeated destinations
+ *                bytes     k = min(4, P-1), 1 KiB to 256 KiB per message (powers of 4)
+ *   copy       memcpy of 1, 2 and 4 MiB on every rank at once.
+ *   mpi        MPI_Neighbor_alltoall on a distributed-graph communicator with the ring
+ *              neighbours of the bytes series against the same exchange by hand (one Irecv and
+ *              one Isend per neighbour, one Waitall: nhood's direct schedule), at 8 and
+ *              8192 bytes per block, interleaved.
+ *
+ * The fit: a round with k sends and k receives of b bytes each costs, in cost.h's model,
+ *   L + o*2k + g*(k-1) + G*k*b  =  (L - g) + (2o + g)*k + G*k*b,
+ * so these rounds determine L - g, 2o + g and G but cannot tell o from g: the tool sets g = 0
+ * and o = (2o + g) / 2, the whole per-message slope, and says so in the file. L, 2o + g and G
+ * come from one least-squares fit over all round points, on relative error (so that the
+ * 256 KiB rounds do not drown the 1-byte ones), with every parameter non-negative and L at
+ * least a tenth of the fastest round. Gcopy is the least-squares time per byte of the copies;
+ * mpi_factor the geometric mean, over the two sizes, of MPI's median over the direct
+ * exchange's, clamped to [0.5, 2].
+ *
+ * Without --iters, a point gets fewer samples (no fewer than MIN_ITERS) where its warm-up says
+ * that the default number would take more than its share of about 45 s: an oversubscribed
+ * MPICH busy-polls and spends a scheduler time slice on every round.
+ *
+ * With one rank nothing can be measured: the tool says so and writes the built-in defaults.
+ * Rank 0 prints the measured points, the model's value at each and the fitted parameters,
+ * writes FILE (default nhood-params.txt) and, with --json, the raw points.
+ */
+#include "cli.h"
+#include "common/mpi_util.h" /* nhood_waitall: MPI_STATUSES_IGNORE without MPICH's false warning */
+#include "selection/cost.h"
+
+#include <mpi.h>
+
+#include <errno.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#define TOOL "nhood-calibrate"
+#define EXIT_USAGE 2
+#define DEFAULT_OUT "nhood-params.txt"
+#define DEFAULT_ITERS 60
+#define QUICK_ITERS 4
+#define DEFAULT_ROUNDS 8
+#define QUICK_ROUNDS 4
+/* Without --iters, the samples are cut down (to no fewer than MIN_ITERS) where the warm-up
+ * says that the default number would take longer than its share of BUDGET_S seconds: an
+ * oversubscribed MPICH, which busy-polls, spends a scheduler time slice on every round. */
+#define BUDGET_S 45.0
+#define MIN_ITERS 8
+#define SHARE_ROUNDS 0.6
+#define SHARE_COPY 0.1
+#define SHARE_MPI 0.3
+
+#define MAX_POINTS 32
+#define BYTES_PEERS 4    /* neighbours in the bytes series and the mpi comparison */
+#define COPY_MAX (4 << 20)
+#define MPI_SMALL 8
+#define MPI_MEDIUM 8192
+#define FACTOR_MIN 0.5
+#define FACTOR_MAX 2.0
+
+static const int message_counts[] = {1, 2, 4, 8, 16};
+static const int message_sizes[] = {1024, 4096, 16384, 65536, 262144};
+static const int copy_sizes[] = {1 << 20, 2 << 20, 4 << 20};
+static const int mpi_sizes[] = {MPI_SMALL, MPI_MEDIUM};
+#define NELEMS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* malloc that gives up loudly: failing on one rank only would leave the others waiting. */
+static void *xmalloc(size_t size)
+{
+  void *p = malloc(size > 0 ? size : 1);
+  if (p == NULL) {
+    fprintf(stderr, TOOL ": out of memory (%zu bytes)\n", size);
+    MPI_Abort(MPI_COMM_WORLD, 1);
+  }
+  return p;
+}
+
+/* MPI_UNWEIGHTED through a volatile object: Open MPI defines it as (int *)2, and GCC 12 then
+ * warns that MPI_Dist_graph_create_adjacent reads weights from it (see nhood-bench). */
+static int *unweighted(void)
+{
+  int *volatile weights = MPI_UNWEIGHTED;
+  return weights;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Options                                                                                */
+/* ------------------------------------------------------------------------------------- */
+
+typedef struct options {
+  const char *out_path;
+  const char *json_path;
+  int iters;  /* 0: the default for the mode */
+  int quick;
+  int help;
+} options;
+
+static void print_usage(FILE *out)
+{
+  fprintf(out,
+    "usage: mpiexec -n P " TOOL " [--out FILE] [--iters N] [--quick] [--json FILE]\n"
+    "\n"
+    "Measures the parameters of nhood's cost model (L, o, g, G, Gcopy, mpi_factor; see\n"
+    "src/selection/cost.h) on the ranks it runs on, all of them at once, and writes the\n"
+    "file the library reads with NHOOD_PARAMS=FILE. Run it with the ranks and placement of\n"
+    "the jobs it should describe.\n"
+    "\n"
+    "  --out FILE    parameter file to write (default " DEFAULT_OUT "; replaced)\n"
+    "  --iters N     timed samples per point, after warm-up (default %d, fewer where they would\n"
+    "                take much longer than %.0f s in all; %d with --quick)\n"
+    "  --quick       few samples and short chains: a rough result in seconds (for tests)\n"
+    "  --json FILE   also write the measured points and the fit as JSON to FILE (replaced)\n"
+    "  --help        this text\n"
+    "\n"
+    "Times are the median of each rank's samples, then the maximum over ranks, in\n"
+    "microseconds. With one rank nothing can be measured and FILE gets the built-in\n"
+    "defaults.\n",
+    DEFAULT_ITERS, BUDGET_S, QUICK_ITERS);
+}
+
+/* Every rank parses the same arguments and reaches the same verdict. 0, or 1 with a message. */
+static int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen)
+{
+  memset(opt, 0, sizeof *opt);
+  opt->out_path = DEFAULT_OUT;
+  for (int i = 1; i < argc; i++) {
+    const char *arg = argv[i];
+    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
+      opt->help = 1;
+      return 0;
+    }
+    if (strcmp(arg, "--quick") == 0) {
+      opt->quick = 1;
+      continue;
+    }
+    static const char *const with_value[] = {"--out", "--iters", "--json"};
+    const char *name, *value;
+    if (cli_option_with_value(argc, argv, &i, with_value, sizeof with_value / sizeof with_value[0], &name, &value,
+                              err, errlen) != 0)
+      return 1;
+    if (strcmp(name, "--out") == 0)
+      opt->out_path = value;
+    else if (strcmp(name, "--json") == 0)
+      opt->json_path = value;
+    else if (cli_parse_int(name, value, 1, &opt->iters, err, errlen) != 0)
+      return 1;
+  }
+  if (opt->json_path != NULL && strcmp(opt->json_path, opt->out_path) == 0) {
+    snprintf(err, errlen, "--json and --out name the same file '%s'", opt->out_path);
+    return 1;
+  }
+  return 0;
+}
+
+/* Whether path can be written, checked before the measurements rather than after them, without
+ * destroying what it holds (opened for appending; a file this check creates is removed again).
+ * 0, or 1 with a message. */
+static int check_writable(const char *option, const char *path, char *err, size_t errlen)
+{
+  struct stat st;
+  int existed = stat(path, &st) == 0;
+  if (existed && S_ISDIR(st.st_mode)) {
+    snprintf(err, errlen, "cannot write %s %s: it is a directory", option, path);
+    return 1;
+  }
+  FILE *f = fopen(path, "a");
+  if (f == NULL) {
+    snprintf(err, errlen, "cannot write %s %s: %s", option, path, strerror(errno));
+    return 1;
+  }
+  fclose(f);
+  if (!existed)
+    remove(path);
+  return 0;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Timing                                                                                 */
+/* ------------------------------------------------------------------------------------- */
+
+typedef struct calib {
+  MPI_Comm comm; /* a duplicate of MPI_COMM_WORLD */
+  int rank, size;
+  int iters, warmup, rounds;
+  int adaptive;         /* iters may be cut to fit BUDGET_S */
+  double *samples;      /* iters per-sample times (s), this rank's */
+  double *samples2;     /* the second series of an interleaved comparison */
+  unsigned char *sendbuf, *recvbuf;
+  size_t buflen;
+  MPI_Request *requests;
+} calib;
+
+static int compare_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* Median of n > 0 samples; sorts them. */
+static double median_of(double *samples, int n)
+{
+  qsort(samples, (size_t)n, sizeof(double), compare_double);
+  return n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+}
+
+/* This rank's median of n samples, then the maximum over ranks, in microseconds. */
+static double max_median_us(const calib *c, double *samples, int n)
+{
+  double local = median_of(samples, n), global;
+  MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_MAX, c->comm);
+  return global * 1e6;
+}
+
+/* How many samples to take after a warm-up of c->warmup samples that took warm_s seconds on
+ * this rank: c->iters, or fewer where they would exceed share * BUDGET_S (without --iters).
+ * The same answer on every rank. */
+static int samples_to_take(const calib *c, double warm_s, double share)
+{
+  double per_sample;
+  warm_s /= c->warmup;
+  MPI_Allreduce(&warm_s, &per_sample, 1, MPI_DOUBLE, MPI_MAX, c->comm);
+  if (!c->adaptive || per_sample * c->iters <= share * BUDGET_S)
+    return c->iters;
+  int n = (int)(share * BUDGET_S / per_sample);
+  int least = c->iters < MIN_ITERS ? c->iters : MIN_ITERS;
+  return n < least ? least : n;
+}
+
+/* The j-th of k ring neighbours is at distance 1 + j mod (P-1): distinct while k < P, repeated
+ * beyond (then the tag j keeps the pairs apart). */
+static int ring_distance(const calib *c, int j)
+{
+  return 1 + j % (c->size - 1);
+}
+
+/* One round: k receives from rank-d_j and k sends to rank+d_j, `bytes` each, then Waitall. */
+static void ring_round(calib *c, int k, int bytes)
+{
+  for (int j = 0; j < k; j++) {
+    int d = ring_distance(c, j);
+    MPI_Irecv(c->recvbuf + (size_t)j * bytes, bytes, MPI_BYTE, (c->rank - d + c->size) % c->size, j, c->comm,
+              &c->requests[j]);
+  }
+  for (int j = 0; j < k; j++) {
+    int d = ring_distance(c, j);
+    MPI_Isend(c->sendbuf + (size_t)j * bytes, bytes, MPI_BYTE, (c->rank + d) % c->size, j, c->comm,
+              &c->requests[k + j]);
+  }
+  nhood_waitall(2 * k, c->requests);
+}
+
+/* Per-round times (µs) of chains of c->rounds rounds, one for each of the n (k, bytes) pairs.
+ * The points take turns, sample by sample, so that a disturbance of a few milliseconds (on a
+ * shared or oversubscribed machine) spreads over all of them rather than spoiling one. */
+static int time_rounds(calib *c, int n, const int *k, const int *bytes, double *us)
+{
+  double *samples = xmalloc((size_t)n * (size_t)c->iters * sizeof(double));
+  double warm_start = MPI_Wtime();
+  int iters = c->iters;
+  for (int i = -c->warmup; i < iters; i++) {
+    if (i == 0)
+      iters = samples_to_take(c, MPI_Wtime() - warm_start, SHARE_ROUNDS);
+    for (int p = 0; p < n; p++) {
+      MPI_Barrier(c->comm);
+      double t0 = MPI_Wtime();
+      for (int r = 0; r < c->rounds; r++)
+        ring_round(c, k[p], bytes[p]);
+      double t = MPI_Wtime() - t0;
+      if (i >= 0)
+        samples[(size_t)p * c->iters + i] = t / c->rounds;
+    }
+  }
+  for (int p = 0; p < n; p++)
+    us[p] = max_median_us(c, samples + (size_t)p * c->iters, iters);
+  free(samples);
+  return iters;
+}
+
+/* Time (µs) of one memcpy of `bytes` on every rank at once; *taken: the samples. */
+static double time_copy(calib *c, unsigned char *dst, const unsigned char *src, int bytes, int *taken)
+{
+  static volatile unsigned char sink;
+  double warm_start = MPI_Wtime();
+  int iters = c->iters;
+  for (int i = -c->warmup; i < iters; i++) {
+    if (i == 0)
+      iters = samples_to_take(c, MPI_Wtime() - warm_start, SHARE_COPY / NELEMS(copy_sizes));
+    MPI_Barrier(c->comm);
+    double t0 = MPI_Wtime();
+    memcpy(dst, src, (size_t)bytes);
+    double t = MPI_Wtime() - t0;
+    sink = dst[(size_t)(i + c->warmup) * 4099u % (size_t)bytes]; /* the copy is used */
+    if (i >= 0)
+      c->samples[i] = t;
+  }
+  (void)sink;
+  *taken = iters;
+  return max_median_us(c, c->samples, iters);
+}
+
+/* The exchange MPI_Neighbor_alltoall does on graph (k ring neighbours), by hand. */
+static void direct_exchange(calib *c, int k, int bytes)
+{
+  for (int j = 0; j < k; j++)
+    MPI_Irecv(c->recvbuf + (size_t)j * bytes, bytes, MPI_BYTE, (c->rank - 1 - j + c->size) % c->size, 0, c->comm,
+              &c->requests[j]);
+  for (int j = 0; j < k; j++)
+    MPI_Isend(c->sendbuf + (size_t)j * bytes, bytes, MPI_BYTE, (c->rank + 1 + j) % c->size, 0, c->comm,
+              &c->requests[k + j]);
+  nhood_waitall(2 * k, c->requests);
+}
+
+/* Per-call times (µs) of MPI_Neighbor_alltoall on graph and of the direct exchange, in chains
+ * of c->rounds calls; the two alternate which goes first. Returns the samples taken of each. */
+static int time_mpi_vs_direct(calib *c, MPI_Comm graph, int k, int bytes, double *mpi_us, double *direct_us)
+{
+  double warm_start = MPI_Wtime();
+  int iters = c->iters;
+  for (int i = -c->warmup; i < iters; i++) {
+    if (i == 0)
+      iters = samples_to_take(c, MPI_Wtime() - warm_start, SHARE_MPI / NELEMS(mpi_sizes));
+    for (int half = 0; half < 2; half++) {
+      int use_mpi = (half == 0) == ((i & 1) == 0);
+      MPI_Barrier(c->comm);
+      double t0 = MPI_Wtime();
+      for (int r = 0; r < c->rounds; r++) {
+        if (use_mpi)
+          MPI_Neighbor_alltoall(c->sendbuf, bytes, MPI_BYTE, c->recvbuf, bytes, MPI_BYTE, graph);
+        else
+          direct_exchange(c, k, bytes);
+      }
+      double t = (MPI_Wtime() - t0) / c->rounds;
+      if (i >= 0)
+        (use_mpi ? c->samples : c->samples2)[i] = t;
+    }
+  }
+  *mpi_us = max_median_us(c, c->samples, iters);
+  *direct_us = max_median_us(c, c->samples2, iters);
+  return iters;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Fitting                                                                                */
+/* ------------------------------------------------------------------------------------- */
+
+/* A measured round: k sends and k receives of `bytes` each, us per round. */
+typedef struct point {
+  const char *series; /* latency, messages, bytes */
+  int k, bytes;
+  int repeated; /* destinations repeat (k >= P) */
+  double us, model_us;
+} point;
+
+/* Solves the n x n system a x = b (row-major, n <= 3) by elimination with partial pivoting;
+ * 0, or 1 when it is singular. */
+static int solve(int n, double a[3][3], double b[3], double x[3])
+{
+  for (int col = 0; col < n; col++) {
+    int pivot = col;
+    for (int r = col + 1; r < n; r++)
+      if (fabs(a[r][col]) > fabs(a[pivot][col]))
+        pivot = r;
+    if (fabs(a[pivot][col]) < 1e-12)
+      return 1;
+    for (int j = 0; j < n; j++) {
+      double t = a[col][j];
+      a[col][j] = a[pivot][j];
+      a[pivot][j] = t;
+    }
+    double t = b[col];
+    b[col] = b[pivot];
+    b[pivot] = t;
+    for (int r = col + 1; r < n; r++) {
+      double f = a[r][col] / a[col][col];
+      for (int j = col; j < n; j++)
+        a[r][j] -= f * a[col][j];
+      b[r] -= f * b[col];
+    }
+  }
+  for (int r = n - 1; r >= 0; r--) {
+    double s = b[r];
+    for (int j = r + 1; j < n; j++)
+      s -= a[r][j] * x[j];
+    x[r] = s / a[r][r];
+  }
+  return 0;
+}
+
+/* Non-negative least squares with m <= 3 unknowns: minimizes sum_i (w_i (x_i . beta - y_i))^2
+ * over beta >= 0, x row-major n x m. The solution is the unconstrained least-squares solution
+ * on its support, so trying every support and keeping the best feasible one is exact. Returns
+ * the weighted residual sum of squares. */
+static double nnls(int n, int m, const double *x, const double *y, const double *w, double *beta)
+{
+  double best = 0;
+  for (int i = 0; i < n; i++)
+    best += w[i] * w[i] * y[i] * y[i];
+  for (int j = 0; j < m; j++)
+    beta[j] = 0;
+  for (unsigned mask = 1; mask < (1u << m); mask++) {
+    int cols[3], f = 0;
+    for (int j = 0; j < m; j++)
+      if (mask & (1u << j))
+        cols[f++] = j;
+    /* Normal equations on the free columns, scaled to a unit diagonal (the columns differ by
+     * six orders of magnitude). */
+    double a[3][3] = {{0}}, b[3] = {0}, z[3], scale[3];
+    for (int i = 0; i < n; i++)
+      for (int p = 0; p < f; p++) {
+        for (int q = 0; q < f; q++)
+          a[p][q] += w[i] * w[i] * x[i * m + cols[p]] * x[i * m + cols[q]];
+        b[p] += w[i] * w[i] * x[i * m + cols[p]] * y[i];
+      }
+    int degenerate = 0;
+    for (int p = 0; p < f; p++) {
+      scale[p] = sqrt(a[p][p]);
+      degenerate |= !(scale[p] > 0);
+    }
+    if (degenerate)
+      continue;
+    for (int p = 0; p < f; p++) {
+      for (int q = 0; q < f; q++)
+        a[p][q] /= scale[p] * scale[q];
+      b[p] /= scale[p];
+    }
+    if (solve(f, a, b, z) != 0)
+      continue;
+    double candidate[3] = {0, 0, 0};
+    int feasible = 1;
+    for (int p = 0; p < f; p++) {
+      candidate[cols[p]] = z[p] / scale[p];
+      feasible &= candidate[cols[p]] >= 0 && isfinite(candidate[cols[p]]);
+    }
+    if (!feasible)
+      continue;
+    double rss = 0;
+    for (int i = 0; i < n; i++) {
+      double r = -y[i];
+      for (int j = 0; j < m; j++)
+        r += x[i * m + j] * candidate[j];
+      rss += w[i] * w[i] * r * r;
+    }
+    if (rss < best) {
+      best = rss;
+      memcpy(beta, candidate, (size_t)m * sizeof(double));
+    }
+  }
+  return best;
+}
+
+/* L, o (g = 0) and G from the round points; fills each point's model_us. Returns the largest
+ * relative error of the model over the points. */
+static double fit_rounds(point *pts, int n, nhood_cost_params *p)
+{
+  double x[MAX_POINTS * 3], y[MAX_POINTS], w[MAX_POINTS], beta[3];
+  double fastest = pts[0].us;
+  for (int i = 1; i < n; i++)
+    fastest = fmin(fastest, pts[i].us);
+  double floor_L = 0.1 * fastest; /* a round always costs some latency */
+  for (int i = 0; i < n; i++) {
+    x[3 * i] = 1;
+    x[3 * i + 1] = pts[i].k;
+    x[3 * i + 2] = (double)pts[i].k * pts[i].bytes;
+    y[i] = pts[i].us - floor_L;
+    w[i] = 1.0 / pts[i].us;
+  }
+  nnls(n, 3, x, y, w, beta);
+  p->L = floor_L + beta[0];
+  p->o = beta[1] / 2;
+  p->g = 0;
+  p->G = beta[2];
+  double worst = 0;
+  for (int i = 0; i < n; i++) {
+    int k = pts[i].k;
+    pts[i].model_us = p->L + p->o * 2 * k + p->g * (k - 1) + p->G * (double)k * pts[i].bytes;
+    worst = fmax(worst, fabs(pts[i].model_us - pts[i].us) / pts[i].us);
+  }
+  return worst;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* Reporting                                                                              */
+/* ------------------------------------------------------------------------------------- */
+
+typedef struct results {
+  int nranks, nodes, ranks_per_node, cores; /* ranks_per_node: the most on one node */
+  char library[256];
+  char date[64];
+  int iters, warmup, rounds;             /* asked for */
+  int iters_rounds, iters_copy, iters_mpi; /* taken (the least over the points) */
+  int npoints;
+  point points[MAX_POINTS];
+  double max_error;
+  double copy_us[NELEMS(copy_sizes)];
+  int mpi_peers;
+  double mpi_us[NELEMS(mpi_sizes)], direct_us[NELEMS(mpi_sizes)];
+  double raw_factor; /* before clamping */
+  nhood_cost_params params;
+} results;
+
+/* The library version's first line, tabs as spaces. */
+static void library_version(char *out, size_t outlen)
+{
+  char version[MPI_MAX_LIBRARY_VERSION_STRING];
+  int len;
+  MPI_Get_library_version(version, &len);
+  size_t n = strcspn(version, "\n");
+  while (n > 0 && (version[n - 1] == ' ' || version[n - 1] == '\r'))
+    n--;
+  for (size_t i = 0; i < n; i++)
+    if (version[i] == '\t')
+      version[i] = ' ';
+  snprintf(out, outlen, "%.*s", (int)n, version);
+}
+
+static void now_string(char *out, size_t outlen)
+{
+  time_t t = time(NULL);
+  struct tm tm;
+  if (localtime_r(&t, &tm) == NULL || strftime(out, outlen, "%Y-%m-%d %H:%M:%S %z", &tm) == 0)
+    snprintf(out, outlen, "(unknown date)");
+}
+
+/* Nodes (shared-memory domains), the most ranks on one, and that node's cores (rank 0's). */
+static void placement(results *res)
+{
+  MPI_Comm node;
+  int node_rank, node_size;
+  MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+  MPI_Comm_rank(node, &node_rank);
+  MPI_Comm_size(node, &node_size);
+  MPI_Comm_free(&node);
+  int leader = node_rank == 0;
+  MPI_Allreduce(&leader, &res->nodes, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  MPI_Allreduce(&node_size, &res->ranks_per_node, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  long cores = sysconf(_SC_NPROCESSORS_ONLN);
+  res->cores = cores > 0 && cores < 1 << 20 ? (int)cores : 0;
+  MPI_Bcast(&res->cores, 1, MPI_INT, 0, MPI_COMM_WORLD);
+}
+
+static int oversubscribed(const results *res)
+{
+  return res->cores > 0 && res->ranks_per_node > res->cores;
+}
+
+/* The comment lines at the top of the parameter file. */
+static void file_header(const results *res, const char *out_path, char *h, size_t hlen)
+{
+  size_t n = 0;
+#define ADD(...) n += (size_t)snprintf(h + n, n < hlen ? hlen - n : 0, __VA_ARGS__)
+  ADD("nhood cost-model parameters (src/selection/cost.h), written by " TOOL " on %s\n", res->date);
+  ADD("%d rank%s on %d node%s (at most %d on one; %d cores there%s)\n", res->nranks, res->nranks == 1 ? "" : "s",
+      res->nodes, res->nodes == 1 ? "" : "s", res->ranks_per_node, res->cores,
+      oversubscribed(res) ? ": oversubscribed, and the parameters describe that" : "");
+  ADD("MPI library: %s\n", res->library);
+  if (res->nranks == 1) {
+    ADD("One rank: nothing to measure. These are the built-in defaults (the ib-edr preset);\n");
+    ADD("run " TOOL " on the ranks of the jobs to be described.\n");
+  } else {
+    ADD("Times: median of %d samples per rank (%d of copies, %d of MPI's exchange) after %d warm-up,\n",
+        res->iters_rounds, res->iters_copy, res->iters_mpi, res->warmup);
+    ADD("maximum over ranks; rounds in chains of %d (k sends and k receives each, ring neighbours).\n",
+        res->rounds);
+    ADD("L, o, G: least squares on relative error, non-negative, of L + (2o+g)*k + G*k*bytes over\n");
+    int kmax = 1;
+    for (int i = 0; i < res->npoints; i++)
+      if (res->points[i].bytes == 1 && res->points[i].k > kmax)
+        kmax = res->points[i].k;
+    ADD("%d rounds (1 byte, k = 1 to %d; k = %d, 1 KiB to 256 KiB); largest error %.0f%%.\n", res->npoints, kmax,
+        res->points[res->npoints - 1].k, 100 * res->max_error);
+    ADD("g = 0: rounds with as many sends as receives cannot tell o from g, so o holds the\n");
+    ADD("whole per-message slope (2o+g)/2.\n");
+    ADD("Gcopy: memcpy of 1-4 MiB on every rank at once.\n");
+    ADD("mpi_factor: MPI_Neighbor_alltoall / Isend+Irecv by hand, %d neighbours, geometric mean\n",
+        res->mpi_peers);
+    ADD("over %d and %d bytes (%.3g; clamped to [%.1f, %.0f]).\n", MPI_SMALL, MPI_MEDIUM, res->raw_factor,
+        FACTOR_MIN, FACTOR_MAX);
+  }
+  ADD("Use: NHOOD_PARAMS=%s mpiexec ... (read once per process; see src/selection/cost.h)\n", out_path);
+#undef ADD
+}
+
+static void print_results(const results *res)
+{
+  const nhood_cost_params *p = &res->params;
+  printf("\n%-9s %5s %9s %12s %12s %7s\n", "series", "k", "bytes", "us/round", "model", "error");
+  for (int i = 0; i < res->npoints; i++) {
+    const point *pt = &res->points[i];
+    printf("%-9s %5d %9d %12.3f %12.3f %+6.0f%%%s\n", pt->series, pt->k, pt->bytes, pt->us, pt->model_us,
+           100 * (pt->model_us - pt->us) / pt->us, pt->repeated ? "  (repeated destinations)" : "");
+  }
+  printf("\n%-9s %5s %9s %12s %12s\n", "copy", "", "bytes", "us", "us/byte");
+  for (int i = 0; i < NELEMS(copy_sizes); i++)
+    printf("%-9s %5s %9d %12.3f %12.4g\n", "memcpy", "", copy_sizes[i], res->copy_us[i],
+           res->copy_us[i] / copy_sizes[i]);
+  printf("\n%-9s %5s %9s %12s %12s %7s\n", "exchange", "k", "bytes", "mpi us", "direct us", "ratio");
+  for (int i = 0; i < NELEMS(mpi_sizes); i++)
+    printf("%-9s %5d %9d %12.3f %12.3f %7.3f\n", "alltoall", res->mpi_peers, mpi_sizes[i], res->mpi_us[i],
+           res->direct_us[i], res->mpi_us[i] / res->direct_us[i]);
+  if (res->iters_rounds < res->iters || res->iters_copy < res->iters || res->iters_mpi < res->iters)
+    printf("\n" TOOL ": note: slow rounds; took %d samples of each round point, %d of each copy and %d of each "
+           "exchange instead of %d, to stay near %.0f s (--iters N takes N regardless)\n",
+           res->iters_rounds, res->iters_copy, res->iters_mpi, res->iters, BUDGET_S);
+  printf("\nfitted (largest error of the round model %.0f%%):\n", 100 * res->max_error);
+  printf("  L          = %-12.4g us per round\n", p->L);
+  printf("  o          = %-12.4g us per message at each end (the whole slope; g = 0)\n", p->o);
+  printf("  g          = %-12.4g us between injections\n", p->g);
+  printf("  G          = %-12.4g us per byte (%.3g GB/s)\n", p->G, p->G > 0 ? 1e-3 / p->G : INFINITY);
+  printf("  Gcopy      = %-12.4g us per byte (%.3g GB/s)\n", p->Gcopy, p->Gcopy > 0 ? 1e-3 / p->Gcopy : INFINITY);
+  printf("  mpi_factor = %-12.4g (measured %.3g)\n", p->mpi_factor, res->raw_factor);
+  if (res->max_error > 0.5) {
+    const point *worst = &res->points[0];
+    for (int i = 1; i < res->npoints; i++)
+      if (fabs(res->points[i].model_us / res->points[i].us - 1) > fabs(worst->model_us / worst->us - 1))
+        worst = &res->points[i];
+    printf(TOOL ": note: the model misses the round with k = %d, %d bytes by %.0f%%: the machine may be noisy "
+                "(try more --iters), or that size may switch MPI's protocol (eager to rendezvous), which a "
+                "linear model cannot follow\n", worst->k, worst->bytes, 100 * fabs(worst->model_us / worst->us - 1));
+  }
+}
+
+static void json_params(FILE *f, const nhood_cost_params *p)
+{
+  fprintf(f, "{\"L\": %.6g, \"o\": %.6g, \"g\": %.6g, \"G\": %.6g, \"Gcopy\": %.6g, \"mpi_factor\": %.6g}", p->L,
+          p->o, p->g, p->G, p->Gcopy, p->mpi_factor);
+}
+
+static int write_json(const results *res, const char *path)
+{
+  FILE *f = fopen(path, "w");
+  if (f == NULL)
+    return 1;
+  fprintf(f, "{\n  \"tool\": \"" TOOL "\",\n  \"date\": ");
+  cli_json_string(f, res->date);
+  fprintf(f, ",\n  \"mpi_library\": ");
+  cli_json_string(f, res->library);
+  fprintf(f, ",\n  \"ranks\": %d, \"nodes\": %d, \"ranks_per_node\": %d, \"cores\": %d,\n", res->nranks, res->nodes,
+          res->ranks_per_node, res->cores);
+  fprintf(f, "  \"iters\": %d, \"iters_rounds\": %d, \"iters_copy\": %d, \"iters_mpi\": %d, \"warmup\": %d, "
+             "\"rounds_per_chain\": %d,\n",
+          res->iters, res->iters_rounds, res->iters_copy, res->iters_mpi, res->warmup, res->rounds);
+  fprintf(f, "  \"rounds\": [");
+  for (int i = 0; i < res->npoints; i++) {
+    const point *pt = &res->points[i];
+    fprintf(f, "%s\n    {\"series\": \"%s\", \"k\": %d, \"bytes\": %d, \"repeated\": %s, \"us\": %.6g, "
+               "\"model_us\": %.6g}",
+            i ? "," : "", pt->series, pt->k, pt->bytes, pt->repeated ? "true" : "false", pt->us, pt->model_us);
+  }
+  fprintf(f, "%s],\n  \"copy\": [", res->npoints ? "\n  " : "");
+  for (int i = 0; res->nranks > 1 && i < NELEMS(copy_sizes); i++)
+    fprintf(f, "%s\n    {\"bytes\": %d, \"us\": %.6g}", i ? "," : "", copy_sizes[i], res->copy_us[i]);
+  fprintf(f, "%s],\n  \"mpi_vs_direct\": [", res->nranks > 1 ? "\n  " : "");
+  for (int i = 0; res->nranks > 1 && i < NELEMS(mpi_sizes); i++)
+    fprintf(f, "%s\n    {\"k\": %d, \"bytes\": %d, \"mpi_us\": %.6g, \"direct_us\": %.6g}", i ? "," : "",
+            res->mpi_peers, mpi_sizes[i], res->mpi_us[i], res->direct_us[i]);
+  fprintf(f, "%s],\n  \"defaults\": %s,\n  \"max_error\": %.6g,\n  \"params\": ", res->nranks > 1 ? "\n  " : "",
+          res->nranks == 1 ? "true" : "false", res->max_error);
+  json_params(f, &res->params);
+  fprintf(f, "\n}\n");
+  int failed = ferror(f) != 0;
+  failed |= fclose(f) != 0;
+  return failed;
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* The measurements                                                                       */
+/* ------------------------------------------------------------------------------------- */
+
+static void add_point(results *res, const calib *c, const char *series, int k, int bytes)
+{
+  point *pt = &res->points[res->npoints++];
+  pt->series = series;
+  pt->k = k;
+  pt->bytes = bytes;
+  pt->repeated = k > c->size - 1;
+}
+
+static void measure(calib *c, results *res)
+{
+  int P = c->size;
+  /* The points: message counts 1, 2, 4, ... up to P-1 (and P-1 itself), at least three. */
+  int counts[NELEMS(message_counts) + 3], ncounts = 0;
+  for (int i = 0; i < NELEMS(message_counts) && message_counts[i] <= P - 1; i++)
+    counts[ncounts++] = message_counts[i];
+  if (P - 1 < message_counts[NELEMS(message_counts) - 1] && counts[ncounts - 1] != P - 1)
+    counts[ncounts++] = P - 1;
+  if (ncounts < 3) { /* P <= 3: repeat destinations */
+    ncounts = 0;
+    counts[ncounts++] = 1;
+    counts[ncounts++] = 2;
+    counts[ncounts++] = 4;
+  }
+  for (int i = 0; i < ncounts; i++)
+    add_point(res, c, i == 0 ? "latency" : "messages", counts[i], 1);
+  int kb = P - 1 < BYTES_PEERS ? P - 1 : BYTES_PEERS;
+  for (int i = 0; i < NELEMS(message_sizes); i++)
+    add_point(res, c, "bytes", kb, message_sizes[i]);
+
+  size_t need = 0;
+  for (int i = 0; i < res->npoints; i++) {
+    size_t n = (size_t)res->points[i].k * (size_t)res->points[i].bytes;
+    need = n > need ? n : need;
+  }
+  size_t mpi_need = (size_t)BYTES_PEERS * MPI_MEDIUM;
+  need = need > mpi_need ? need : mpi_need;
+  int maxk = counts[ncounts - 1] > BYTES_PEERS ? counts[ncounts - 1] : BYTES_PEERS;
+  c->buflen = need;
+  c->sendbuf = xmalloc(need);
+  c->recvbuf = xmalloc(need);
+  memset(c->sendbuf, c->rank & 0xff, need);
+  memset(c->recvbuf, 0, need);
+  c->requests = xmalloc(2 * (size_t)maxk * sizeof(MPI_Request));
+
+  if (c->rank == 0) {
+    printf(TOOL ": measuring rounds (%d points)...\n", res->npoints);
+    fflush(stdout);
+  }
+  int ks[MAX_POINTS], sizes[MAX_POINTS];
+  double us[MAX_POINTS];
+  for (int i = 0; i < res->npoints; i++) {
+    ks[i] = res->points[i].k;
+    sizes[i] = res->points[i].bytes;
+  }
+  res->iters_rounds = time_rounds(c, res->npoints, ks, sizes, us);
+  for (int i = 0; i < res->npoints; i++)
+    res->points[i].us = us[i];
+
+  /* Local copies. */
+  if (c->rank == 0) {
+    printf(TOOL ": measuring copies and MPI_Neighbor_alltoall...\n");
+    fflush(stdout);
+  }
+  unsigned char *src = xmalloc(COPY_MAX), *dst = xmalloc(COPY_MAX);
+  memset(src, 0x5a, COPY_MAX);
+  memset(dst, 0, COPY_MAX);
+  res->iters_copy = c->iters;
+  for (int i = 0; i < NELEMS(copy_sizes); i++) {
+    int taken;
+    res->copy_us[i] = time_copy(c, dst, src, copy_sizes[i], &taken);
+    res->iters_copy = taken < res->iters_copy ? taken : res->iters_copy;
+  }
+  free(src);
+  free(dst);
+
+  /* MPI's neighborhood alltoall against the direct exchange. */
+  res->mpi_peers = kb;
+  int sources[BYTES_PEERS], destinations[BYTES_PEERS];
+  for (int j = 0; j < kb; j++) {
+    sources[j] = (c->rank - 1 - j + P) % P;
+    destinations[j] = (c->rank + 1 + j) % P;
+  }
+  MPI_Comm graph;
+  MPI_Dist_graph_create_adjacent(c->comm, kb, sources, unweighted(), kb, destinations, unweighted(),
+                                 MPI_INFO_NULL, 0, &graph);
+  res->iters_mpi = c->iters;
+  for (int i = 0; i < NELEMS(mpi_sizes); i++) {
+    int taken = time_mpi_vs_direct(c, graph, kb, mpi_sizes[i], &res->mpi_us[i], &res->direct_us[i]);
+    res->iters_mpi = taken < res->iters_mpi ? taken : res->iters_mpi;
+  }
+  MPI_Comm_free(&graph);
+
+  /* The fit. */
+  nhood_cost_params *p = &res->params;
+  nhood_cost_params_default(p);
+  res->max_error = fit_rounds(res->points, res->npoints, p);
+  /* Gcopy through the origin, least squares on relative error: sum(x/t) / sum(x^2/t^2). */
+  double num = 0, den = 0;
+  for (int i = 0; i < NELEMS(copy_sizes); i++)
+    if (res->copy_us[i] > 0) {
+      num += copy_sizes[i] / res->copy_us[i];
+      den += (double)copy_sizes[i] * copy_sizes[i] / (res->copy_us[i] * res->copy_us[i]);
+    }
+  if (den > 0)
+    p->Gcopy = num / den;
+  double log_sum = 0;
+  int nratios = 0;
+  for (int i = 0; i < NELEMS(mpi_sizes); i++)
+    if (res->mpi_us[i] > 0 && res->direct_us[i] > 0) {
+      log_sum += log(res->mpi_us[i] / res->direct_us[i]);
+      nratios++;
+    }
+  res->raw_factor = nratios > 0 ? exp(log_sum / nratios) : 1.0;
+  p->mpi_factor = fmin(FACTOR_MAX, fmax(FACTOR_MIN, res->raw_factor));
+
+  free(c->sendbuf);
+  free(c->recvbuf);
+  free(c->requests);
+}
+
+/* ------------------------------------------------------------------------------------- */
+
+/* Rank 0 writes the files; every rank learns whether that worked. 0, or 1 (reported). */
+static int write_outputs(const results *res, const options *opt, int rank)
+{
+  int failed = 0;
+  if (rank == 0) {
+    char header[4096];
+    file_header(res, opt->out_path, header, sizeof header);
+    FILE *f = fopen(opt->out_path, "w");
+    if (f == NULL) {
+      fprintf(stderr, TOOL ": cannot write %s: %s\n", opt->out_path, strerror(errno));
+      failed = 1;
+    } else {
+      failed = nhood_cost_params_write(f, &res->params, header) != 0;
+      failed |= fclose(f) != 0;
+      if (failed)
+        fprintf(stderr, TOOL ": writing %s failed\n", opt->out_path);
+    }
+    if (!failed && opt->json_path != NULL && write_json(res, opt->json_path) != 0) {
+      fprintf(stderr, TOOL ": writing --json %s failed\n", opt->json_path);
+      failed = 1;
+    }
+    if (!failed)
+      printf(TOOL ": wrote %s%s%s; use it with NHOOD_PARAMS=%s\n", opt->out_path,
+             opt->json_path ? " and " : "", opt->json_path ? opt->json_path : "", opt->out_path);
+  }
+  MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  return failed;
+}
+
+int main(int argc, char **argv)
+{
+  options opt;
+  results res;
+  memset(&res, 0, sizeof res);
+  char err[512] = "";
+  int rank, size, exit_code = 0;
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+
+  if (parse_options(argc, argv, &opt, err, sizeof err) != 0) {
+    if (rank == 0)
+      fprintf(stderr, TOOL ": %s\n", err);
+    exit_code = EXIT_USAGE;
+    goto done;
+  }
+  if (opt.help) {
+    if (rank == 0)
+      print_usage(stdout);
+    goto done;
+  }
+  /* The output files before the measurements, so that a typo does not surface after them. */
+  int bad = 0;
+  if (rank == 0) {
+    bad = check_writable("--out", opt.out_path, err, sizeof err) != 0;
+    if (!bad && opt.json_path != NULL)
+      bad = check_writable("--json", opt.json_path, err, sizeof err) != 0;
+    if (bad)
+      fprintf(stderr, TOOL ": %s\n", err);
+  }
+  MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+  if (bad) {
+    exit_code = EXIT_USAGE;
+    goto done;
+  }
+
+  res.nranks = size;
+  library_version(res.library, sizeof res.library);
+  now_string(res.date, sizeof res.date);
+  placement(&res);
+  if (size == 1) {
+    if (rank == 0)
+      printf(TOOL ": one rank, nothing to measure (run it with the ranks of the jobs it should "
+                  "describe); writing the built-in defaults\n");
+    nhood_cost_params_default(&res.params);
+  } else {
+    calib c = {.rank = rank, .size = size};
+    MPI_Comm_dup(MPI_COMM_WORLD, &c.comm);
+    c.iters = opt.iters > 0 ? opt.iters : opt.quick ? QUICK_ITERS : DEFAULT_ITERS;
+    c.warmup = opt.quick ? 1 : c.iters / 10 > 2 ? c.iters / 10 : 2;
+    c.rounds = opt.quick ? QUICK_ROUNDS : DEFAULT_ROUNDS;
+    c.adaptive = opt.iters == 0;
+    res.iters = c.iters;
+    res.warmup = c.warmup;
+    res.rounds = c.rounds;
+    if (rank == 0) {
+      printf(TOOL ": %d ranks on %d node%s (at most %d on one, %d cores there), %s\n", size, res.nodes,
+             res.nodes == 1 ? "" : "s", res.ranks_per_node, res.cores, res.library);
+      printf(TOOL ": %d samples per point after %d warm-up, chains of %d rounds\n", c.iters, c.warmup, c.rounds);
+      if (oversubscribed(&res))
+        printf(TOOL ": note: %d ranks share %d cores: the machine is oversubscribed, and the parameters will "
+                    "describe that\n", res.ranks_per_node, res.cores);
+      fflush(stdout);
+    }
+    c.samples = xmalloc((size_t)c.iters * sizeof(double));
+    c.samples2 = xmalloc((size_t)c.iters * sizeof(double));
+    double t0 = MPI_Wtime();
+    measure(&c, &res);
+    double elapsed = MPI_Wtime() - t0;
+    free(c.samples);
+    free(c.samples2);
+    MPI_Comm_free(&c.comm);
+    if (rank == 0) {
+      print_results(&res);
+      printf(TOOL ": measured in %.2f s\n", elapsed);
+    }
+  }
+  if (write_outputs(&res, &opt, rank) != 0)
+    exit_code = 1;
+
+done:
+  MPI_Finalize();
+  return exit_code;
+}
