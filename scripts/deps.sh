@@ -40,3 +40,22 @@ nhood_mpiexec_flags() {
 
 # Open MPI refuses to run as root without these.
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+
+# A Python 3 with matplotlib for the plots, in NHOOD_PYTHON (empty when none can be had: the
+# scripts then print the command and skip the plots, which are not needed for the results).
+nhood_find_plot_python() {
+  local py
+  for py in python3 /usr/bin/python3; do
+    if command -v "$py" >/dev/null 2>&1 && "$py" -c 'import matplotlib' >/dev/null 2>&1; then
+      NHOOD_PYTHON=$py
+      return 0
+    fi
+  done
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "== installing: python3-matplotlib (for the plots)"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q python3-matplotlib >/dev/null 2>&1 &&
+      /usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1 && NHOOD_PYTHON=/usr/bin/python3 && return 0
+  fi
+  echo "note: no Python with matplotlib; plots skipped (install: sudo apt-get install -y python3-matplotlib)" >&2
+  NHOOD_PYTHON=""
+}

@@ -1,39 +1,68 @@
 #!/usr/bin/env bash
-# The main job: builds nhood (Release) and runs the flagship comparison on this machine:
-# nhood's algorithms against the MPI library's own MPI_Neighbor_* collectives, on a random
-# graph, a 2-D Moore stencil and the halo exchange of a real sparse matrix, for small,
-# medium and large messages, plus topology-creation cost.
+# The main job: builds nhood (Release) and runs the flagship comparison on this machine.
+#   1. builds the library and tools;
+#   2. calibrates the cost model on the local ranks (nhood-calibrate -> out/nhood-params.txt);
+#   3. times nhood's algorithms, "auto" among them, against the MPI library's own
+#      MPI_Neighbor_allgather on a random graph, a 2-D Moore stencil and the SpMV halo of a
+#      real matrix, for small, medium and large blocks (nhood-bench);
+#   4. projects 4096 ranks under an InfiniBand-like LogGP model (nhood-sim) and prints what
+#      "auto" would choose there (nhood-info);
+#   5. prints how close "auto" came to the best algorithm and writes the plots.
 #
 #   scripts/flagship.sh                 # Open MPI, 16 ranks
-#   NP=64 scripts/flagship.sh           # more ranks (oversubscribed)
+#   NP=32 SIZES=1,64,4096,262144 scripts/flagship.sh
 #   NHOOD_MPI=mpich NP=4 scripts/flagship.sh
 #
-# Prints a table; JSON lines go to out/flagship.json.
+# Results: out/flagship.json (bench), out/flagship-sim.json, out/flagship-info.txt,
+# out/nhood-params.txt, out/plots/*.png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
 
 flavor=${NHOOD_MPI:-openmpi}
 np=${NP:-16}
-iters=${ITERS:-200}
-nhood_ensure_deps "$flavor"
+iters=${ITERS:-100}
+sizes=${SIZES:-4,1024,65536}
+sim_ranks=${SIM_RANKS:-4096}
+step() { echo; echo "== [$1/5] $2 ($(date +%H:%M:%S))"; }
 
+step 1 "dependencies and build (Release, $flavor)"
+nhood_ensure_deps "$flavor"
+nhood_find_plot_python
 dir="build/flagship-$flavor"
 mkdir -p build out
-echo "== building nhood (Release, $flavor) in $dir"
 cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DNHOOD_BUILD_TESTS=OFF \
   -DMPI_C_COMPILER="mpicc.$flavor" -DMPIEXEC_EXECUTABLE="$(command -v "mpiexec.$flavor")" >"$dir.configure.log" 2>&1 \
   || { cat "$dir.configure.log"; exit 1; }
-cmake --build "$dir" -j"$(nproc)" --target nhood-bench >/dev/null
+cmake --build "$dir" -j"$(nproc)" --target nhood-bench nhood-sim nhood-info nhood-calibrate >/dev/null
+echo "built in $dir"
+# shellcheck disable=SC2046
+run() { "mpiexec.$flavor" -n "$np" $(nhood_mpiexec_flags "$flavor") "$@"; }
 
-topos=(--topo er:density=0.1,seed=1 --topo moore:d=2,r=2)
+step 2 "calibrating the cost model on $np ranks"
+run "$dir/tools/calibrate/nhood-calibrate" --out out/nhood-params.txt | tail -9
+export NHOOD_PARAMS=$PWD/out/nhood-params.txt
+
+topos=(--topo er:density=0.2,seed=1 --topo moore:d=2,r=2)
 matrix=../shared/matrices/delaunay_n15.mtx
 if [ -f "$matrix" ]; then topos+=(--topo "mtx:$matrix"); else echo "note: $matrix not found, skipping the SpMV halo pattern"; fi
-
+step 3 "nhood-bench on $np ranks ($flavor): allgather at $sizes bytes per block"
 rm -f out/flagship.json
-echo "== nhood-bench on $np ranks ($flavor): allgather and alltoallv at 4 B, 1 KiB, 64 KiB"
-# shellcheck disable=SC2046
-"mpiexec.$flavor" -n "$np" $(nhood_mpiexec_flags "$flavor") "$dir/tools/bench/nhood-bench" \
-  "${topos[@]}" --coll allgather,alltoallv --sizes 4,1024,65536 --algo mpi,direct \
-  --iters "$iters" --warmup 20 --json out/flagship.json
-echo "== done: JSON lines in out/flagship.json"
+run -x NHOOD_PARAMS "$dir/tools/bench/nhood-bench" "${topos[@]}" --coll allgather --sizes "$sizes" \
+  --algo auto,mpi,direct,combine,cart-dim-batch,cart-bruck --iters "$iters" --warmup 10 --json out/flagship.json \
+  2>&1 | grep -v '^\(create\|sched_build\) '
+
+step 4 "projection to $sim_ranks ranks (nhood-sim, LogGP ib-edr) and auto's choice there (nhood-info)"
+"$dir/tools/sim/nhood-sim" --ranks "$sim_ranks" --topo er:density=0.2,seed=1 --topo moore:d=2,r=2 --coll allgather \
+  --bytes 4,1024,65536 --algo direct,combine,cart-dim-batch,cart-bruck --model loggp:preset=ib-edr --no-verify \
+  --json out/flagship-sim.json
+"$dir/tools/sim/nhood-info" --ranks "$sim_ranks" --topo er:density=0.2,seed=1 --topo moore:d=2,r=2 \
+  --model loggp:preset=ib-edr --sizes 4,64,1024,16384,65536,1048576 | tee out/flagship-info.txt
+
+step 5 "auto against the best algorithm, and plots"
+py=${NHOOD_PYTHON:-python3}
+command -v "$py" >/dev/null 2>&1 && "$py" tools/plot/nhood_auto_report.py out/flagship.json || true
+if [ -n "${NHOOD_PYTHON:-}" ]; then
+  "$NHOOD_PYTHON" tools/plot/nhood_plot.py --out out/plots out/flagship.json out/flagship-sim.json
+fi
+echo; echo "== done: out/flagship.json, out/flagship-sim.json, out/flagship-info.txt, out/plots/"

@@ -138,7 +138,7 @@ cleanup:
 int nhood_auto_resolve(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a, MPI_Info info, int persistent,
                        const nhood_algorithm **alg) {
   int rc = MPI_SUCCESS;
-  struct nhood_first_use *s;
+  struct nhood_first_use *s = NULL;
   char name[NHOOD_ALGORITHM_NAME_MAX];
   NHOOD_TRY(state_of(topo, ctx, &s));
   decision **d = &s->decisions[a->kind][a->isomorphic_sizes != 0];
@@ -160,7 +160,7 @@ cleanup:
 int nhood_native_prepare(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a, int persistent,
                          const nhood_algorithm **alg, MPI_Comm *graph) {
   int rc = MPI_SUCCESS;
-  struct nhood_first_use *s;
+  struct nhood_first_use *s = NULL;
   if (!(*alg)->native) return MPI_SUCCESS;
   if (persistent && !nhood_native_persistent_supported()) {
     *alg = nhood_algorithm_by_name("direct");

@@ -63,7 +63,6 @@ static int *unweighted(void)
 
 #define DEFAULT_ITERS 200
 #define DEFAULT_WARMUP 20
-#define MAX_BATCHES 10
 #define CREATE_REPS_MPI 30
 #define CREATE_REPS_NHOOD 1000
 #define SENTINEL 0xA5
@@ -1165,28 +1164,30 @@ static void validate_runners(const bench *b, const neighborhood *nb, const excha
   }
 }
 
-/* Warmup, then batches in which every algorithm runs its share of the iterations in turn;
- * the first algorithm of a batch rotates so none always runs right after the barrier. */
+/* Warmup, then one batch per iteration in which every algorithm runs once, in turn, each
+ * call after a barrier. On a shared, oversubscribed machine the conditions drift within
+ * seconds, and algorithms timed call by call side by side see the same drift (batches of ten
+ * calls per algorithm left 5-10% between algorithms that run the same schedule); the barrier
+ * keeps one call's exit skew (large after a many-round schedule) out of the next call's time,
+ * which would otherwise always charge it to the algorithm listed next. The first algorithm of
+ * a batch rotates. */
 static void time_runners(const bench *b, const neighborhood *nb, const exchange *x,
                          runner *runners)
 {
-  int n = b->opt.nalgos, iters = b->opt.iters;
-  int nbatches = iters < MAX_BATCHES ? iters : MAX_BATCHES;
+  int n = b->opt.nalgos;
   for (int a = 0; a < n; a++)
     for (int k = 0; runners[a].ok && k < b->opt.warmup; k++)
       call_or_abort(b, nb, x, &runners[a]);
-  for (int batch = 0; batch < nbatches; batch++) {
-    int calls = iters / nbatches + (batch < iters % nbatches);
-    MPI_Barrier(MPI_COMM_WORLD);
+  for (int batch = 0; batch < b->opt.iters; batch++)
     for (int turn = 0; turn < n; turn++) {
       runner *r = &runners[(batch + turn) % n];
-      for (int k = 0; r->ok && k < calls; k++) {
-        double t0 = MPI_Wtime();
-        call_or_abort(b, nb, x, r);
-        r->samples[r->nsamples++] = MPI_Wtime() - t0;
-      }
+      if (!r->ok)
+        continue;
+      MPI_Barrier(MPI_COMM_WORLD);
+      double t0 = MPI_Wtime();
+      call_or_abort(b, nb, x, r);
+      r->samples[r->nsamples++] = MPI_Wtime() - t0;
     }
-  }
 }
 
 /* The rows of one case, reduced over ranks; emitted once "mpi"'s median is known. */

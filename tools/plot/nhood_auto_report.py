@@ -1,0 +1,88 @@
+#!/usr/bin/env python3
+"""How close "auto" came to the best algorithm, from nhood-bench --json rows.
+
+    nhood_auto_report.py [--limit 1.05] [--markdown] FILE [FILE ...]
+
+For every (topology, collective, mode, ranks, bytes) with an "auto" row, prints auto's median,
+the algorithm it ran, the best other algorithm's median (measured in the same run), and the
+ratios auto/best and auto/mpi. Exits 1 when a ratio exceeds --limit (the acceptance of the
+cost-model issue: 1.05), 2 on unusable input. Standard library only.
+"""
+import argparse
+import json
+import sys
+
+
+def load(paths):
+    rows = []
+    for path in paths:
+        try:
+            with open(path, encoding="utf-8") as f:
+                for lineno, line in enumerate(f, 1):
+                    if not line.strip():
+                        continue
+                    try:
+                        rows.append(json.loads(line))
+                    except json.JSONDecodeError as e:
+                        sys.exit(f"nhood_auto_report: {path}:{lineno}: not JSON ({e.msg})")
+        except OSError as e:
+            print(f"nhood_auto_report: {path}: {e.strerror}", file=sys.stderr)
+            sys.exit(2)
+    return rows
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("files", nargs="+")
+    ap.add_argument("--limit", type=float, default=1.05)
+    ap.add_argument("--markdown", action="store_true", help="a Markdown table")
+    args = ap.parse_args()
+
+    cases = {}
+    for r in load(args.files):
+        if r.get("coll") in ("create", "sched_build") or r.get("lat_us_median") is None:
+            continue
+        if not r.get("validated", True):
+            continue
+        key = (r["topo"], r["coll"], r.get("mode", "-"), r.get("ranks", 0), r["bytes"])
+        cases.setdefault(key, {})[r["algo"]] = r
+    table = []
+    worst = 0.0
+    for key in sorted(cases, key=lambda k: (k[0], k[1], k[2], k[3], k[4])):
+        algos = cases[key]
+        if "auto" not in algos:
+            continue
+        auto = algos["auto"]
+        others = {a: r["lat_us_median"] for a, r in algos.items() if a != "auto"}
+        if not others:
+            continue
+        best = min(others, key=others.get)
+        ratio_best = auto["lat_us_median"] / others[best]
+        ratio_mpi = auto["lat_us_median"] / others["mpi"] if "mpi" in others else None
+        worst = max(worst, ratio_best, ratio_mpi or 0)
+        table.append((key, auto.get("algo_resolved", "?"), auto["lat_us_median"], best, others[best],
+                      ratio_best, ratio_mpi))
+    if not table:
+        print("nhood_auto_report: no case has an 'auto' row and another algorithm", file=sys.stderr)
+        return 2
+
+    head = ("topo", "coll", "ranks", "bytes", "auto ran", "auto us", "best", "best us", "auto/best", "auto/mpi")
+    if args.markdown:
+        print("| " + " | ".join(head) + " |")
+        print("|" + "|".join("---" if i < 3 or i in (4, 6) else "---:" for i in range(len(head))) + "|")
+    else:
+        print("%-26s %-10s %5s %9s %-15s %11s %-15s %11s %9s %9s" % head)
+    for (topo, coll, mode, ranks, nbytes), ran, auto_us, best, best_us, rb, rm in table:
+        mark = lambda v: ("%.3f" % v) + (" !" if v > args.limit else "") if v is not None else "-"
+        cells = (topo, coll, str(ranks), str(nbytes), ran, "%.1f" % auto_us, best, "%.1f" % best_us, mark(rb), mark(rm))
+        if args.markdown:
+            print("| " + " | ".join(cells) + " |")
+        else:
+            print("%-26s %-10s %5s %9s %-15s %11s %-15s %11s %9s %9s" % cells)
+    over = sum(1 for row in table if row[5] > args.limit or (row[6] or 0) > args.limit)
+    print(f"\n{len(table)} cases; worst ratio {worst:.3f}; {over} above {args.limit}")
+    return 1 if over else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
