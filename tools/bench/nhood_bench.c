@@ -850,25 +850,13 @@ static void emit_row(const bench *b, const result_row *row)
   fflush(out);
 }
 
-static int compare_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* Median of n > 0 samples; sorts them. */
-static double median_of(double *samples, int n)
-{
-  qsort(samples, (size_t)n, sizeof(double), compare_double);
-  return n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
-}
 
 /* Median, min and max of this rank's n > 0 samples (seconds), then the maximum of each over
  * ranks, in microseconds. Sorts the samples. */
 static void reduce_latency(double *samples, int n, result_row *row)
 {
   double local[3], global[3];
-  local[0] = median_of(samples, n);
+  local[0] = cli_median(samples, n);
   local[1] = samples[0];
   local[2] = samples[n - 1];
   MPI_Reduce(local, global, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
@@ -1004,7 +992,7 @@ static void time_schedule_build(const bench *b, const neighborhood *nb, const ex
   reduce_latency(samples, reps, row);
   /* Per neighbor on each rank (building a schedule is O(degree)), then the worst rank. */
   int neighbors = nb->lists.indegree + nb->lists.outdegree;
-  double local = median_of(samples, reps) * 1e6 / (neighbors > 0 ? neighbors : 1), global;
+  double local = cli_median(samples, reps) * 1e6 / (neighbors > 0 ? neighbors : 1), global;
   MPI_Reduce(&local, &global, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   row->us_per_nbr = global;
   row->validated = 1;

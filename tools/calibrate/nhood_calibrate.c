@@ -215,23 +215,11 @@ typedef struct calib {
   MPI_Request *requests;
 } calib;
 
-static int compare_double(const void *a, const void *b)
-{
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
-/* Median of n > 0 samples; sorts them. */
-static double median_of(double *samples, int n)
-{
-  qsort(samples, (size_t)n, sizeof(double), compare_double);
-  return n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
-}
 
 /* This rank's median of n samples, then the maximum over ranks, in microseconds. */
 static double max_median_us(const calib *c, double *samples, int n)
 {
-  double local = median_of(samples, n), global;
+  double local = cli_median(samples, n), global;
   MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_MAX, c->comm);
   return global * 1e6;
 }

@@ -55,3 +55,15 @@ void cli_json_string(FILE *out, const char *s)
   }
   fputc('"', out);
 }
+
+static int compare_double(const void *a, const void *b)
+{
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+double cli_median(double *samples, int n)
+{
+  qsort(samples, (size_t)n, sizeof(double), compare_double);
+  return n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+}

@@ -14,6 +14,9 @@ int cli_parse_int(const char *option, const char *value, int min, int *out, char
 int cli_option_with_value(int argc, char **argv, int *i, const char *const names[], size_t n, const char **name,
                           const char **value, char *err, size_t errlen);
 
+/* Median of n > 0 samples; sorts them. */
+double cli_median(double *samples, int n);
+
 /* Writes s to out as a JSON string literal (quotes, backslashes and control characters escaped). */
 void cli_json_string(FILE *out, const char *s);
 
