@@ -218,10 +218,6 @@ static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NHOOD_Topo t
   if (cache && !check_mode()) req = nhood_call_cache_repeat(cache, &a, topo, comm);
   if (req == NULL) {
     NHOOD_TRY(prepare(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, &ctx, &alg, &graph));
-    if (alg->native) { /* MPI's own call, nothing to cache */
-      rc = nhood_native_call(&a, graph, NHOOD_NATIVE_BLOCKING, NULL);
-      goto cleanup;
-    }
     if (cache && nhood_algorithm_needs_size_pass(alg, topo, &a)) { /* its schedule changes with other processes' counts */
       nhood_call_cache_release(cache);
       cache = NULL;
@@ -235,9 +231,13 @@ static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NHOOD_Topo t
       req = &local;
     }
   }
-  req->tag_base = nhood_commctx_reserve_tags(req->ctx, nhood_request_ntags(req));
-  rc = nhood_request_begin(req);
-  if (rc == MPI_SUCCESS) rc = nhood_request_wait(req);
+  if (req->native) { /* MPI's own blocking call; the cache spares the checks and the choice */
+    rc = nhood_native_call(&a, req->graph, NHOOD_NATIVE_BLOCKING, NULL);
+  } else {
+    req->tag_base = nhood_commctx_reserve_tags(req->ctx, nhood_request_ntags(req));
+    rc = nhood_request_begin(req);
+    if (rc == MPI_SUCCESS) rc = nhood_request_wait(req);
+  }
   if (req == &local) nhood_request_release(&local);
 cleanup:
   if (cache) nhood_call_cache_release(cache);

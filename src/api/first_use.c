@@ -19,6 +19,10 @@ typedef struct decision {
 struct nhood_first_use {
   nhood_commctx *owner;                     /* retained */
   MPI_Comm graph;                           /* for "mpi"; MPI_COMM_NULL until needed */
+  /* Graph communicators of earlier contexts: a cached blocking request may still name one,
+   * so they live as long as the topology. */
+  MPI_Comm *retired;
+  int nretired;
   signed char native_ok[NHOOD_NCOLLS];      /* -1: not agreed yet */
   decision *decisions[NHOOD_NCOLLS][2];     /* [kind][isomorphic_sizes] */
 };
@@ -27,6 +31,8 @@ void nhood_first_use_free(struct nhood_first_use *state) {
   if (state == NULL) return;
   for (int k = 0; k < NHOOD_NCOLLS; k++) free(state->decisions[k][0]), free(state->decisions[k][1]);
   if (state->graph != MPI_COMM_NULL) MPI_Comm_free(&state->graph);
+  for (int k = 0; k < state->nretired; k++) MPI_Comm_free(&state->retired[k]);
+  free(state->retired);
   nhood_commctx_release(state->owner);
   free(state);
 }
@@ -35,9 +41,21 @@ void nhood_first_use_free(struct nhood_first_use *state) {
 static int state_of(NHOOD_Topo topo, nhood_commctx *ctx, struct nhood_first_use **out) {
   struct nhood_first_use *s = topo->first_use;
   if (s == NULL || s->owner != ctx) {
-    nhood_first_use_free(s);
-    topo->first_use = NULL;
+    struct nhood_first_use *old = s;
     if (!(s = calloc(1, sizeof *s))) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a topology's state");
+    if (old) { /* keep its graph communicators */
+      int n = old->nretired + (old->graph != MPI_COMM_NULL);
+      if (n > 0 && !(s->retired = malloc(sizeof *s->retired * (size_t)n))) {
+        free(s);
+        return nhood_error(MPI_ERR_NO_MEM, "out of memory for a topology's state");
+      }
+      for (int k = 0; k < old->nretired; k++) s->retired[s->nretired++] = old->retired[k];
+      if (old->graph != MPI_COMM_NULL) s->retired[s->nretired++] = old->graph;
+      old->graph = MPI_COMM_NULL;
+      old->nretired = 0;
+      nhood_first_use_free(old);
+    }
+    topo->first_use = NULL;
     nhood_commctx_retain(ctx);
     s->owner = ctx;
     s->graph = MPI_COMM_NULL;
