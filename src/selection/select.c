@@ -61,14 +61,6 @@ int nhood_algorithm_build(const nhood_algorithm *alg, const nhood_topo *t, const
 
 int nhood_select(const char *requested, const nhood_topo *t, const nhood_coll_args *a,
                  const nhood_algorithm **chosen) {
-  if (strcmp(requested, "auto") == 0) {
-    for (size_t k = 0; k < NALGORITHMS; k++)
-      if (algorithms[k].applies(t, a)) {
-        *chosen = &algorithms[k];
-        return MPI_SUCCESS;
-      }
-    return nhood_error(MPI_ERR_INTERN, "no algorithm applies to this %s", nhood_coll_names[a->kind]);
-  }
   const nhood_algorithm *alg = nhood_algorithm_by_name(requested);
   if (alg == NULL)
     return nhood_error(MPI_ERR_INFO, "unknown algorithm \"%s\" (known: %s)", requested, nhood_algorithm_names());

@@ -62,8 +62,8 @@ int nhood_auto_costs(const nhood_topo *t, nhood_coll_kind kind, int isomorphic_s
  * is set. */
 const nhood_algorithm *nhood_auto_choose(const double *costs, int cls, int persistent);
 
-/* Picks the algorithm for a call: the requested one ("auto" or a name) if it applies,
- * else MPI_ERR_ARG naming why. */
+/* The algorithm named `requested` (not "auto", which api/first_use.h resolves) if it applies
+ * to the call, else MPI_ERR_INFO (unknown name) or MPI_ERR_ARG naming why. */
 int nhood_select(const char *requested, const nhood_topo *t, const nhood_coll_args *a,
                  const nhood_algorithm **chosen);
 
