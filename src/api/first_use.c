@@ -27,40 +27,46 @@ struct nhood_first_use {
   decision *decisions[NHOOD_NCOLLS][2];     /* [kind][isomorphic_sizes] */
 };
 
+static void drop_decisions(struct nhood_first_use *state) {
+  for (int k = 0; k < NHOOD_NCOLLS; k++)
+    for (int iso = 0; iso < 2; iso++) {
+      free(state->decisions[k][iso]);
+      state->decisions[k][iso] = NULL;
+    }
+}
+
 void nhood_first_use_free(struct nhood_first_use *state) {
   if (state == NULL) return;
-  for (int k = 0; k < NHOOD_NCOLLS; k++) free(state->decisions[k][0]), free(state->decisions[k][1]);
+  drop_decisions(state);
   if (state->graph != MPI_COMM_NULL) MPI_Comm_free(&state->graph);
   for (int k = 0; k < state->nretired; k++) MPI_Comm_free(&state->retired[k]);
   free(state->retired);
-  nhood_commctx_release(state->owner);
+  if (state->owner) nhood_commctx_release(state->owner);
   free(state);
 }
 
-/* topo's state on ctx, a fresh one when it had none there. */
+/* topo's state on ctx: on a context it has not seen last, everything it learned starts over,
+ * except the graph communicator, which a cached blocking request may still name. */
 static int state_of(NHOOD_Topo topo, nhood_commctx *ctx, struct nhood_first_use **out) {
   struct nhood_first_use *s = topo->first_use;
-  if (s == NULL || s->owner != ctx) {
-    struct nhood_first_use *old = s;
+  if (s == NULL) {
     if (!(s = calloc(1, sizeof *s))) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a topology's state");
-    if (old) { /* keep its graph communicators */
-      int n = old->nretired + (old->graph != MPI_COMM_NULL);
-      if (n > 0 && !(s->retired = malloc(sizeof *s->retired * (size_t)n))) {
-        free(s);
-        return nhood_error(MPI_ERR_NO_MEM, "out of memory for a topology's state");
-      }
-      for (int k = 0; k < old->nretired; k++) s->retired[s->nretired++] = old->retired[k];
-      if (old->graph != MPI_COMM_NULL) s->retired[s->nretired++] = old->graph;
-      old->graph = MPI_COMM_NULL;
-      old->nretired = 0;
-      nhood_first_use_free(old);
+    s->graph = MPI_COMM_NULL;
+    topo->first_use = s;
+  }
+  if (s->owner != ctx) {
+    if (s->graph != MPI_COMM_NULL) {
+      MPI_Comm *retired = realloc(s->retired, sizeof *retired * (size_t)(s->nretired + 1));
+      if (!retired) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a topology's state");
+      s->retired = retired;
+      s->retired[s->nretired++] = s->graph;
+      s->graph = MPI_COMM_NULL;
     }
-    topo->first_use = NULL;
+    drop_decisions(s);
+    memset(s->native_ok, -1, sizeof s->native_ok);
+    if (s->owner) nhood_commctx_release(s->owner);
     nhood_commctx_retain(ctx);
     s->owner = ctx;
-    s->graph = MPI_COMM_NULL;
-    memset(s->native_ok, -1, sizeof s->native_ok);
-    topo->first_use = s;
   }
   *out = s;
   return MPI_SUCCESS;

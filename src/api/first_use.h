@@ -9,7 +9,8 @@
  * process sees the same state and takes the same steps. This makes the first call of a
  * non-blocking or persistent collective that needs a step synchronizing, as MPI's own
  * topology constructors are. The state belongs to one communicator context; a call on
- * another one drops it and starts over.
+ * another one starts over (graph communicators of earlier contexts stay until the topology
+ * is freed: a cached blocking request may still name one).
  */
 #ifndef NHOOD_API_FIRST_USE_H
 #define NHOOD_API_FIRST_USE_H

@@ -40,7 +40,7 @@ static int same_everywhere(const char *s) {
 typedef struct {
   MPI_Comm cart;
   NHOOD_Topo topo;
-  int degree, *sources;
+  int degree, *sources, *destinations;
 } grid;
 
 static void grid_create(grid *g, MPI_Info info) {
@@ -53,7 +53,8 @@ static void grid_create(grid *g, MPI_Info info) {
   TEST_CHECK(NHOOD_Topo_create_cart_offsets(g->cart, 8, offsets, info, &g->topo));
   g->degree = 8;
   g->sources = test_malloc(sizeof(int) * 8);
-  TEST_CHECK(NHOOD_Topo_neighbors(g->topo, 1, 8, g->sources, NULL, 8, test_malloc(sizeof(int) * 8), NULL));
+  g->destinations = test_malloc(sizeof(int) * 8);
+  TEST_CHECK(NHOOD_Topo_neighbors(g->topo, 1, 8, g->sources, NULL, 8, g->destinations, NULL));
 }
 
 /* A persistent allgather of count ints per process, started twice; checks the data and
@@ -89,6 +90,7 @@ static void grid_free(grid *g) {
   TEST_CHECK(NHOOD_Topo_free(&g->topo));
   MPI_Comm_free(&g->cart);
   free(g->sources);
+  free(g->destinations);
 }
 
 static void expect_name(const char *got, const char *want, const char *what) {
