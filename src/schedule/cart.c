@@ -16,13 +16,16 @@
  *                   non-zero coordinate value): 2d rounds for a Moore neighborhood of radius 1.
  *   cart-dim-batch  the same messages, a dimension's messages all in one round: d rounds,
  *                   fewer latencies when a dimension has several coordinate values (radius > 1).
- *   cart-bruck      Bruck-like combining: one send and one receive per round, a round per hop,
- *                   and every offset a sum of some of the hops (binary digits per dimension,
- *                   plus one negative hop where a dimension has both signs): the fewest
- *                   one-dimensional hops that reach every coordinate value, e.g. 2 per
- *                   dimension for Moore radius 1 and 3 for radius 2. Routes may pass processes
- *                   outside the neighborhood, and wrap around non-periodic dimensions too (every
- *                   point of the grid is a process), so only sources and targets must exist.
+ *   cart-bruck      Bruck-like combining: every offset is a sum of some of a few hops (binary
+ *                   digits per dimension, plus one negative hop where a dimension has both
+ *                   signs: the fewest one-dimensional hops that reach every coordinate value),
+ *                   a hop is one message to X + H, and a round holds the hops that no block
+ *                   takes together (+1 and -1 for radius 1, +1 and +2 for radius 2): Moore
+ *                   radius 1 takes 1 round and 2 messages per dimension, radius 2 takes 2 rounds
+ *                   and 3 messages, and offsets of one sign take one message per round (1, 2, 4,
+ *                   ... as in Bruck's allgather). Routes may pass processes outside the
+ *                   neighborhood, and wrap around non-periodic dimensions too (every point of
+ *                   the grid is a process), so only sources and targets must exist.
  *
  * Dimension order routing never leaves the grid: after the hops of dimensions < k a block
  * sits at a point whose coordinates are its source's or its target's, one by one. On
@@ -352,7 +355,7 @@ int nhood_build_cart_dim_batch(const nhood_topo *t, const nhood_coll_args *a, in
   return build_dim(t, a, me, s, 1);
 }
 
-/* ---- Bruck-like combining: one message per round, logarithmically many rounds ------------ */
+/* ---- Bruck-like combining: logarithmically many hops, exclusive hops share a round -------- */
 
 /* The hops of cart-bruck: vectors H_0..H_{m-1}, one per round, each along one dimension,
  * such that every offset is the sum of a subset of them (its mask). Per dimension with
@@ -362,11 +365,20 @@ int nhood_build_cart_dim_batch(const nhood_topo *t, const nhood_coll_args *a, in
  * digits, a value v < 0 takes the last hop and the digits of v + 2^b - 1. That reaches
  * 2^(b+1) - 1 >= 2R + 1 values with b + 1 hops, the fewest any set of one-dimensional hops can
  * (m hops make at most 2^m sums, and 2R + 1 is odd). Moore radius 1 takes 2 hops per
- * dimension (+1, -1), radius 2 takes 3 (+1, +2, -3). */
+ * dimension (+1, -1), radius 2 takes 3 (+1, +2, -3).
+ *
+ * Consecutive hops that no offset's mask holds together form one round (a message each): a
+ * block takes at most one of them, so the order among them does not matter, and the round
+ * saves a latency over taking them one after the other. One message per round cannot reach
+ * the bound ceil(log2(s+1)) + 1 for 3-D Moore radius 2 (8 rounds for 125 values): a randomized
+ * search over 8 hops mixing dimensions never covered more than 123 of them, and an exhaustive
+ * one found no 5 hops in [-4, 4]^2 covering 2-D radius 2. With the sharing it takes 6. */
 typedef struct {
   int m;
   int dim[64], step[64];  /* hop j moves by step[j] along dimension dim[j] */
   uint64_t *mask;         /* per offset */
+  int nrounds;
+  int round_end[64];      /* round r holds hops [r ? round_end[r-1] : 0, round_end[r]) */
 } bruck_hops;
 
 static int bits_for(int value) { /* smallest b with 2^b > value */
@@ -404,19 +416,32 @@ static int bruck_plan(const nhood_topo *t, bruck_hops *h) {
         if (digits >> j & 1) h->mask[i] |= (uint64_t)1 << (first + j);
     }
   }
+  /* Rounds: a hop joins the current round unless some offset takes it and one already there. */
+  h->nrounds = 0;
+  uint64_t current = 0;
+  for (int j = 0; j < h->m; j++) {
+    int shares = current != 0;
+    for (int i = 0; i < n && shares; i++)
+      if ((h->mask[i] >> j & 1) && (h->mask[i] & current)) shares = 0;
+    if (!shares && current) h->nrounds++;
+    current = (shares ? current : 0) | (uint64_t)1 << j;
+    h->round_end[h->nrounds] = j + 1;
+  }
+  if (current) h->nrounds++;
   return 1;
 }
 
 typedef struct {
   const nhood_topo *t;
   const bruck_hops *h;
-  int nd, j;             /* the current round (hop j) */
-  int from[MAX_DIMS];    /* the process that sends to X in round j */
+  int nd, j;             /* the current hop */
+  uint64_t round;        /* the hops of the current round */
+  int from[MAX_DIMS];    /* the process that sends to X by hop j */
   block_table tab;
 } bruck_builder;
 
-/* Whether the block of offset i, held at `holder` before round j, moves at all: its source
- * (holder minus the hops it took before round j, wrapping) and its target (source + C_i) exist
+/* Whether the block of offset i, held at `holder` before hop j, moves at all: its source
+ * (holder minus the hops it took before hop j, wrapping) and its target (source + C_i) exist
  * in the grid's own terms. Intermediate points wrap around every dimension, so a route never
  * passes a process that does not exist, periodic or not. */
 static int bruck_moves(const bruck_builder *b, const int *holder, int i, int j) {
@@ -433,7 +458,7 @@ static int bruck_moves(const bruck_builder *b, const int *holder, int i, int j) 
   return 1;
 }
 
-/* keys[i] = the smallest offset whose mask agrees with i's on rounds < upto (alltoall: i). */
+/* keys[i] = the smallest offset whose mask agrees with i's on hops < upto (alltoall: i). */
 static void bruck_keys(const bruck_builder *b, int upto, int *keys) {
   uint64_t low = upto >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << upto) - 1);
   for (int i = 0; i < b->tab.n; i++) {
@@ -454,7 +479,7 @@ static int bruck_in_message(const void *ctx, int i, int incoming) {
 
 static int bruck_stays(const void *ctx, int i) {
   const bruck_builder *b = ctx;
-  return !(b->h->mask[i] >> b->j & 1);
+  return !(b->h->mask[i] & b->round);
 }
 
 static int bruck_arrived(const void *ctx, int i) {
@@ -484,16 +509,20 @@ int nhood_build_cart_bruck(const nhood_topo *t, const nhood_coll_args *a, int me
   NHOOD_TRY(nhood_sched_init(s, "cart-bruck", 4 * n + 4, h.m > 0 ? h.m : 1));
   bruck_keys(&b, 0, b.tab.key_now);
   for (int i = 0; i < n; i++) b.tab.now[b.tab.key_now[i]] = nhood_send_block(a, i);
-  for (int j = 0; j < h.m; j++) {
-    int to[MAX_DIMS];
-    b.j = j;
-    bruck_keys(&b, j + 1, b.tab.key_next);
-    memcpy(b.from, t->coords, sizeof(int) * (size_t)b.nd);
-    memcpy(to, t->coords, sizeof(int) * (size_t)b.nd);
-    b.from[h.dim[j]] -= h.step[j];
-    to[h.dim[j]] += h.step[j];
-    NHOOD_TRY(table_message(&b.tab, s, bruck_in_message, &b, nhood_cart_rank_of(b.nd, t->dims, wrap, to),
-                            nhood_cart_rank_of(b.nd, t->dims, wrap, b.from), j, "cart-bruck"));
+  for (int r = 0, j = 0; r < h.nrounds; r++) {
+    int end = h.round_end[r];
+    b.round = (end >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << end) - 1) & ~(((uint64_t)1 << j) - 1);
+    bruck_keys(&b, end, b.tab.key_next);
+    for (; j < end; j++) { /* no block takes two hops of a round, so each sees one message */
+      int to[MAX_DIMS];
+      b.j = j;
+      memcpy(b.from, t->coords, sizeof(int) * (size_t)b.nd);
+      memcpy(to, t->coords, sizeof(int) * (size_t)b.nd);
+      b.from[h.dim[j]] -= h.step[j];
+      to[h.dim[j]] += h.step[j];
+      NHOOD_TRY(table_message(&b.tab, s, bruck_in_message, &b, nhood_cart_rank_of(b.nd, t->dims, wrap, to),
+                              nhood_cart_rank_of(b.nd, t->dims, wrap, b.from), j, "cart-bruck"));
+    }
     NHOOD_TRY(nhood_sched_fence(s));
     table_advance(&b.tab, bruck_stays, &b);
   }
