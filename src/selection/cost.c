@@ -14,10 +14,17 @@ static const struct {
   const char *name;
   nhood_cost_params params;
 } presets[] = {
-    /* InfiniBand EDR (100 Gb/s): ~1.2 us MPI latency, ~12 GB/s. */
-    {"ib-edr", {.L = 1.2, .o = 0.3, .g = 0.2, .G = 1.0 / 12000.0, .Gcopy = 1.0 / 48000.0, .mpi_factor = 1.0}},
-    /* Shared memory within a node: ~0.3 us latency, ~10 GB/s single-copy. */
-    {"shm", {.L = 0.3, .o = 0.1, .g = 0.05, .G = 1.0 / 10000.0, .Gcopy = 1.0 / 40000.0, .mpi_factor = 1.0}},
+    /* InfiniBand EDR (100 Gb/s): ~1.2 us MPI latency, ~12 GB/s; above 8 KiB a message waits
+     * for a handshake, about a round trip (UCX and MVAPICH switch protocols at 8-16 KiB on
+     * such networks), split between its ends. */
+    {"ib-edr",
+     {.L = 1.2, .o = 0.3, .g = 0.2, .G = 1.0 / 12000.0, .Gcopy = 1.0 / 48000.0, .mpi_factor = 1.0, .eager = 8192,
+      .rdv = 1.2}},
+    /* Shared memory within a node: ~0.3 us latency, ~10 GB/s single-copy; Open MPI's vader
+     * sends up to 4 KiB eagerly. */
+    {"shm",
+     {.L = 0.3, .o = 0.1, .g = 0.05, .G = 1.0 / 10000.0, .Gcopy = 1.0 / 40000.0, .mpi_factor = 1.0, .eager = 4096,
+      .rdv = 0.3}},
 };
 #define NPRESETS (sizeof presets / sizeof presets[0])
 
@@ -43,6 +50,7 @@ static const struct {
     {"L", offsetof(nhood_cost_params, L)},         {"o", offsetof(nhood_cost_params, o)},
     {"g", offsetof(nhood_cost_params, g)},         {"G", offsetof(nhood_cost_params, G)},
     {"Gcopy", offsetof(nhood_cost_params, Gcopy)}, {"mpi_factor", offsetof(nhood_cost_params, mpi_factor)},
+    {"eager", offsetof(nhood_cost_params, eager)}, {"rdv", offsetof(nhood_cost_params, rdv)},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -81,7 +89,7 @@ static int read_line(char *line, nhood_cost_params *out, char *err, size_t errle
     *(double *)((char *)out + keys[k].offset) = v;
     return 0;
   }
-  snprintf(err, errlen, "unknown key \"%.40s\" (known: preset, L, o, g, G, Gcopy, mpi_factor)", key);
+  snprintf(err, errlen, "unknown key \"%.40s\" (known: preset, L, o, g, G, Gcopy, mpi_factor, eager, rdv)", key);
   return 1;
 }
 
@@ -122,6 +130,8 @@ int nhood_cost_params_write(FILE *out, const nhood_cost_params *p, const char *h
   fprintf(out, "G = %.6g          # us per byte of a message\n", p->G);
   fprintf(out, "Gcopy = %.6g      # us per byte of a local copy\n", p->Gcopy);
   fprintf(out, "mpi_factor = %.6g # MPI's own collective / nhood's direct schedule\n", p->mpi_factor);
+  fprintf(out, "eager = %.6g      # bytes: larger messages go by rendezvous\n", p->eager);
+  fprintf(out, "rdv = %.6g        # us per message above eager, at each end (0: none)\n", p->rdv);
   return ferror(out) ? 1 : 0;
 }
 
@@ -171,21 +181,24 @@ double nhood_cost_predict(const nhood_sched *s, const nhood_cost_params *p, doub
   double total = 0;
   for (int r = 0, begin = 0; r < s->nrounds; begin = s->round_end[r++]) {
     double sent = 0, received = 0, copied = 0;
-    int sends = 0, recvs = 0;
+    int sends = 0, recvs = 0, rendezvous = 0;
     for (int k = begin; k < s->round_end[r]; k++) {
       const nhood_op *op = &s->ops[k];
+      double bytes = op_bytes(op);
       switch (op->kind) {
         case NHOOD_OP_SEND:
           sends++;
-          sent += op_bytes(op);
+          sent += bytes;
+          rendezvous += bytes * scale > p->eager;
           break;
         case NHOOD_OP_RECV:
           recvs++;
-          received += op_bytes(op);
+          received += bytes;
+          rendezvous += bytes * scale > p->eager;
           break;
         case NHOOD_OP_COPY:
         case NHOOD_OP_REDUCE:
-          copied += op_bytes(op);
+          copied += bytes;
           break;
         default: /* NHOOD_OP_TARGET: the second half of a copy */
           break;
@@ -194,7 +207,7 @@ double nhood_cost_predict(const nhood_sched *s, const nhood_cost_params *p, doub
     total += p->Gcopy * copied * scale;
     if (sends + recvs > 0)
       total += p->L + p->o * (sends + recvs) + p->g * (sends > 1 ? sends - 1 : 0) +
-               p->G * scale * (sent > received ? sent : received);
+               p->G * scale * (sent > received ? sent : received) + p->rdv * rendezvous;
   }
   return total;
 }

@@ -11,10 +11,23 @@
  *   mpi_factor  MPI's own neighborhood collective relative to nhood's direct schedule (both
  *          post one send and one receive per neighbor in MPICH and Open MPI; a value below 1
  *          says the MPI library does that faster)
+ *   eager  the largest message (bytes) that MPI sends eagerly; larger ones go by rendezvous,
+ *          a handshake before the data (LogGPS's S)
+ *   rdv    the extra time of a message larger than eager, at each end, like o (µs; 0: no
+ *          rendezvous cost, whatever eager says)
  *
- * A round with s sends, r receives, local bytes c and communication bytes max(S, R) takes
+ * A round with s sends, r receives, local bytes c, communication bytes max(S, R), and s' sends
+ * and r' receives larger than eager takes
  *
- *   Gcopy*c + [s + r > 0] * (L + o*(s + r) + g*max(s - 1, 0) + G*max(S, R))
+ *   Gcopy*c + [s + r > 0] * (L + o*(s + r) + g*max(s - 1, 0) + G*max(S, R)) + rdv*(s' + r')
+ *
+ * The rendezvous term is what lets the model see a schedule's messages cross the eager limit:
+ * combining makes few large messages out of many small ones, and past the limit each of them
+ * waits for a handshake that the direct schedule's small messages never need (Open MPI's
+ * shared-memory limit is 4 KiB). When every message is past it, the schedule with fewer
+ * messages pays fewer handshakes. (A handshake per message, not per round: nhood-calibrate's
+ * rounds, all with 4 messages, cannot tell the two apart, and per message matched nhood-bench
+ * on 32 ranks, where with 4 KiB blocks the combined schedule beat direct by 30%.)
  *
  * and a schedule takes the sum of its rounds. The library decides with the maximum of this
  * over processes (each process predicts its own schedule; an allreduce takes the maximum), a
@@ -38,6 +51,8 @@ typedef struct nhood_cost_params {
   double L, o, g;      /* µs */
   double G, Gcopy;     /* µs per byte */
   double mpi_factor;   /* dimensionless */
+  double eager;        /* bytes */
+  double rdv;          /* µs */
 } nhood_cost_params;
 
 /* The named preset (ib-edr: InfiniBand EDR-like; shm: shared memory-like); 0, or 1 when

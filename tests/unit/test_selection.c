@@ -71,6 +71,21 @@ static void test_predict(void) {
   /* Twice the bytes: only the byte terms double (0.05 + 3 + 0.1 more). */
   t = nhood_cost_predict(&s, &p, 2.0);
   CHECK(fabs(t - 30.80) < 1e-9, "scaled: %.6f, expected 30.80", t);
+  /* Rendezvous: rdv per message end above eager (at 150: round 1's 300-byte receive only); a
+   * message of exactly eager bytes is still eager. */
+  p.eager = 150;
+  p.rdv = 7;
+  t = nhood_cost_predict(&s, &p, 1.0);
+  CHECK(fabs(t - 34.65) < 1e-9, "rendezvous in round 1: %.6f, expected 34.65", t);
+  p.eager = 300;
+  t = nhood_cost_predict(&s, &p, 1.0);
+  CHECK(fabs(t - 27.65) < 1e-9, "300 bytes at eager = 300: %.6f, expected 27.65", t);
+  p.eager = 15; /* scaled by 2, all four messages cross: 30.80 + 4 * 7 */
+  t = nhood_cost_predict(&s, &p, 2.0);
+  CHECK(fabs(t - 58.80) < 1e-9, "every message: %.6f, expected 58.80", t);
+  p.rdv = 0;
+  t = nhood_cost_predict(&s, &p, 2.0);
+  CHECK(fabs(t - 30.80) < 1e-9, "rdv = 0: %.6f, expected 30.80", t);
   nhood_sched_free(&s);
 }
 
@@ -79,14 +94,17 @@ static void test_params_file(void) {
   int fd = mkstemp(path);
   CHECK(fd >= 0, "mkstemp");
   FILE *f = fdopen(fd, "w");
-  nhood_cost_params p = {.L = 210.5, .o = 9.25, .g = 0, .G = 0.0081, .Gcopy = 0.0012, .mpi_factor = 0.97}, q;
+  nhood_cost_params p = {.L = 210.5, .o = 9.25, .g = 0, .G = 0.0081, .Gcopy = 0.0012, .mpi_factor = 0.97,
+                         .eager = 4032, .rdv = 120.5},
+                    q;
   CHECK(nhood_cost_params_write(f, &p, "measured by hand\nsecond line") == 0, "write");
   fclose(f);
   char err[256] = "";
   nhood_cost_params_default(&q);
   CHECK(nhood_cost_params_read(path, &q, err, sizeof err) == 0, "read back: %s", err);
   CHECK(fabs(q.L - p.L) < 1e-9 && fabs(q.o - p.o) < 1e-9 && fabs(q.G - p.G) < 1e-12 &&
-            fabs(q.Gcopy - p.Gcopy) < 1e-12 && fabs(q.mpi_factor - p.mpi_factor) < 1e-9,
+            fabs(q.Gcopy - p.Gcopy) < 1e-12 && fabs(q.mpi_factor - p.mpi_factor) < 1e-9 && q.eager == p.eager &&
+            fabs(q.rdv - p.rdv) < 1e-9,
         "round trip");
 
   const struct {
@@ -141,6 +159,13 @@ static void test_choice(void) {
   nhood_cost_params_default(&p);
   CHECK(strcmp(choose(&p, 8)->name, "cart-dim-batch") == 0, "ib-edr, 8 B: %s", choose(&p, 8)->name);
   CHECK(strcmp(choose(&p, 1 << 20)->name, "direct") == 0, "ib-edr, 1 MiB: %s", choose(&p, 1 << 20)->name);
+  /* 4 KiB blocks: cart-dim-batch's second round carries 3 blocks (12 KiB, above ib-edr's
+   * 8 KiB eager limit) and pays a rendezvous that direct's 4 KiB messages never do. */
+  CHECK(strcmp(choose(&p, 4096)->name, "direct") == 0, "ib-edr, 4 KiB: %s", choose(&p, 4096)->name);
+  p.rdv = 0;
+  CHECK(strcmp(choose(&p, 4096)->name, "cart-dim-batch") == 0, "ib-edr without rendezvous, 4 KiB: %s",
+        choose(&p, 4096)->name);
+  nhood_cost_params_default(&p);
   p.L = 1000; /* rounds cost far more than messages: one round wins at every size */
   CHECK(strcmp(choose(&p, 8)->name, "direct") == 0, "L=1000, 8 B: %s", choose(&p, 8)->name);
   p.mpi_factor = 0.9; /* MPI's own is the faster direct exchange */

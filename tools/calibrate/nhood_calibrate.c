@@ -19,8 +19,11 @@
  *                latency   k = 1, 1 byte
  *                messages  k = 2, 4, 8, 16 (up to P-1), 1 byte; below three message counts
  *                          (P <= 3) k = 2 and 4 are added with repeated destinations
- *                bytes     k = min(4, P-1), 1 KiB to 256 KiB per message (powers of 4)
- *   copy       memcpy of 1, 2 and 4 MiB on every rank at once.
+ *                bytes     k = min(4, P-1), 1, 2, 3, 4, 8, 16, 64 and 256 KiB per message
+ *   copy       memcpy of 1, 2 and 4 MiB on every rank at once, in chains of R copies that end
+ *              with a barrier: the time until every rank has copied, per copy. Where ranks
+ *              share cores, that counts the sharing, as a collective's copies see it (a lone
+ *              copy is shorter than a time slice and would look as fast as on an idle core).
  *   mpi        MPI_Neighbor_alltoall on a distributed-graph communicator with the ring
  *              neighbours of the bytes series against the same exchange by hand (one Irecv and
  *              one Isend per neighbour, one Waitall: nhood's direct schedule), at 8 and
@@ -32,7 +35,15 @@
  * and o = (2o + g) / 2, the whole per-message slope, and says so in the file. L, 2o + g and G
  * come from one least-squares fit over all round points, on relative error (so that the
  * 256 KiB rounds do not drown the 1-byte ones), with every parameter non-negative and L at
- * least a tenth of the fastest round. Gcopy is the least-squares time per byte of the copies;
+ * least a tenth of the fastest round.
+ *
+ * Rendezvous: past MPI's eager limit a round costs a handshake more, a step the linear model
+ * cannot follow (Open MPI's shared memory switches at 4 KiB). The fit is tried once per
+ * candidate limit, the sizes of the bytes series below its largest, with one more column,
+ * rdv * 2k * [bytes > eager] (rdv per message end, as cost.h counts it); the candidate with the smallest residual wins if it at least halves
+ * the residual of the fit without rendezvous, and eager is then the largest size measured
+ * below the step (conservative: the true limit lies between it and the next size). Otherwise
+ * rdv = 0. Gcopy is the least-squares time per byte of the copies;
  * mpi_factor the geometric mean, over the two sizes, of MPI's median over the direct
  * exchange's, clamped to [0.5, 2].
  *
@@ -84,7 +95,7 @@
 #define FACTOR_MAX 2.0
 
 static const int message_counts[] = {1, 2, 4, 8, 16};
-static const int message_sizes[] = {1024, 4096, 16384, 65536, 262144};
+static const int message_sizes[] = {1024, 2048, 3072, 4096, 8192, 16384, 65536, 262144};
 static const int copy_sizes[] = {1 << 20, 2 << 20, 4 << 20};
 static const int mpi_sizes[] = {MPI_SMALL, MPI_MEDIUM};
 #define NELEMS(a) ((int)(sizeof(a) / sizeof((a)[0])))
@@ -300,9 +311,12 @@ static double time_copy(calib *c, unsigned char *dst, const unsigned char *src, 
       iters = samples_to_take(c, MPI_Wtime() - warm_start, SHARE_COPY / NELEMS(copy_sizes));
     MPI_Barrier(c->comm);
     double t0 = MPI_Wtime();
-    memcpy(dst, src, (size_t)bytes);
-    double t = MPI_Wtime() - t0;
-    sink = dst[(size_t)(i + c->warmup) * 4099u % (size_t)bytes]; /* the copy is used */
+    for (int r = 0; r < c->rounds; r++) {
+      memcpy(dst, src, (size_t)bytes);
+      sink = dst[(size_t)(i + c->warmup + r) * 4099u % (size_t)bytes]; /* the copy is used */
+    }
+    MPI_Barrier(c->comm); /* until every rank has copied: processes that share cores share the time */
+    double t = (MPI_Wtime() - t0) / c->rounds;
     if (i >= 0)
       c->samples[i] = t;
   }
@@ -364,9 +378,11 @@ typedef struct point {
   double us, model_us;
 } point;
 
-/* Solves the n x n system a x = b (row-major, n <= 3) by elimination with partial pivoting;
- * 0, or 1 when it is singular. */
-static int solve(int n, double a[3][3], double b[3], double x[3])
+#define MAX_UNKNOWNS 4
+
+/* Solves the n x n system a x = b (row-major, n <= MAX_UNKNOWNS) by elimination with partial
+ * pivoting; 0, or 1 when it is singular. */
+static int solve(int n, double a[MAX_UNKNOWNS][MAX_UNKNOWNS], double b[MAX_UNKNOWNS], double x[MAX_UNKNOWNS])
 {
   for (int col = 0; col < n; col++) {
     int pivot = col;
@@ -399,7 +415,7 @@ static int solve(int n, double a[3][3], double b[3], double x[3])
   return 0;
 }
 
-/* Non-negative least squares with m <= 3 unknowns: minimizes sum_i (w_i (x_i . beta - y_i))^2
+/* Non-negative least squares with m <= MAX_UNKNOWNS unknowns: minimizes sum_i (w_i (x_i . beta - y_i))^2
  * over beta >= 0, x row-major n x m. The solution is the unconstrained least-squares solution
  * on its support, so trying every support and keeping the best feasible one is exact. Returns
  * the weighted residual sum of squares. */
@@ -411,13 +427,13 @@ static double nnls(int n, int m, const double *x, const double *y, const double 
   for (int j = 0; j < m; j++)
     beta[j] = 0;
   for (unsigned mask = 1; mask < (1u << m); mask++) {
-    int cols[3], f = 0;
+    int cols[MAX_UNKNOWNS], f = 0;
     for (int j = 0; j < m; j++)
       if (mask & (1u << j))
         cols[f++] = j;
     /* Normal equations on the free columns, scaled to a unit diagonal (the columns differ by
      * six orders of magnitude). */
-    double a[3][3] = {{0}}, b[3] = {0}, z[3], scale[3];
+    double a[MAX_UNKNOWNS][MAX_UNKNOWNS] = {{0}}, b[MAX_UNKNOWNS] = {0}, z[MAX_UNKNOWNS], scale[MAX_UNKNOWNS];
     for (int i = 0; i < n; i++)
       for (int p = 0; p < f; p++) {
         for (int q = 0; q < f; q++)
@@ -438,7 +454,7 @@ static double nnls(int n, int m, const double *x, const double *y, const double 
     }
     if (solve(f, a, b, z) != 0)
       continue;
-    double candidate[3] = {0, 0, 0};
+    double candidate[MAX_UNKNOWNS] = {0};
     int feasible = 1;
     for (int p = 0; p < f; p++) {
       candidate[cols[p]] = z[p] / scale[p];
@@ -461,31 +477,60 @@ static double nnls(int n, int m, const double *x, const double *y, const double 
   return best;
 }
 
-/* L, o (g = 0) and G from the round points; fills each point's model_us. Returns the largest
- * relative error of the model over the points. */
+/* One least-squares fit of the round points with rendezvous above `eager` (eager < 0: none);
+ * beta = (L - floor, 2o + g, G, rdv). Returns the weighted residual. */
+static double fit_with_limit(const point *pts, int n, double floor_L, double eager, double beta[MAX_UNKNOWNS])
+{
+  double x[MAX_POINTS * MAX_UNKNOWNS], y[MAX_POINTS], w[MAX_POINTS];
+  int m = eager < 0 ? 3 : 4;
+  for (int i = 0; i < n; i++) {
+    x[m * i] = 1;
+    x[m * i + 1] = pts[i].k;
+    x[m * i + 2] = (double)pts[i].k * pts[i].bytes;
+    if (m == 4)
+      x[m * i + 3] = 2.0 * pts[i].k * (pts[i].bytes > eager);
+    y[i] = pts[i].us - floor_L;
+    w[i] = 1.0 / pts[i].us;
+  }
+  beta[3] = 0;
+  return nnls(n, m, x, y, w, beta);
+}
+
+/* L, o (g = 0), G, eager and rdv from the round points; fills each point's model_us. Returns
+ * the largest relative error of the model over the points. */
 static double fit_rounds(point *pts, int n, nhood_cost_params *p)
 {
-  double x[MAX_POINTS * 3], y[MAX_POINTS], w[MAX_POINTS], beta[3];
+  double beta[MAX_UNKNOWNS];
   double fastest = pts[0].us;
   for (int i = 1; i < n; i++)
     fastest = fmin(fastest, pts[i].us);
   double floor_L = 0.1 * fastest; /* a round always costs some latency */
+  double without = fit_with_limit(pts, n, floor_L, -1, beta), best = without, eager = -1;
+  int largest = 0;
+  for (int i = 0; i < n; i++)
+    largest = pts[i].bytes > largest ? pts[i].bytes : largest;
   for (int i = 0; i < n; i++) {
-    x[3 * i] = 1;
-    x[3 * i + 1] = pts[i].k;
-    x[3 * i + 2] = (double)pts[i].k * pts[i].bytes;
-    y[i] = pts[i].us - floor_L;
-    w[i] = 1.0 / pts[i].us;
+    if (pts[i].bytes >= largest || strcmp(pts[i].series, "bytes") != 0)
+      continue;
+    double trial[MAX_UNKNOWNS];
+    double rss = fit_with_limit(pts, n, floor_L, pts[i].bytes, trial);
+    if (trial[3] > 0 && rss < 0.5 * without && rss < best) {
+      best = rss;
+      eager = pts[i].bytes;
+      memcpy(beta, trial, sizeof beta);
+    }
   }
-  nnls(n, 3, x, y, w, beta);
   p->L = floor_L + beta[0];
   p->o = beta[1] / 2;
   p->g = 0;
   p->G = beta[2];
+  p->eager = eager < 0 ? 0 : eager;
+  p->rdv = eager < 0 ? 0 : beta[3];
   double worst = 0;
   for (int i = 0; i < n; i++) {
     int k = pts[i].k;
-    pts[i].model_us = p->L + p->o * 2 * k + p->g * (k - 1) + p->G * (double)k * pts[i].bytes;
+    pts[i].model_us = p->L + p->o * 2 * k + p->g * (k - 1) + p->G * (double)k * pts[i].bytes +
+                      (p->rdv > 0 && pts[i].bytes > p->eager ? p->rdv * 2 * k : 0);
     worst = fmax(worst, fabs(pts[i].model_us - pts[i].us) / pts[i].us);
   }
   return worst;
@@ -574,16 +619,22 @@ static void file_header(const results *res, const char *out_path, char *h, size_
         res->iters_rounds, res->iters_copy, res->iters_mpi, res->warmup);
     ADD("maximum over ranks; rounds in chains of %d (k sends and k receives each, ring neighbours).\n",
         res->rounds);
-    ADD("L, o, G: least squares on relative error, non-negative, of L + (2o+g)*k + G*k*bytes over\n");
+    ADD("L, o, G, rdv: least squares on relative error, non-negative, of\n");
+    ADD("L + (2o+g)*k + G*k*bytes + rdv*2k*[bytes > eager] over\n");
     int kmax = 1;
     for (int i = 0; i < res->npoints; i++)
       if (res->points[i].bytes == 1 && res->points[i].k > kmax)
         kmax = res->points[i].k;
     ADD("%d rounds (1 byte, k = 1 to %d; k = %d, 1 KiB to 256 KiB); largest error %.0f%%.\n", res->npoints, kmax,
         res->points[res->npoints - 1].k, 100 * res->max_error);
+    if (res->params.rdv > 0)
+      ADD("eager: the largest size measured below the step the fit found (the limit lies between it\n"
+          "and the next size measured).\n");
+    else
+      ADD("No rendezvous step: fitting one did not halve the residual (rdv = 0).\n");
     ADD("g = 0: rounds with as many sends as receives cannot tell o from g, so o holds the\n");
     ADD("whole per-message slope (2o+g)/2.\n");
-    ADD("Gcopy: memcpy of 1-4 MiB on every rank at once.\n");
+    ADD("Gcopy: memcpy of 1-4 MiB on every rank at once, until all have copied.\n");
     ADD("mpi_factor: MPI_Neighbor_alltoall / Isend+Irecv by hand, %d neighbours, geometric mean\n",
         res->mpi_peers);
     ADD("over %d and %d bytes (%.3g; clamped to [%.1f, %.0f]).\n", MPI_SMALL, MPI_MEDIUM, res->raw_factor,
@@ -621,21 +672,28 @@ static void print_results(const results *res)
   printf("  G          = %-12.4g us per byte (%.3g GB/s)\n", p->G, p->G > 0 ? 1e-3 / p->G : INFINITY);
   printf("  Gcopy      = %-12.4g us per byte (%.3g GB/s)\n", p->Gcopy, p->Gcopy > 0 ? 1e-3 / p->Gcopy : INFINITY);
   printf("  mpi_factor = %-12.4g (measured %.3g)\n", p->mpi_factor, res->raw_factor);
+  if (p->rdv > 0)
+    printf("  eager      = %-12.6g bytes (rendezvous above; the step lies before the next size measured)\n"
+           "  rdv        = %-12.4g us per message above eager, at each end\n",
+           p->eager, p->rdv);
+  else
+    printf("  eager, rdv : no rendezvous step found (rdv = 0)\n");
   if (res->max_error > 0.5) {
     const point *worst = &res->points[0];
     for (int i = 1; i < res->npoints; i++)
       if (fabs(res->points[i].model_us / res->points[i].us - 1) > fabs(worst->model_us / worst->us - 1))
         worst = &res->points[i];
     printf(TOOL ": note: the model misses the round with k = %d, %d bytes by %.0f%%: the machine may be noisy "
-                "(try more --iters), or that size may switch MPI's protocol (eager to rendezvous), which a "
-                "linear model cannot follow\n", worst->k, worst->bytes, 100 * fabs(worst->model_us / worst->us - 1));
+                "(try more --iters), or MPI may switch protocols more than once (the model has one step)\n", worst->k, worst->bytes, 100 * fabs(worst->model_us / worst->us - 1));
   }
 }
 
 static void json_params(FILE *f, const nhood_cost_params *p)
 {
-  fprintf(f, "{\"L\": %.6g, \"o\": %.6g, \"g\": %.6g, \"G\": %.6g, \"Gcopy\": %.6g, \"mpi_factor\": %.6g}", p->L,
-          p->o, p->g, p->G, p->Gcopy, p->mpi_factor);
+  fprintf(f,
+          "{\"L\": %.6g, \"o\": %.6g, \"g\": %.6g, \"G\": %.6g, \"Gcopy\": %.6g, \"mpi_factor\": %.6g, \"eager\": %.6g, "
+          "\"rdv\": %.6g}",
+          p->L, p->o, p->g, p->G, p->Gcopy, p->mpi_factor, p->eager, p->rdv);
 }
 
 static int write_json(const results *res, const char *path)

@@ -156,6 +156,15 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
       loggp_params m;
       rc = loggp_parse(value, &m, err, errlen);
       opt->params = (nhood_cost_params){.L = m.L, .o = m.o, .g = m.g, .G = m.G, .Gcopy = m.Gcopy, .mpi_factor = 1};
+      /* LogGP has no rendezvous: the eager limit and its cost come from the preset the spec
+       * names, if any (none otherwise). */
+      const char *preset = strstr(value, "preset=");
+      nhood_cost_params base;
+      char name[32];
+      if (preset != NULL && sscanf(preset + 7, "%31[^,]", name) == 1 && nhood_cost_preset(name, &base) == 0) {
+        opt->params.eager = base.eager;
+        opt->params.rdv = base.rdv;
+      }
       snprintf(opt->params_source, sizeof opt->params_source, "%s", value);
     } else
       opt->json_path = value;
@@ -176,6 +185,11 @@ static void print_header(const options *opt)
   printf("  L = %g us, o = %g us, g = %g us, G = %g us/B (%.3g GB/s), Gcopy = %g us/B, mpi_factor = %g\n",
          opt->params.L, opt->params.o, opt->params.g, opt->params.G, opt->params.G > 0 ? 1e-3 / opt->params.G : 0,
          opt->params.Gcopy, opt->params.mpi_factor);
+  if (opt->params.rdv > 0)
+    printf("  eager = %g B: a larger message costs rdv = %g us more at each end (rendezvous)\n", opt->params.eager,
+           opt->params.rdv);
+  else
+    printf("  no rendezvous cost (rdv = 0)\n");
 }
 
 /* The maximum over ranks of every rank's prediction (what the library's allreduce computes). */
