@@ -39,7 +39,7 @@ static int apply_preset(const char *name, loggp_params *out, char *err, size_t e
     snprintf(err, errlen, "--model: unknown preset '%s' (known: %s)", name, nhood_cost_preset_names());
     return 1;
   }
-  *out = (loggp_params){.L = p.L, .o = p.o, .g = p.g, .G = p.G, .Gcopy = p.Gcopy};
+  *out = (loggp_params){.L = p.L, .o = p.o, .g = p.g, .G = p.G, .Gcopy = p.Gcopy, .eager = p.eager, .rdv = p.rdv};
   return 0;
 }
 

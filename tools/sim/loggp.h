@@ -31,6 +31,9 @@
 typedef struct loggp_params {
   double L, o, g;  /* microseconds */
   double G, Gcopy; /* microseconds per byte */
+  /* The library's rendezvous term (selection/cost.h), taken from a preset (0 otherwise): the
+   * evaluator here has none, nhood-info's cost model uses it. */
+  double eager, rdv;
 } loggp_params;
 
 /* Parses "loggp:preset=NAME" (ib-edr, shm) or "loggp:L=..,o=..,g=..,G=.." (µs and µs per

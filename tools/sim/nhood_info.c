@@ -155,16 +155,9 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
     } else if (strcmp(name, "--model") == 0) {
       loggp_params m;
       rc = loggp_parse(value, &m, err, errlen);
-      opt->params = (nhood_cost_params){.L = m.L, .o = m.o, .g = m.g, .G = m.G, .Gcopy = m.Gcopy, .mpi_factor = 1};
-      /* LogGP has no rendezvous: the eager limit and its cost come from the preset the spec
-       * names, if any (none otherwise). */
-      const char *preset = strstr(value, "preset=");
-      nhood_cost_params base;
-      char name[32];
-      if (preset != NULL && sscanf(preset + 7, "%31[^,]", name) == 1 && nhood_cost_preset(name, &base) == 0) {
-        opt->params.eager = base.eager;
-        opt->params.rdv = base.rdv;
-      }
+      /* The eager limit and its cost come from the preset the spec names (none otherwise). */
+      opt->params = (nhood_cost_params){.L = m.L, .o = m.o, .g = m.g, .G = m.G, .Gcopy = m.Gcopy, .mpi_factor = 1,
+                                        .eager = m.eager, .rdv = m.rdv};
       snprintf(opt->params_source, sizeof opt->params_source, "%s", value);
     } else
       opt->json_path = value;
