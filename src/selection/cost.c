@@ -51,6 +51,7 @@ static const struct {
     {"g", offsetof(nhood_cost_params, g)},         {"G", offsetof(nhood_cost_params, G)},
     {"Gcopy", offsetof(nhood_cost_params, Gcopy)}, {"mpi_factor", offsetof(nhood_cost_params, mpi_factor)},
     {"eager", offsetof(nhood_cost_params, eager)}, {"rdv", offsetof(nhood_cost_params, rdv)},
+    {"rdv_round", offsetof(nhood_cost_params, rdv_round)},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -89,7 +90,7 @@ static int read_line(char *line, nhood_cost_params *out, char *err, size_t errle
     *(double *)((char *)out + keys[k].offset) = v;
     return 0;
   }
-  snprintf(err, errlen, "unknown key \"%.40s\" (known: preset, L, o, g, G, Gcopy, mpi_factor, eager, rdv)", key);
+  snprintf(err, errlen, "unknown key \"%.40s\" (known: preset, L, o, g, G, Gcopy, mpi_factor, eager, rdv, rdv_round)", key);
   return 1;
 }
 
@@ -132,6 +133,7 @@ int nhood_cost_params_write(FILE *out, const nhood_cost_params *p, const char *h
   fprintf(out, "mpi_factor = %.6g # MPI's own collective / nhood's direct schedule\n", p->mpi_factor);
   fprintf(out, "eager = %.6g      # bytes: larger messages go by rendezvous\n", p->eager);
   fprintf(out, "rdv = %.6g        # us per message above eager, at each end (0: none)\n", p->rdv);
+  fprintf(out, "rdv_round = %.6g  # us per round with a message above eager (0: none)\n", p->rdv_round);
   return ferror(out) ? 1 : 0;
 }
 
@@ -207,7 +209,8 @@ double nhood_cost_predict(const nhood_sched *s, const nhood_cost_params *p, doub
     total += p->Gcopy * copied * scale;
     if (sends + recvs > 0)
       total += p->L + p->o * (sends + recvs) + p->g * (sends > 1 ? sends - 1 : 0) +
-               p->G * scale * (sent > received ? sent : received) + p->rdv * rendezvous;
+               p->G * scale * (sent > received ? sent : received) + p->rdv * rendezvous +
+               (rendezvous > 0 ? p->rdv_round : 0);
   }
   return total;
 }

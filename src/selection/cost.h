@@ -15,19 +15,23 @@
  *          a handshake before the data (LogGPS's S)
  *   rdv    the extra time of a message larger than eager, at each end, like o (µs; 0: no
  *          rendezvous cost, whatever eager says)
+ *   rdv_round  the extra time of a round in which at least one message is larger than eager:
+ *          the wait for the handshake, which the round's messages share (µs; 0 in the presets)
  *
  * A round with s sends, r receives, local bytes c, communication bytes max(S, R), and s' sends
  * and r' receives larger than eager takes
  *
- *   Gcopy*c + [s + r > 0] * (L + o*(s + r) + g*max(s - 1, 0) + G*max(S, R)) + rdv*(s' + r')
+ *   Gcopy*c + [s + r > 0] * (L + o*(s + r) + g*max(s - 1, 0) + G*max(S, R))
+ *           + rdv*(s' + r') + rdv_round*[s' + r' > 0]
  *
  * The rendezvous term is what lets the model see a schedule's messages cross the eager limit:
  * combining makes few large messages out of many small ones, and past the limit each of them
  * waits for a handshake that the direct schedule's small messages never need (Open MPI's
  * shared-memory limit is 4 KiB). When every message is past it, the schedule with fewer
- * messages pays fewer handshakes. (A handshake per message, not per round: nhood-calibrate's
- * rounds, all with 4 messages, cannot tell the two apart, and per message matched nhood-bench
- * on 32 ranks, where with 4 KiB blocks the combined schedule beat direct by 30%.)
+ * messages pays fewer handshakes. A handshake costs in two ways: CPU work at both ends of each
+ * message (rdv), and a wait for the other side to answer, which the messages of one round
+ * share (rdv_round). nhood-calibrate tells them apart with rounds of 1 to 16 messages above
+ * the limit.
  *
  * and a schedule takes the sum of its rounds. The library decides with the maximum of this
  * over processes (each process predicts its own schedule; an allreduce takes the maximum), a
@@ -52,7 +56,8 @@ typedef struct nhood_cost_params {
   double G, Gcopy;     /* µs per byte */
   double mpi_factor;   /* dimensionless */
   double eager;        /* bytes */
-  double rdv;          /* µs */
+  double rdv;          /* µs per message end */
+  double rdv_round;    /* µs per round */
 } nhood_cost_params;
 
 /* The named preset (ib-edr: InfiniBand EDR-like; shm: shared memory-like); 0, or 1 when

@@ -83,7 +83,17 @@ static void test_predict(void) {
   p.eager = 15; /* scaled by 2, all four messages cross: 30.80 + 4 * 7 */
   t = nhood_cost_predict(&s, &p, 2.0);
   CHECK(fabs(t - 58.80) < 1e-9, "every message: %.6f, expected 58.80", t);
+  /* The handshake's wait, once per round that has a message above eager: at eager 150 only
+   * round 1 (34.65 + 5); at eager 15 and scale 2 both rounds (58.80 + 2 * 5). */
+  p.rdv_round = 5;
+  p.eager = 150;
+  t = nhood_cost_predict(&s, &p, 1.0);
+  CHECK(fabs(t - 39.65) < 1e-9, "rdv_round in round 1: %.6f, expected 39.65", t);
+  p.eager = 15;
+  t = nhood_cost_predict(&s, &p, 2.0);
+  CHECK(fabs(t - 68.80) < 1e-9, "rdv_round in both rounds: %.6f, expected 68.80", t);
   p.rdv = 0;
+  p.rdv_round = 0;
   t = nhood_cost_predict(&s, &p, 2.0);
   CHECK(fabs(t - 30.80) < 1e-9, "rdv = 0: %.6f, expected 30.80", t);
   nhood_sched_free(&s);
@@ -95,7 +105,7 @@ static void test_params_file(void) {
   CHECK(fd >= 0, "mkstemp");
   FILE *f = fdopen(fd, "w");
   nhood_cost_params p = {.L = 210.5, .o = 9.25, .g = 0, .G = 0.0081, .Gcopy = 0.0012, .mpi_factor = 0.97,
-                         .eager = 4032, .rdv = 120.5},
+                         .eager = 4032, .rdv = 120.5, .rdv_round = 88.25},
                     q;
   CHECK(nhood_cost_params_write(f, &p, "measured by hand\nsecond line") == 0, "write");
   fclose(f);
@@ -104,7 +114,7 @@ static void test_params_file(void) {
   CHECK(nhood_cost_params_read(path, &q, err, sizeof err) == 0, "read back: %s", err);
   CHECK(fabs(q.L - p.L) < 1e-9 && fabs(q.o - p.o) < 1e-9 && fabs(q.G - p.G) < 1e-12 &&
             fabs(q.Gcopy - p.Gcopy) < 1e-12 && fabs(q.mpi_factor - p.mpi_factor) < 1e-9 && q.eager == p.eager &&
-            fabs(q.rdv - p.rdv) < 1e-9,
+            fabs(q.rdv - p.rdv) < 1e-9 && fabs(q.rdv_round - p.rdv_round) < 1e-9,
         "round trip");
 
   const struct {

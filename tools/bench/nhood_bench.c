@@ -148,8 +148,8 @@ static void print_usage(FILE *out)
     "  --json FILE     also write one JSON object per result line to FILE (truncated)\n"
     "  --help          this text\n"
     "\n"
-    "Latencies are per call in microseconds: median, min and max over a rank's calls, then\n"
-    "the maximum over ranks. Rows with coll 'create' time topology creation, rows with\n"
+    "Latencies are per call in microseconds: a call's latency is its slowest rank's time, and\n"
+    "the table gives its median, min and max over calls. Rows with coll 'create' time topology creation, rows with\n"
     "coll 'sched_build' the persistent init of each nhood algorithm.\n",
     DEFAULT_ITERS, DEFAULT_WARMUP);
 }
@@ -755,7 +755,8 @@ typedef struct result_row {
   const char *topo, *coll, *mode, *algo, *algo_resolved;
   int bytes, iters, warmup;
   int timed;                 /* latencies below are meaningful */
-  double median, min, max;   /* microseconds, maximum over ranks */
+  double median, min, max;   /* microseconds: each call's slowest rank; median, min, max over calls */
+  double rank_median;        /* microseconds: each rank's median over its calls, maximum over ranks */
   double mpi_median;         /* > 0: the row's latency is compared with it */
   int msgs, rounds;          /* < 0: not applicable */
   int validated;
@@ -830,10 +831,10 @@ static void emit_row(const bench *b, const result_row *row)
     json_field(out, "algo_resolved", row->algo_resolved);
   fprintf(out, ",\"ranks\":%d,\"iters\":%d,\"warmup\":%d", b->size, row->iters, row->warmup);
   if (row->timed)
-    fprintf(out, ",\"lat_us_median\":%.3f,\"lat_us_min\":%.3f,\"lat_us_max\":%.3f",
-            row->median, row->min, row->max);
+    fprintf(out, ",\"lat_us_median\":%.3f,\"lat_us_min\":%.3f,\"lat_us_max\":%.3f,\"lat_us_rank_median\":%.3f",
+            row->median, row->min, row->max, row->rank_median);
   else
-    fprintf(out, ",\"lat_us_median\":null,\"lat_us_min\":null,\"lat_us_max\":null");
+    fprintf(out, ",\"lat_us_median\":null,\"lat_us_min\":null,\"lat_us_max\":null,\"lat_us_rank_median\":null");
   if (row->timed && row->mpi_median > 0)
     fprintf(out, ",\"ratio_to_mpi\":%.6g", row->median / row->mpi_median);
   json_count(out, "msgs_sent_max", row->msgs);
@@ -851,19 +852,24 @@ static void emit_row(const bench *b, const result_row *row)
 }
 
 
-/* Median, min and max of this rank's n > 0 samples (seconds), then the maximum of each over
- * ranks, in microseconds. Sorts the samples. */
+/* A call's latency is its slowest rank's time (every call starts after a barrier): the median,
+ * min and max over calls of that, in microseconds (n is the same on every rank, and sample i
+ * is the same call everywhere). Also the older statistic, each rank's median, maximum over
+ * ranks: it let one rank's unlucky calls set the figure, and moved twice as much between
+ * algorithms that ran the very same schedule (docs/PERFORMANCE.md, issue 5). Meaningful on
+ * rank 0, which emits the row. Sorts the samples. */
 static void reduce_latency(double *samples, int n, result_row *row)
 {
-  double local[3], global[3];
-  local[0] = cli_median(samples, n);
-  local[1] = samples[0];
-  local[2] = samples[n - 1];
-  MPI_Reduce(local, global, 3, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  double *slowest = xmalloc((size_t)n * sizeof *slowest);
+  MPI_Reduce(samples, slowest, n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  double local = cli_median(samples, n), global;
+  MPI_Reduce(&local, &global, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   row->timed = 1;
-  row->median = global[0] * 1e6;
-  row->min = global[1] * 1e6;
-  row->max = global[2] * 1e6;
+  row->median = cli_median(slowest, n) * 1e6;
+  row->min = slowest[0] * 1e6;
+  row->max = slowest[n - 1] * 1e6;
+  row->rank_median = global * 1e6;
+  free(slowest);
 }
 
 static int max_over_ranks(int value)

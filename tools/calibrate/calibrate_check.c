@@ -5,7 +5,7 @@
  *
  * FILE must parse with the library's own reader (nhood_cost_params_read), name every parameter
  * (each starts as NaN, so a missing key stays NaN), hold finite values with L > 0,
- * mpi_factor in [0.5, 2] and eager > 0 where rdv > 0, and carry the header (MPI library, how to use it). With --defaults
+ * mpi_factor in [0.5, 2] and eager > 0 where rdv or rdv_round > 0, and carry the header (MPI library, how to use it). With --defaults
  * (a one-rank run) the values must be the built-in defaults. Exit 0, or 1 with a message.
  */
 #include "selection/cost.h"
@@ -47,13 +47,13 @@ int main(int argc, char **argv)
     return 2;
   }
   const char *path = argv[1];
-  nhood_cost_params p = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+  nhood_cost_params p = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
   char err[512];
   if (nhood_cost_params_read(path, &p, err, sizeof err) != 0)
     return fail(path, err);
-  const double values[] = {p.L, p.o, p.g, p.G, p.Gcopy, p.mpi_factor, p.eager, p.rdv};
-  const char *const names[] = {"L", "o", "g", "G", "Gcopy", "mpi_factor", "eager", "rdv"};
-  for (int i = 0; i < 8; i++)
+  const double values[] = {p.L, p.o, p.g, p.G, p.Gcopy, p.mpi_factor, p.eager, p.rdv, p.rdv_round};
+  const char *const names[] = {"L", "o", "g", "G", "Gcopy", "mpi_factor", "eager", "rdv", "rdv_round"};
+  for (int i = 0; i < 9; i++)
     if (!isfinite(values[i])) {
       fprintf(stderr, "calibrate_check: %s: %s is missing or not finite\n", path, names[i]);
       return 1;
@@ -62,8 +62,8 @@ int main(int argc, char **argv)
     return fail(path, "L is not positive");
   if (!(p.mpi_factor >= 0.5 && p.mpi_factor <= 2))
     return fail(path, "mpi_factor is outside [0.5, 2]");
-  if (p.rdv > 0 && !(p.eager > 0))
-    return fail(path, "rdv is set but eager is not positive");
+  if ((p.rdv > 0 || p.rdv_round > 0) && !(p.eager > 0))
+    return fail(path, "rdv or rdv_round is set but eager is not positive");
   if (!file_contains(path, "# MPI library: ") || !file_contains(path, "NHOOD_PARAMS="))
     return fail(path, "the header lacks the MPI library or the NHOOD_PARAMS line");
   if (defaults) {
@@ -71,12 +71,13 @@ int main(int argc, char **argv)
     nhood_cost_params_default(&d);
     if (!close_to(p.L, d.L) || !close_to(p.o, d.o) || !close_to(p.g, d.g) || !close_to(p.G, d.G) ||
         !close_to(p.Gcopy, d.Gcopy) || !close_to(p.mpi_factor, d.mpi_factor) || !close_to(p.eager, d.eager) ||
-        !close_to(p.rdv, d.rdv))
+        !close_to(p.rdv, d.rdv) || !close_to(p.rdv_round, d.rdv_round))
       return fail(path, "not the built-in defaults");
     if (!file_contains(path, "built-in defaults"))
       return fail(path, "the header does not say these are the defaults");
   }
-  printf("calibrate_check: %s: L = %g, o = %g, g = %g, G = %g, Gcopy = %g, mpi_factor = %g, eager = %g, rdv = %g: ok\n",
-         path, p.L, p.o, p.g, p.G, p.Gcopy, p.mpi_factor, p.eager, p.rdv);
+  printf("calibrate_check: %s: L = %g, o = %g, g = %g, G = %g, Gcopy = %g, mpi_factor = %g, eager = %g, rdv = %g, "
+         "rdv_round = %g: ok\n",
+         path, p.L, p.o, p.g, p.G, p.Gcopy, p.mpi_factor, p.eager, p.rdv, p.rdv_round);
   return 0;
 }

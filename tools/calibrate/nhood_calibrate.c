@@ -20,10 +20,18 @@
  *                messages  k = 2, 4, 8, 16 (up to P-1), 1 byte; below three message counts
  *                          (P <= 3) k = 2 and 4 are added with repeated destinations
  *                bytes     k = min(4, P-1), 1, 2, 3, 4, 8, 16, 64 and 256 KiB per message
- *   copy       memcpy of 1, 2 and 4 MiB on every rank at once, in chains of R copies that end
- *              with a barrier: the time until every rank has copied, per copy. Where ranks
- *              share cores, that counts the sharing, as a collective's copies see it (a lone
- *              copy is shorter than a time slice and would look as fast as on an idle core).
+ *                handshake the message counts other than min(4, P-1) at 16 KiB, above most
+ *                          eager limits: how much of a rendezvous is paid per message and
+ *                          how much once per round
+ *   copy       the rounds of the latency series' shape (k = min(4, P-1), 1 byte) with a memcpy
+ *              of 256 KiB, 1 MiB or 4 MiB after each Waitall, against the same chain without
+ *              it, interleaved: the difference is what a copy adds to a round while every
+ *              rank copies too, as a collective's packing and unpacking do. The messages tie
+ *              each rank to its neighbours, so a chain cannot finish before the ranks that
+ *              share its core have copied as well. (Copies timed alone, or in chains that
+ *              only end with a barrier, looked 4-8x faster than that on 32 ranks and 2 cores:
+ *              a rank could time its own copies while the others waited, and a combined
+ *              schedule's packing looked nearly free.)
  *   mpi        MPI_Neighbor_alltoall on a distributed-graph communicator with the ring
  *              neighbours of the bytes series against the same exchange by hand (one Irecv and
  *              one Isend per neighbour, one Waitall: nhood's direct schedule), at 8 and
@@ -39,8 +47,10 @@
  *
  * Rendezvous: past MPI's eager limit a round costs a handshake more, a step the linear model
  * cannot follow (Open MPI's shared memory switches at 4 KiB). The fit is tried once per
- * candidate limit, the sizes of the bytes series below its largest, with one more column,
- * rdv * 2k * [bytes > eager] (rdv per message end, as cost.h counts it); the candidate with the smallest residual wins if it at least halves
+ * candidate limit, the sizes of the bytes series below its largest, with two more columns,
+ * (rdv * 2k + rdv_round) * [bytes > eager] (rdv per message end, rdv_round per round, as
+ * cost.h counts them; the handshake series, with other k, tells the two apart); the candidate
+ * with the smallest residual wins if it at least halves
  * the residual of the fit without rendezvous, and eager is then the largest size measured
  * below the step (conservative: the true limit lies between it and the next size). Otherwise
  * rdv = 0. Gcopy is the least-squares time per byte of the copies;
@@ -88,6 +98,7 @@
 
 #define MAX_POINTS 32
 #define BYTES_PEERS 4    /* neighbours in the bytes series and the mpi comparison */
+#define HANDSHAKE_BYTES 16384 /* the handshake series: above most eager limits */
 #define COPY_MAX (4 << 20)
 #define MPI_SMALL 8
 #define MPI_MEDIUM 8192
@@ -96,7 +107,7 @@
 
 static const int message_counts[] = {1, 2, 4, 8, 16};
 static const int message_sizes[] = {1024, 2048, 3072, 4096, 8192, 16384, 65536, 262144};
-static const int copy_sizes[] = {1 << 20, 2 << 20, 4 << 20};
+static const int copy_sizes[] = {256 << 10, 1 << 20, 4 << 20};
 static const int mpi_sizes[] = {MPI_SMALL, MPI_MEDIUM};
 #define NELEMS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
@@ -223,6 +234,9 @@ typedef struct calib {
   double *samples2;     /* the second series of an interleaved comparison */
   unsigned char *sendbuf, *recvbuf;
   size_t buflen;
+  unsigned char *copy_src, *copy_dst; /* COPY_MAX each */
+  size_t copy;                        /* bytes ring_round copies after its messages (0: none) */
+  size_t copy_turn;
   MPI_Request *requests;
 } calib;
 
@@ -257,9 +271,11 @@ static int ring_distance(const calib *c, int j)
   return 1 + j % (c->size - 1);
 }
 
-/* One round: k receives from rank-d_j and k sends to rank+d_j, `bytes` each, then Waitall. */
+/* One round: k receives from rank-d_j and k sends to rank+d_j, `bytes` each, then Waitall,
+ * then a local copy of c->copy bytes (none when 0). */
 static void ring_round(calib *c, int k, int bytes)
 {
+  static volatile unsigned char sink;
   for (int j = 0; j < k; j++) {
     int d = ring_distance(c, j);
     MPI_Irecv(c->recvbuf + (size_t)j * bytes, bytes, MPI_BYTE, (c->rank - d + c->size) % c->size, j, c->comm,
@@ -271,6 +287,11 @@ static void ring_round(calib *c, int k, int bytes)
               &c->requests[k + j]);
   }
   nhood_waitall(2 * k, c->requests);
+  if (c->copy > 0) {
+    memcpy(c->copy_dst, c->copy_src, c->copy);
+    sink = c->copy_dst[(c->copy_turn++ * 4099u) % c->copy]; /* the copy is used */
+  }
+  (void)sink;
 }
 
 /* Per-round times (µs) of chains of c->rounds rounds, one for each of the n (k, bytes) pairs.
@@ -300,29 +321,31 @@ static int time_rounds(calib *c, int n, const int *k, const int *bytes, double *
   return iters;
 }
 
-/* Time (µs) of one memcpy of `bytes` on every rank at once; *taken: the samples. */
-static double time_copy(calib *c, unsigned char *dst, const unsigned char *src, int bytes, int *taken)
+/* What a copy of `bytes` adds to a round of k 1-byte messages (µs) when every rank copies:
+ * chains with and without the copy, alternating which goes first; *taken: the samples. */
+static double time_copy(calib *c, int k, int bytes, int *taken)
 {
-  static volatile unsigned char sink;
   double warm_start = MPI_Wtime();
   int iters = c->iters;
   for (int i = -c->warmup; i < iters; i++) {
     if (i == 0)
       iters = samples_to_take(c, MPI_Wtime() - warm_start, SHARE_COPY / NELEMS(copy_sizes));
-    MPI_Barrier(c->comm);
-    double t0 = MPI_Wtime();
-    for (int r = 0; r < c->rounds; r++) {
-      memcpy(dst, src, (size_t)bytes);
-      sink = dst[(size_t)(i + c->warmup + r) * 4099u % (size_t)bytes]; /* the copy is used */
+    for (int half = 0; half < 2; half++) {
+      int with_copy = (half == 0) == ((i & 1) == 0);
+      c->copy = with_copy ? (size_t)bytes : 0;
+      MPI_Barrier(c->comm);
+      double t0 = MPI_Wtime();
+      for (int r = 0; r < c->rounds; r++)
+        ring_round(c, k, 1);
+      double t = (MPI_Wtime() - t0) / c->rounds;
+      if (i >= 0)
+        (with_copy ? c->samples : c->samples2)[i] = t;
     }
-    MPI_Barrier(c->comm); /* until every rank has copied: processes that share cores share the time */
-    double t = (MPI_Wtime() - t0) / c->rounds;
-    if (i >= 0)
-      c->samples[i] = t;
   }
-  (void)sink;
+  c->copy = 0;
   *taken = iters;
-  return max_median_us(c, c->samples, iters);
+  double with = max_median_us(c, c->samples, iters), without = max_median_us(c, c->samples2, iters);
+  return with > without ? with - without : 0;
 }
 
 /* The exchange MPI_Neighbor_alltoall does on graph (k ring neighbours), by hand. */
@@ -372,13 +395,13 @@ static int time_mpi_vs_direct(calib *c, MPI_Comm graph, int k, int bytes, double
 
 /* A measured round: k sends and k receives of `bytes` each, us per round. */
 typedef struct point {
-  const char *series; /* latency, messages, bytes */
+  const char *series; /* latency, messages, bytes, handshake */
   int k, bytes;
   int repeated; /* destinations repeat (k >= P) */
   double us, model_us;
 } point;
 
-#define MAX_UNKNOWNS 4
+#define MAX_UNKNOWNS 5
 
 /* Solves the n x n system a x = b (row-major, n <= MAX_UNKNOWNS) by elimination with partial
  * pivoting; 0, or 1 when it is singular. */
@@ -478,21 +501,23 @@ static double nnls(int n, int m, const double *x, const double *y, const double 
 }
 
 /* One least-squares fit of the round points with rendezvous above `eager` (eager < 0: none);
- * beta = (L - floor, 2o + g, G, rdv). Returns the weighted residual. */
+ * beta = (L - floor, 2o + g, G, rdv, rdv_round). Returns the weighted residual. */
 static double fit_with_limit(const point *pts, int n, double floor_L, double eager, double beta[MAX_UNKNOWNS])
 {
   double x[MAX_POINTS * MAX_UNKNOWNS], y[MAX_POINTS], w[MAX_POINTS];
-  int m = eager < 0 ? 3 : 4;
+  int m = eager < 0 ? 3 : 5;
   for (int i = 0; i < n; i++) {
     x[m * i] = 1;
     x[m * i + 1] = pts[i].k;
     x[m * i + 2] = (double)pts[i].k * pts[i].bytes;
-    if (m == 4)
+    if (m == 5) {
       x[m * i + 3] = 2.0 * pts[i].k * (pts[i].bytes > eager);
+      x[m * i + 4] = pts[i].bytes > eager;
+    }
     y[i] = pts[i].us - floor_L;
     w[i] = 1.0 / pts[i].us;
   }
-  beta[3] = 0;
+  beta[3] = beta[4] = 0;
   return nnls(n, m, x, y, w, beta);
 }
 
@@ -514,7 +539,7 @@ static double fit_rounds(point *pts, int n, nhood_cost_params *p)
       continue;
     double trial[MAX_UNKNOWNS];
     double rss = fit_with_limit(pts, n, floor_L, pts[i].bytes, trial);
-    if (trial[3] > 0 && rss < 0.5 * without && rss < best) {
+    if ((trial[3] > 0 || trial[4] > 0) && rss < 0.5 * without && rss < best) {
       best = rss;
       eager = pts[i].bytes;
       memcpy(beta, trial, sizeof beta);
@@ -526,11 +551,12 @@ static double fit_rounds(point *pts, int n, nhood_cost_params *p)
   p->G = beta[2];
   p->eager = eager < 0 ? 0 : eager;
   p->rdv = eager < 0 ? 0 : beta[3];
+  p->rdv_round = eager < 0 ? 0 : beta[4];
   double worst = 0;
   for (int i = 0; i < n; i++) {
     int k = pts[i].k;
     pts[i].model_us = p->L + p->o * 2 * k + p->g * (k - 1) + p->G * (double)k * pts[i].bytes +
-                      (p->rdv > 0 && pts[i].bytes > p->eager ? p->rdv * 2 * k : 0);
+                      (eager >= 0 && pts[i].bytes > p->eager ? p->rdv * 2 * k + p->rdv_round : 0);
     worst = fmax(worst, fabs(pts[i].model_us - pts[i].us) / pts[i].us);
   }
   return worst;
@@ -550,7 +576,7 @@ typedef struct results {
   point points[MAX_POINTS];
   double max_error;
   double copy_us[NELEMS(copy_sizes)];
-  int mpi_peers;
+  int mpi_peers, bytes_peers;
   double mpi_us[NELEMS(mpi_sizes)], direct_us[NELEMS(mpi_sizes)];
   double raw_factor; /* before clamping */
   nhood_cost_params params;
@@ -619,22 +645,22 @@ static void file_header(const results *res, const char *out_path, char *h, size_
         res->iters_rounds, res->iters_copy, res->iters_mpi, res->warmup);
     ADD("maximum over ranks; rounds in chains of %d (k sends and k receives each, ring neighbours).\n",
         res->rounds);
-    ADD("L, o, G, rdv: least squares on relative error, non-negative, of\n");
-    ADD("L + (2o+g)*k + G*k*bytes + rdv*2k*[bytes > eager] over\n");
+    ADD("L, o, G, rdv, rdv_round: least squares on relative error, non-negative, of\n");
+    ADD("L + (2o+g)*k + G*k*bytes + (rdv*2k + rdv_round)*[bytes > eager] over\n");
     int kmax = 1;
     for (int i = 0; i < res->npoints; i++)
       if (res->points[i].bytes == 1 && res->points[i].k > kmax)
         kmax = res->points[i].k;
-    ADD("%d rounds (1 byte, k = 1 to %d; k = %d, 1 KiB to 256 KiB); largest error %.0f%%.\n", res->npoints, kmax,
-        res->points[res->npoints - 1].k, 100 * res->max_error);
-    if (res->params.rdv > 0)
+    ADD("%d rounds (1 byte, k = 1 to %d; k = %d, 1 KiB to 256 KiB; %d KiB, k = 1 to %d); largest error %.0f%%.\n",
+        res->npoints, kmax, res->bytes_peers, HANDSHAKE_BYTES / 1024, kmax, 100 * res->max_error);
+    if (res->params.eager > 0)
       ADD("eager: the largest size measured below the step the fit found (the limit lies between it\n"
           "and the next size measured).\n");
     else
       ADD("No rendezvous step: fitting one did not halve the residual (rdv = 0).\n");
     ADD("g = 0: rounds with as many sends as receives cannot tell o from g, so o holds the\n");
     ADD("whole per-message slope (2o+g)/2.\n");
-    ADD("Gcopy: memcpy of 1-4 MiB on every rank at once, until all have copied.\n");
+    ADD("Gcopy: what a memcpy of 256 KiB-4 MiB adds to a round of %d 1-byte messages, every rank copying.\n", res->mpi_peers);
     ADD("mpi_factor: MPI_Neighbor_alltoall / Isend+Irecv by hand, %d neighbours, geometric mean\n",
         res->mpi_peers);
     ADD("over %d and %d bytes (%.3g; clamped to [%.1f, %.0f]).\n", MPI_SMALL, MPI_MEDIUM, res->raw_factor,
@@ -672,10 +698,11 @@ static void print_results(const results *res)
   printf("  G          = %-12.4g us per byte (%.3g GB/s)\n", p->G, p->G > 0 ? 1e-3 / p->G : INFINITY);
   printf("  Gcopy      = %-12.4g us per byte (%.3g GB/s)\n", p->Gcopy, p->Gcopy > 0 ? 1e-3 / p->Gcopy : INFINITY);
   printf("  mpi_factor = %-12.4g (measured %.3g)\n", p->mpi_factor, res->raw_factor);
-  if (p->rdv > 0)
+  if (p->eager > 0)
     printf("  eager      = %-12.6g bytes (rendezvous above; the step lies before the next size measured)\n"
-           "  rdv        = %-12.4g us per message above eager, at each end\n",
-           p->eager, p->rdv);
+           "  rdv        = %-12.4g us per message above eager, at each end\n"
+           "  rdv_round  = %-12.4g us per round with such a message\n",
+           p->eager, p->rdv, p->rdv_round);
   else
     printf("  eager, rdv : no rendezvous step found (rdv = 0)\n");
   if (res->max_error > 0.5) {
@@ -692,8 +719,8 @@ static void json_params(FILE *f, const nhood_cost_params *p)
 {
   fprintf(f,
           "{\"L\": %.6g, \"o\": %.6g, \"g\": %.6g, \"G\": %.6g, \"Gcopy\": %.6g, \"mpi_factor\": %.6g, \"eager\": %.6g, "
-          "\"rdv\": %.6g}",
-          p->L, p->o, p->g, p->G, p->Gcopy, p->mpi_factor, p->eager, p->rdv);
+          "\"rdv\": %.6g, \"rdv_round\": %.6g}",
+          p->L, p->o, p->g, p->G, p->Gcopy, p->mpi_factor, p->eager, p->rdv, p->rdv_round);
 }
 
 static int write_json(const results *res, const char *path)
@@ -764,8 +791,12 @@ static void measure(calib *c, results *res)
   for (int i = 0; i < ncounts; i++)
     add_point(res, c, i == 0 ? "latency" : "messages", counts[i], 1);
   int kb = P - 1 < BYTES_PEERS ? P - 1 : BYTES_PEERS;
+  res->bytes_peers = kb;
   for (int i = 0; i < NELEMS(message_sizes); i++)
     add_point(res, c, "bytes", kb, message_sizes[i]);
+  for (int i = 0; i < ncounts; i++)
+    if (counts[i] != kb)
+      add_point(res, c, "handshake", counts[i], HANDSHAKE_BYTES);
 
   size_t need = 0;
   for (int i = 0; i < res->npoints; i++) {
@@ -801,17 +832,18 @@ static void measure(calib *c, results *res)
     printf(TOOL ": measuring copies and MPI_Neighbor_alltoall...\n");
     fflush(stdout);
   }
-  unsigned char *src = xmalloc(COPY_MAX), *dst = xmalloc(COPY_MAX);
-  memset(src, 0x5a, COPY_MAX);
-  memset(dst, 0, COPY_MAX);
+  c->copy_src = xmalloc(COPY_MAX);
+  c->copy_dst = xmalloc(COPY_MAX);
+  memset(c->copy_src, 0x5a, COPY_MAX);
+  memset(c->copy_dst, 0, COPY_MAX);
   res->iters_copy = c->iters;
   for (int i = 0; i < NELEMS(copy_sizes); i++) {
     int taken;
-    res->copy_us[i] = time_copy(c, dst, src, copy_sizes[i], &taken);
+    res->copy_us[i] = time_copy(c, kb, copy_sizes[i], &taken);
     res->iters_copy = taken < res->iters_copy ? taken : res->iters_copy;
   }
-  free(src);
-  free(dst);
+  free(c->copy_src);
+  free(c->copy_dst);
 
   /* MPI's neighborhood alltoall against the direct exchange. */
   res->mpi_peers = kb;

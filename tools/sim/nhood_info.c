@@ -178,9 +178,10 @@ static void print_header(const options *opt)
   printf("  L = %g us, o = %g us, g = %g us, G = %g us/B (%.3g GB/s), Gcopy = %g us/B, mpi_factor = %g\n",
          opt->params.L, opt->params.o, opt->params.g, opt->params.G, opt->params.G > 0 ? 1e-3 / opt->params.G : 0,
          opt->params.Gcopy, opt->params.mpi_factor);
-  if (opt->params.rdv > 0)
-    printf("  eager = %g B: a larger message costs rdv = %g us more at each end (rendezvous)\n", opt->params.eager,
-           opt->params.rdv);
+  if (opt->params.rdv > 0 || opt->params.rdv_round > 0)
+    printf("  eager = %g B: a larger message costs rdv = %g us more at each end, and its round rdv_round = %g us "
+           "once (rendezvous)\n",
+           opt->params.eager, opt->params.rdv, opt->params.rdv_round);
   else
     printf("  no rendezvous cost (rdv = 0)\n");
 }
