@@ -23,15 +23,15 @@
  *                handshake the message counts other than min(4, P-1) at 16 KiB, above most
  *                          eager limits: how much of a rendezvous is paid per message and
  *                          how much once per round
- *   copy       the rounds of the latency series' shape (k = min(4, P-1), 1 byte) with a memcpy
+ *   copy       rounds of k = min(4, P-1) 1-byte messages with a memcpy
  *              of 256 KiB, 1 MiB or 4 MiB after each Waitall, against the same chain without
  *              it, interleaved: the difference is what a copy adds to a round while every
  *              rank copies too, as a collective's packing and unpacking do. The messages tie
  *              each rank to its neighbours, so a chain cannot finish before the ranks that
- *              share its core have copied as well. (Copies timed alone, or in chains that
- *              only end with a barrier, looked 4-8x faster than that on 32 ranks and 2 cores:
- *              a rank could time its own copies while the others waited, and a combined
- *              schedule's packing looked nearly free.)
+ *              share its core have copied as well. (On 32 ranks and 2 cores, copies in
+ *              chains that only end with a barrier looked 2x faster than that, and a lone
+ *              copy 9x: a rank could time its own copies while the others waited, and a
+ *              combined schedule's packing looked nearly free.)
  *   mpi        MPI_Neighbor_alltoall on a distributed-graph communicator with the ring
  *              neighbours of the bytes series against the same exchange by hand (one Irecv and
  *              one Isend per neighbour, one Waitall: nhood's direct schedule), at 8 and
