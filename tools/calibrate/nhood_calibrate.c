@@ -321,31 +321,56 @@ static int time_rounds(calib *c, int n, const int *k, const int *bytes, double *
   return iters;
 }
 
-/* What a copy of `bytes` adds to a round of k 1-byte messages (µs) when every rank copies:
- * chains with and without the copy, alternating which goes first; *taken: the samples. */
-static double time_copy(calib *c, int k, int bytes, int *taken)
+/* One step of an interleaved comparison: variant 0 or 1, with the arguments in *arg. */
+typedef void (*pair_step)(calib *c, int variant, const void *arg);
+
+/* Per-step times (µs) of two variants of a step, each timed in chains of c->rounds steps;
+ * the two alternate which goes first, sample by sample, so that drift hits both alike.
+ * share: this comparison's share of BUDGET_S. Returns the samples taken of each. */
+static int time_pair(calib *c, double share, pair_step step, const void *arg, double us[2])
 {
   double warm_start = MPI_Wtime();
   int iters = c->iters;
   for (int i = -c->warmup; i < iters; i++) {
     if (i == 0)
-      iters = samples_to_take(c, MPI_Wtime() - warm_start, SHARE_COPY / NELEMS(copy_sizes));
+      iters = samples_to_take(c, MPI_Wtime() - warm_start, share);
     for (int half = 0; half < 2; half++) {
-      int with_copy = (half == 0) == ((i & 1) == 0);
-      c->copy = with_copy ? (size_t)bytes : 0;
+      int variant = (half == 0) == ((i & 1) == 0) ? 0 : 1;
       MPI_Barrier(c->comm);
       double t0 = MPI_Wtime();
       for (int r = 0; r < c->rounds; r++)
-        ring_round(c, k, 1);
+        step(c, variant, arg);
       double t = (MPI_Wtime() - t0) / c->rounds;
       if (i >= 0)
-        (with_copy ? c->samples : c->samples2)[i] = t;
+        (variant == 0 ? c->samples : c->samples2)[i] = t;
     }
   }
+  us[0] = max_median_us(c, c->samples, iters);
+  us[1] = max_median_us(c, c->samples2, iters);
+  return iters;
+}
+
+typedef struct copy_step_args {
+  int k, bytes;
+} copy_step_args;
+
+/* Variant 0: a round of k 1-byte messages, then a copy of `bytes`; variant 1: the round alone. */
+static void copy_step(calib *c, int variant, const void *arg)
+{
+  const copy_step_args *a = arg;
+  c->copy = variant == 0 ? (size_t)a->bytes : 0;
+  ring_round(c, a->k, 1);
+}
+
+/* What a copy of `bytes` adds to a round of k 1-byte messages (µs) when every rank copies:
+ * chains with and without the copy, interleaved; *taken: the samples. */
+static double time_copy(calib *c, int k, int bytes, int *taken)
+{
+  copy_step_args args = {.k = k, .bytes = bytes};
+  double us[2];
+  *taken = time_pair(c, SHARE_COPY / NELEMS(copy_sizes), copy_step, &args, us);
   c->copy = 0;
-  *taken = iters;
-  double with = max_median_us(c, c->samples, iters), without = max_median_us(c, c->samples2, iters);
-  return with > without ? with - without : 0;
+  return us[0] > us[1] ? us[0] - us[1] : 0;
 }
 
 /* The exchange MPI_Neighbor_alltoall does on graph (k ring neighbours), by hand. */
@@ -360,33 +385,31 @@ static void direct_exchange(calib *c, int k, int bytes)
   nhood_waitall(2 * k, c->requests);
 }
 
+typedef struct exchange_step_args {
+  MPI_Comm graph;
+  int k, bytes;
+} exchange_step_args;
+
+/* Variant 0: MPI_Neighbor_alltoall on the graph; variant 1: the same exchange by hand. */
+static void exchange_step(calib *c, int variant, const void *arg)
+{
+  const exchange_step_args *a = arg;
+  if (variant == 0)
+    MPI_Neighbor_alltoall(c->sendbuf, a->bytes, MPI_BYTE, c->recvbuf, a->bytes, MPI_BYTE, a->graph);
+  else
+    direct_exchange(c, a->k, a->bytes);
+}
+
 /* Per-call times (µs) of MPI_Neighbor_alltoall on graph and of the direct exchange, in chains
  * of c->rounds calls; the two alternate which goes first. Returns the samples taken of each. */
 static int time_mpi_vs_direct(calib *c, MPI_Comm graph, int k, int bytes, double *mpi_us, double *direct_us)
 {
-  double warm_start = MPI_Wtime();
-  int iters = c->iters;
-  for (int i = -c->warmup; i < iters; i++) {
-    if (i == 0)
-      iters = samples_to_take(c, MPI_Wtime() - warm_start, SHARE_MPI / NELEMS(mpi_sizes));
-    for (int half = 0; half < 2; half++) {
-      int use_mpi = (half == 0) == ((i & 1) == 0);
-      MPI_Barrier(c->comm);
-      double t0 = MPI_Wtime();
-      for (int r = 0; r < c->rounds; r++) {
-        if (use_mpi)
-          MPI_Neighbor_alltoall(c->sendbuf, bytes, MPI_BYTE, c->recvbuf, bytes, MPI_BYTE, graph);
-        else
-          direct_exchange(c, k, bytes);
-      }
-      double t = (MPI_Wtime() - t0) / c->rounds;
-      if (i >= 0)
-        (use_mpi ? c->samples : c->samples2)[i] = t;
-    }
-  }
-  *mpi_us = max_median_us(c, c->samples, iters);
-  *direct_us = max_median_us(c, c->samples2, iters);
-  return iters;
+  exchange_step_args args = {.graph = graph, .k = k, .bytes = bytes};
+  double us[2];
+  int taken = time_pair(c, SHARE_MPI / NELEMS(mpi_sizes), exchange_step, &args, us);
+  *mpi_us = us[0];
+  *direct_us = us[1];
+  return taken;
 }
 
 /* ------------------------------------------------------------------------------------- */
