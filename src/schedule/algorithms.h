@@ -32,12 +32,14 @@ int nhood_build_combine_sized(const nhood_topo *t, const nhood_coll_args *a, int
 /* Isomorphic neighborhoods (topologies from NHOOD_Topo_create_cart_offsets), schedules
  * computed locally (schedule/cart.c): cart-direct (a round per offset), cart-dim (combining
  * along dimensions, a round per dimension and coordinate value), cart-dim-batch (a round
- * per dimension) and cart-bruck (one message per round, logarithmically many rounds). On
- * other topologies they build the direct schedule. */
+ * per dimension), cart-bruck (logarithmically many rounds of few messages) and cart-2hop
+ * (two rounds, dimensions split between them). On other topologies they build the direct
+ * schedule. */
 int nhood_build_cart_direct(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
 int nhood_build_cart_dim(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
 int nhood_build_cart_dim_batch(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
 int nhood_build_cart_bruck(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
+int nhood_build_cart_2hop(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
 
 /* Reduce and scatter-reduce (schedule/reduce.c): the exchange `build` makes for allgather or
  * alltoall, its receive blocks in scratch, then a round that reduces them into the receive

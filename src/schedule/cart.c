@@ -355,42 +355,54 @@ int nhood_build_cart_dim_batch(const nhood_topo *t, const nhood_coll_args *a, in
   return build_dim(t, a, me, s, 1);
 }
 
-/* ---- Bruck-like combining: logarithmically many hops, exclusive hops share a round -------- */
+/* ---- routes as sums of hops: cart-bruck and cart-2hop ----------------------------------- */
 
-/* The hops of cart-bruck: vectors H_0..H_{m-1}, one per round, each along one dimension,
- * such that every offset is the sum of a subset of them (its mask). Per dimension with
- * coordinate values in [lo, hi]: when lo >= 0 the hops are 1, 2, ..., 2^(b-1) with
- * 2^b > hi (binary digits); when hi <= 0 their negatives; otherwise, with R = max(hi, -lo)
- * and 2^b > R, the hops 1, 2, ..., 2^(b-1) and -(2^b - 1): a value v >= 0 takes its binary
+/* A plan of hops H_0..H_{m-1} (vectors on the grid), grouped into rounds of consecutive
+ * hops, such that every offset is the sum of a subset of them (its mask) with at most one
+ * hop from each round. A hop is one message to X + H; a round's hops are one round of
+ * messages, and since a block takes at most one of them their order does not matter. */
+#define MAX_HOPS 64
+typedef struct {
+  int m, nd;
+  int *vec;               /* m x nd: hop j moves by vec[j * nd + k] along dimension k */
+  uint64_t *mask;         /* per offset */
+  int nrounds;
+  int round_end[MAX_HOPS]; /* round r holds hops [r ? round_end[r-1] : 0, round_end[r]) */
+} hop_plan;
+
+/* Fills h (vec and mask allocated, zeroed); returns 0 when no plan of at most MAX_HOPS hops
+ * exists (the builder then falls back). */
+typedef int (*hop_planner)(const nhood_topo *t, hop_plan *h);
+
+static const int *hop_of(const hop_plan *h, int j) { return h->vec + (size_t)j * h->nd; }
+
+/* cart-bruck's hops: each along one dimension, one per binary digit. Per dimension with
+ * coordinate values in [lo, hi]: when lo >= 0 the hops are 1, 2, ..., 2^(b-1) with 2^b > hi
+ * (binary digits); when hi <= 0 their negatives; otherwise, with R = max(hi, -lo) and
+ * 2^b > R, the hops 1, 2, ..., 2^(b-1) and -(2^b - 1): a value v >= 0 takes its binary
  * digits, a value v < 0 takes the last hop and the digits of v + 2^b - 1. That reaches
  * 2^(b+1) - 1 >= 2R + 1 values with b + 1 hops, the fewest any set of one-dimensional hops can
  * (m hops make at most 2^m sums, and 2R + 1 is odd). Moore radius 1 takes 2 hops per
  * dimension (+1, -1), radius 2 takes 3 (+1, +2, -3).
  *
- * Consecutive hops that no offset's mask holds together form one round (a message each): a
- * block takes at most one of them, so the order among them does not matter, and the round
- * saves a latency over taking them one after the other. One message per round cannot reach
- * the bound ceil(log2(s+1)) + 1 for 3-D Moore radius 2 (8 rounds for 125 values): a randomized
- * search over 8 hops mixing dimensions never covered more than 123 of them, and an exhaustive
- * one found no 5 hops in [-4, 4]^2 covering 2-D radius 2. With the sharing it takes 6. */
-typedef struct {
-  int m;
-  int dim[64], step[64];  /* hop j moves by step[j] along dimension dim[j] */
-  uint64_t *mask;         /* per offset */
-  int nrounds;
-  int round_end[64];      /* round r holds hops [r ? round_end[r-1] : 0, round_end[r]) */
-} bruck_hops;
-
+ * Consecutive hops that no offset's mask holds together form one round. One message per round
+ * cannot reach the bound ceil(log2(s+1)) + 1 for 3-D Moore radius 2 (8 rounds for 125
+ * values): a randomized search over 8 hops mixing dimensions never covered more than 123 of
+ * them, and an exhaustive one found no 5 hops in [-4, 4]^2 covering 2-D radius 2. With the
+ * sharing it takes 6. */
 static int bits_for(int value) { /* smallest b with 2^b > value */
   int b = 0;
   while (b < 31 && (1L << b) <= value) b++;
   return b;
 }
 
-/* Returns 0 when the hops would exceed 64 (the builder then uses cart-dim). */
-static int bruck_plan(const nhood_topo *t, bruck_hops *h) {
+static void add_axis_hop(hop_plan *h, int k, int step) {
+  h->vec[(size_t)h->m * h->nd + k] = step;
+  h->m++;
+}
+
+static int bruck_plan(const nhood_topo *t, hop_plan *h) {
   int nd = t->ndims, n = t->noffsets;
-  h->m = 0;
   for (int k = 0; k < nd; k++) {
     int lo = 0, hi = 0;
     for (int i = 0; i < n; i++) {
@@ -401,10 +413,10 @@ static int bruck_plan(const nhood_topo *t, bruck_hops *h) {
     if (lo == 0 && hi == 0) continue;
     int mixed = lo < 0 && hi > 0, sign = hi > 0 ? 1 : -1;
     int b = bits_for(mixed ? (hi > -lo ? hi : -lo) : (hi > 0 ? hi : -lo));
-    if (h->m + b + mixed > 64) return 0;
+    if (h->m + b + mixed > MAX_HOPS) return 0;
     int first = h->m;
-    for (int j = 0; j < b; j++) h->dim[h->m] = k, h->step[h->m++] = sign * (1 << j);
-    if (mixed) h->dim[h->m] = k, h->step[h->m++] = -((1 << b) - 1);
+    for (int j = 0; j < b; j++) add_axis_hop(h, k, sign * (1 << j));
+    if (mixed) add_axis_hop(h, k, -((1 << b) - 1));
     for (int i = 0; i < n; i++) {
       int v = t->offsets[(size_t)i * nd + k];
       unsigned digits = (unsigned)(v * sign);
@@ -431,25 +443,165 @@ static int bruck_plan(const nhood_topo *t, bruck_hops *h) {
   return 1;
 }
 
+/* cart-2hop: two rounds, every block in at most two hops, one per round. Each dimension's
+ * coordinate values go to round 1, to round 2, or (where they have both signs) are split:
+ * the non-negative ones in one round, the negative ones in the other. An offset's hop in
+ * round q is then the vector of its coordinates that went to round q, and a round sends one
+ * message per distinct non-zero hop its offsets take.
+ *
+ * For 3-D Moore radius 1 splitting one dimension gives two rounds of 5 messages: x and y >= 0
+ * first, then y < 0 and z (the sums of {0, ±x, +y, +y±x} and {0, -y, ±z, -y±z} are the 27
+ * points of the cube), where cart-dim-batch takes 3 rounds of 2. Under LogGP a round of m
+ * messages each way takes about max(m o, o + L) + m o, as the sends overlap the wire latency:
+ * 2 x 3.0 against 3 x 2.1 µs with ib-edr (nhood-sim: 6.0 against 6.3). The library's cost
+ * model adds latency and overheads instead (L + 2 m o + g (m - 1) per round) and prices the
+ * two rounds above three, so "auto" picks cart-2hop only where that sum favours it too.
+ *
+ * The plan is the assignment with the fewest messages, then the fewest rounds, then the
+ * smaller larger round (balanced rounds hide more send overhead behind a round's latency),
+ * found by trying all of them: 4 choices per dimension with both signs, 2 per dimension
+ * with one. Swapping the rounds gives an equal plan, so the first dimension that takes values
+ * keeps its non-negative values in round 1. With more than 6 such dimensions, more than
+ * 2^16 points in the box of the offsets, or more than MAX_HOPS hops the builder falls back to
+ * cart-dim-batch. The plan depends on the offsets only, so every process finds the same. */
+#define TWO_HOP_MAX_FREE_DIMS 6
+#define TWO_HOP_MAX_BOX (1 << 16)
+
+/* The round (0 or 1) that a non-zero coordinate value v takes under choice c: 0 all in round
+ * 1, 1 all in round 2, 2 non-negative in round 1 and negative in round 2, 3 the other way. */
+static int two_hop_round(int c, int v) { return c < 2 ? c : (c == 2) == (v < 0); }
+
+/* Offset i's hop in round q under choice[] as a point of the offsets' box (0 for the zero
+ * hop): coordinate k, when it goes to round q, contributes its value shifted into
+ * [0, hi - lo] (0 for 0) times the box's stride. */
+static int two_hop_term(int c, int q, int v, int hi, int stride) {
+  return v != 0 && two_hop_round(c, v) == q ? (v > 0 ? v : hi - v) * stride : 0;
+}
+
+static int two_hop_plan(const nhood_topo *t, hop_plan *h) {
+  int nd = t->ndims, n = t->noffsets, lo[MAX_DIMS], hi[MAX_DIMS], options[MAX_DIMS], stride[MAX_DIMS];
+  int free_dims = 0, box = 1, first_free = -1;
+  for (int k = nd - 1; k >= 0; k--) {
+    lo[k] = hi[k] = 0;
+    for (int i = 0; i < n; i++) {
+      int v = offset_of(t, i)[k];
+      if (v < lo[k]) lo[k] = v;
+      if (v > hi[k]) hi[k] = v;
+    }
+    options[k] = lo[k] == 0 && hi[k] == 0 ? 1 : (lo[k] < 0 && hi[k] > 0 ? 4 : 2);
+    if (options[k] > 1) free_dims++, first_free = k;
+    stride[k] = box;
+    if ((double)box * (hi[k] - lo[k] + 1) > TWO_HOP_MAX_BOX) return 0;
+    box *= hi[k] - lo[k] + 1;
+  }
+  if (free_dims > TWO_HOP_MAX_FREE_DIMS) return 0;
+  /* Round swapping: the first dimension with values tries "all in round 1" and, with both
+   * signs, "non-negative in round 1" only (choices 0 and 2). */
+  int first_choices[2] = {0, 2};
+  int *code = malloc(sizeof(int) * ((size_t)2 * n + (size_t)box + 2)), *seen = code + 2 * n;
+  if (!code) return -1;
+  memset(seen, 0, sizeof(int) * (size_t)box);
+  int choice[MAX_DIMS] = {0}, best[MAX_DIMS] = {0}, best_msgs = -1, best_rounds = 0, best_larger = 0, stamp = 0;
+  int first_index = 0; /* into first_choices, for dimension first_free */
+  for (int q = 0; q < 2; q++) /* every choice starts at 0: everything in round 1 */
+    for (int i = 0; i < n; i++) {
+      code[q * n + i] = 0;
+      for (int k = 0; k < nd; k++)
+        code[q * n + i] += two_hop_term(0, q, offset_of(t, i)[k], hi[k], stride[k]);
+    }
+  for (;;) {
+    int m[2] = {0, 0};
+    for (int q = 0; q < 2; q++) {
+      stamp++;
+      for (int i = 0; i < n; i++) {
+        int c = code[q * n + i];
+        if (c != 0 && seen[c] != stamp) seen[c] = stamp, m[q]++;
+      }
+    }
+    int msgs = m[0] + m[1], rounds = (m[0] > 0) + (m[1] > 0), larger = m[0] > m[1] ? m[0] : m[1];
+    if (msgs <= MAX_HOPS &&
+        (best_msgs < 0 || msgs < best_msgs || (msgs == best_msgs && rounds < best_rounds) ||
+         (msgs == best_msgs && rounds == best_rounds && larger < best_larger))) {
+      best_msgs = msgs, best_rounds = rounds, best_larger = larger;
+      memcpy(best, choice, sizeof(int) * (size_t)nd);
+    }
+    /* The next assignment, odometer-wise; codes follow each dimension that changes. */
+    int k = 0;
+    for (; k < nd; k++) {
+      int before = choice[k], carry;
+      if (k == first_free) {
+        carry = ++first_index == (options[k] == 4 ? 2 : 1);
+        if (carry) first_index = 0;
+        choice[k] = first_choices[first_index];
+      } else {
+        carry = ++choice[k] == options[k];
+        if (carry) choice[k] = 0;
+      }
+      if (choice[k] != before)
+        for (int q = 0; q < 2; q++)
+          for (int i = 0; i < n; i++) {
+            int v = offset_of(t, i)[k];
+            code[q * n + i] += two_hop_term(choice[k], q, v, hi[k], stride[k]) -
+                               two_hop_term(before, q, v, hi[k], stride[k]);
+          }
+      if (!carry) break;
+    }
+    if (k == nd) break;
+  }
+  if (best_msgs < 0) {
+    free(code);
+    return 0;
+  }
+  /* Round q's hops in ascending order of their points; each offset's mask. seen[] now maps a
+   * point to its hop index + 1 (the stamps are spent: clear it first). */
+  memset(seen, 0, sizeof(int) * (size_t)box);
+  h->nrounds = 0;
+  for (int q = 0; q < 2; q++) {
+    int first = h->m;
+    for (int i = 0; i < n; i++) {
+      code[i] = 0;
+      for (int k = 0; k < nd; k++) code[i] += two_hop_term(best[k], q, offset_of(t, i)[k], hi[k], stride[k]);
+      if (code[i] != 0) seen[code[i]] = 1;
+    }
+    for (int c = 1; c < box; c++)
+      if (seen[c]) seen[c] = ++h->m;
+    for (int i = 0; i < n; i++) {
+      if (code[i] == 0) continue;
+      int j = seen[code[i]] - 1;
+      h->mask[i] |= (uint64_t)1 << j;
+      for (int k = 0; k < nd; k++) {
+        int v = offset_of(t, i)[k];
+        h->vec[(size_t)j * nd + k] = v != 0 && two_hop_round(best[k], v) == q ? v : 0;
+      }
+    }
+    for (int i = 0; i < n; i++)
+      if (code[i] != 0) seen[code[i]] = 0;
+    if (h->m > first) h->round_end[h->nrounds++] = h->m;
+  }
+  free(code);
+  return 1;
+}
+
 typedef struct {
   const nhood_topo *t;
-  const bruck_hops *h;
+  const hop_plan *h;
   int nd, j;             /* the current hop */
   uint64_t round;        /* the hops of the current round */
   int from[MAX_DIMS];    /* the process that sends to X by hop j */
   block_table tab;
-} bruck_builder;
+} hop_builder;
 
 /* Whether the block of offset i, held at `holder` before hop j, moves at all: its source
  * (holder minus the hops it took before hop j, wrapping) and its target (source + C_i) exist
  * in the grid's own terms. Intermediate points wrap around every dimension, so a route never
  * passes a process that does not exist, periodic or not. */
-static int bruck_moves(const bruck_builder *b, const int *holder, int i, int j) {
+static int hop_moves(const hop_builder *b, const int *holder, int i, int j) {
   const int *off = offset_of(b->t, i);
   int source[MAX_DIMS];
   memcpy(source, holder, sizeof(int) * (size_t)b->nd);
   for (int q = 0; q < j; q++)
-    if (b->h->mask[i] >> q & 1) source[b->h->dim[q]] -= b->h->step[q];
+    if (b->h->mask[i] >> q & 1)
+      for (int k = 0; k < b->nd; k++) source[k] -= hop_of(b->h, q)[k];
   for (int k = 0; k < b->nd; k++) {
     if (b->t->periods[k]) continue;
     int d = b->t->dims[k], x = ((source[k] % d) + d) % d;
@@ -459,7 +611,7 @@ static int bruck_moves(const bruck_builder *b, const int *holder, int i, int j) 
 }
 
 /* keys[i] = the smallest offset whose mask agrees with i's on hops < upto (alltoall: i). */
-static void bruck_keys(const bruck_builder *b, int upto, int *keys) {
+static void hop_keys(const hop_builder *b, int upto, int *keys) {
   uint64_t low = upto >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << upto) - 1);
   for (int i = 0; i < b->tab.n; i++) {
     keys[i] = i;
@@ -472,65 +624,81 @@ static void bruck_keys(const bruck_builder *b, int upto, int *keys) {
   }
 }
 
-static int bruck_in_message(const void *ctx, int i, int incoming) {
-  const bruck_builder *b = ctx;
-  return (b->h->mask[i] >> b->j & 1) && bruck_moves(b, incoming ? b->from : b->t->coords, i, b->j);
+static int hop_in_message(const void *ctx, int i, int incoming) {
+  const hop_builder *b = ctx;
+  return (b->h->mask[i] >> b->j & 1) && hop_moves(b, incoming ? b->from : b->t->coords, i, b->j);
 }
 
-static int bruck_stays(const void *ctx, int i) {
-  const bruck_builder *b = ctx;
+static int hop_stays(const void *ctx, int i) {
+  const hop_builder *b = ctx;
   return !(b->h->mask[i] & b->round);
 }
 
-static int bruck_arrived(const void *ctx, int i) {
-  const bruck_builder *b = ctx;
-  return bruck_moves(b, b->t->coords, i, b->h->m);
+static int hop_arrived(const void *ctx, int i) {
+  const hop_builder *b = ctx;
+  return hop_moves(b, b->t->coords, i, b->h->m);
 }
 
-int nhood_build_cart_bruck(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
+/* The schedule of a hop plan: per round, per hop j, one message to X + H_j and one from
+ * X - H_j (tag j), holding the blocks whose masks take hop j. Where `plan` finds no plan, it
+ * builds `fallback`'s schedule. */
+static int build_hops(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s, const char *name,
+                      hop_planner plan, nhood_builder fallback) {
   if (!cart_applies(t)) return nhood_build_direct(t, a, me, s);
   if (!combinable(a)) return nhood_build_cart_direct(t, a, me, s);
-  if (t->ndims > MAX_DIMS) return nhood_error(MPI_ERR_DIMS, "cart-bruck: at most %d dimensions", MAX_DIMS);
-  int rc = MPI_SUCCESS, n = t->noffsets;
-  bruck_hops h = {.m = 0};
-  bruck_builder b = {.t = t, .h = &h, .nd = t->ndims};
+  if (t->ndims > MAX_DIMS) return nhood_error(MPI_ERR_DIMS, "%s: at most %d dimensions", name, MAX_DIMS);
+  int rc = MPI_SUCCESS, n = t->noffsets, nd = t->ndims;
+  hop_plan h = {.nd = nd};
+  hop_builder b = {.t = t, .h = &h, .nd = nd};
   int wrap[MAX_DIMS];
-  for (int k = 0; k < b.nd; k++) wrap[k] = 1;
+  for (int k = 0; k < nd; k++) wrap[k] = 1;
   memset(s, 0, sizeof *s); /* the cleanup path may free it before nhood_sched_init */
-  NHOOD_TRY(table_init(&b.tab, a, n, "cart-bruck"));
-  if (!(h.mask = calloc((size_t)(n + 1), sizeof *h.mask))) {
-    rc = nhood_error(MPI_ERR_NO_MEM, "cart-bruck: out of memory building a schedule");
+  NHOOD_TRY(table_init(&b.tab, a, n, name));
+  h.mask = calloc((size_t)(n + 1), sizeof *h.mask);
+  h.vec = calloc((size_t)MAX_HOPS * (size_t)(nd > 0 ? nd : 1), sizeof *h.vec);
+  int planned = h.mask && h.vec ? plan(t, &h) : -1;
+  if (planned < 0) {
+    rc = nhood_error(MPI_ERR_NO_MEM, "%s: out of memory building a schedule", name);
     goto cleanup;
   }
-  if (!bruck_plan(t, &h)) {
-    rc = nhood_build_cart_dim(t, a, me, s);
+  if (planned == 0) {
+    rc = fallback(t, a, me, s);
     goto cleanup;
   }
-  NHOOD_TRY(nhood_sched_init(s, "cart-bruck", 4 * n + 4, h.m > 0 ? h.m : 1));
-  bruck_keys(&b, 0, b.tab.key_now);
+  NHOOD_TRY(nhood_sched_init(s, name, 4 * n + 4, h.m > 0 ? h.m : 1));
+  hop_keys(&b, 0, b.tab.key_now);
   for (int i = 0; i < n; i++) b.tab.now[b.tab.key_now[i]] = nhood_send_block(a, i);
   for (int r = 0, j = 0; r < h.nrounds; r++) {
     int end = h.round_end[r];
     b.round = (end >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << end) - 1) & ~(((uint64_t)1 << j) - 1);
-    bruck_keys(&b, end, b.tab.key_next);
+    hop_keys(&b, end, b.tab.key_next);
     for (; j < end; j++) { /* no block takes two hops of a round, so each sees one message */
       int to[MAX_DIMS];
       b.j = j;
-      memcpy(b.from, t->coords, sizeof(int) * (size_t)b.nd);
-      memcpy(to, t->coords, sizeof(int) * (size_t)b.nd);
-      b.from[h.dim[j]] -= h.step[j];
-      to[h.dim[j]] += h.step[j];
-      NHOOD_TRY(table_message(&b.tab, s, bruck_in_message, &b, nhood_cart_rank_of(b.nd, t->dims, wrap, to),
-                              nhood_cart_rank_of(b.nd, t->dims, wrap, b.from), j, "cart-bruck"));
+      for (int k = 0; k < nd; k++) {
+        b.from[k] = t->coords[k] - hop_of(&h, j)[k];
+        to[k] = t->coords[k] + hop_of(&h, j)[k];
+      }
+      NHOOD_TRY(table_message(&b.tab, s, hop_in_message, &b, nhood_cart_rank_of(nd, t->dims, wrap, to),
+                              nhood_cart_rank_of(nd, t->dims, wrap, b.from), j, name));
     }
     NHOOD_TRY(nhood_sched_fence(s));
-    table_advance(&b.tab, bruck_stays, &b);
+    table_advance(&b.tab, hop_stays, &b);
   }
   b.j = h.m;
-  NHOOD_TRY(table_deliver(&b.tab, a, s, bruck_arrived, &b));
+  NHOOD_TRY(table_deliver(&b.tab, a, s, hop_arrived, &b));
 cleanup:
   if (rc != MPI_SUCCESS) nhood_sched_free(s);
   table_free(&b.tab);
   free(h.mask);
+  free(h.vec);
   return rc;
+}
+
+int nhood_build_cart_bruck(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
+  return build_hops(t, a, me, s, "cart-bruck", bruck_plan, nhood_build_cart_dim);
+}
+
+int nhood_build_cart_2hop(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
+  return build_hops(t, a, me, s, "cart-2hop", two_hop_plan, nhood_build_cart_dim_batch);
 }

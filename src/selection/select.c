@@ -21,6 +21,7 @@ static const nhood_algorithm algorithms[] = {
     {"cart-dim", always, nhood_build_cart_dim, 0, 0},
     {"cart-dim-batch", always, nhood_build_cart_dim_batch, 0, 0},
     {"cart-bruck", always, nhood_build_cart_bruck, 0, 0},
+    {"cart-2hop", always, nhood_build_cart_2hop, 0, 0},
     {"mpi", always, NULL, 0, 1},
 };
 #define NALGORITHMS (sizeof algorithms / sizeof algorithms[0])

@@ -22,7 +22,7 @@
 
 #include "nhood.h"
 
-#define CORPUS_MAX_ALGORITHMS 8
+#define CORPUS_MAX_ALGORITHMS 12
 
 typedef struct corpus_entry {
   char name[64];

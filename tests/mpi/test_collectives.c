@@ -35,6 +35,7 @@ static const char *const algorithms[] = {
     "cart-dim",
     "cart-dim-batch",
     "cart-bruck",
+    "cart-2hop",
     "mpi",
 };
 #define NALGORITHMS ((int)(sizeof algorithms / sizeof algorithms[0]))
@@ -51,6 +52,7 @@ static const struct {
     {"cart-dim", "allgather,allgatherv,alltoall,alltoallv,alltoallw"},
     {"cart-dim-batch", "allgather,allgatherv,alltoall,alltoallv,alltoallw"},
     {"cart-bruck", "allgather,allgatherv,alltoall,alltoallv,alltoallw"},
+    {"cart-2hop", "allgather,allgatherv,alltoall,alltoallv,alltoallw"},
     {"mpi", "allgather,allgatherv,alltoall,alltoallv,alltoallw"},
 };
 

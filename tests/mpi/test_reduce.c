@@ -26,7 +26,7 @@
 #include "nhood.h"
 #include "testutil.h"
 
-static const char *const algorithms[] = {"direct", "combine", "cart-direct", "cart-dim", "cart-dim-batch", "cart-bruck"};
+static const char *const algorithms[] = {"direct", "combine", "cart-direct", "cart-dim", "cart-dim-batch", "cart-bruck", "cart-2hop"};
 #define NALGORITHMS ((int)(sizeof algorithms / sizeof algorithms[0]))
 
 enum { COLL_REDUCE, COLL_SCATTER_REDUCE, NCOLLS };

@@ -56,12 +56,13 @@ STYLES = {
     "cart-dim": {"color": "#9467bd", "marker": "^", "linestyle": "-"},
     "cart-dim-batch": {"color": "#1f77b4", "marker": ">", "linestyle": "-"},
     "cart-bruck": {"color": "#ff7f0e", "marker": "<", "linestyle": "-"},
+    "cart-2hop": {"color": "#17becf", "marker": "P", "linestyle": "-"},
     "auto": {"color": "#8c564b", "marker": "*", "linestyle": "-"},
 }
 FALLBACK_COLOURS = ["#e377c2", "#bcbd22", "#17becf", "#7f3c8d", "#11a579", "#f2b701",
                     "#e73f74", "#3969ac", "#80ba5a", "#008695"]
 FALLBACK_MARKERS = ["P", "X", "h", "p", "d", "8"]
-ORDER = ["mpi", "direct", "combine", "cart-direct", "cart-dim", "cart-dim-batch", "cart-bruck"]
+ORDER = ["mpi", "direct", "combine", "cart-direct", "cart-dim", "cart-dim-batch", "cart-bruck", "cart-2hop"]
 
 
 class InputError(Exception):

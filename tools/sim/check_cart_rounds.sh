@@ -6,7 +6,9 @@
 #  - cart-bruck takes 2 hops (messages) per dimension for Moore radius 1 (+1, -1) and 3 for
 #    radius 2 (+1, +2, -3); hops no block takes together share a round, so radius 1 takes 1
 #    round per dimension and radius 2 takes 2, in 2-D and 3-D, at most ceil(log2(s+1)) + 1
-#    (the isomorphic issue's bound, checked too).
+#    (the isomorphic issue's bound, checked too);
+#  - cart-2hop takes 2 rounds for Moore radius 1 in 2-D and 3-D, with 4 and 10 messages (the
+#    3-D plan splits one dimension's values between the rounds: 5 + 5).
 #   tools/sim/check_cart_rounds.sh NHOOD_SIM     (CTest runs it as sim.cart.rounds)
 set -euo pipefail
 sim=${1:?usage: check_cart_rounds.sh NHOOD_SIM}
@@ -47,4 +49,10 @@ for d in 2 3; do
     expect cart-bruck "moore:d=$d,r=$r" rounds_max "$rounds" "s=$s, bound ceil(log2(s+1)) + 1 = $bound"
     expect cart-bruck "moore:d=$d,r=$r" msgs_sent_max $(( d * (r == 1 ? 2 : 3) )) "hops"
   done
+done
+for d in 2 3; do
+  "$sim" --ranks 4096 --topo "moore:d=$d,r=1" --coll allgather,alltoall --bytes 4 \
+    --algo cart-2hop --json "$json" >/dev/null
+  expect cart-2hop "moore:d=$d,r=1" rounds_max 2
+  expect cart-2hop "moore:d=$d,r=1" msgs_sent_max $(( d == 2 ? 4 : 10 ))
 done
