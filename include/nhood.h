@@ -67,8 +67,10 @@ typedef struct nhood_request *NHOOD_Request;
  *  so every process must use it alike; a cost model chooses how many combining levels pay,
  *  none where combining does not); for topologies from NHOOD_Topo_create_cart_offsets
  *  "cart-direct" (a round per offset), "cart-dim" (combining along dimensions),
- *  "cart-dim-batch" (the same, a round per dimension) and "cart-bruck" (Bruck-like hops,
- *  logarithmically many, where hops no block takes together share a round) -- the cart-* algorithms combine allgather and alltoall,
+ *  "cart-dim-batch" (the same, a round per dimension), "cart-bruck" (Bruck-like hops,
+ *  logarithmically many, where hops no block takes together share a round) and "cart-2hop"
+ *  (two rounds, a dimension's values in one of them or split between them by sign: 5 + 5
+ *  messages for 3-D Moore r=1) -- the cart-* algorithms combine allgather and alltoall,
  *  and the v and w collectives under NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES; otherwise they run
  *  as cart-direct, and on other topologies as direct; and "mpi", the MPI library's own
  *  MPI_Neighbor_* on a distributed-graph communicator that nhood creates collectively at the

@@ -26,6 +26,10 @@
  *                   ... as in Bruck's allgather). Routes may pass processes outside the
  *                   neighborhood, and wrap around non-periodic dimensions too (every point of
  *                   the grid is a process), so only sources and targets must exist.
+ *   cart-2hop       two rounds whose hops may move along several dimensions: each dimension's
+ *                   values go to round 1, to round 2, or are split by sign between them (3-D
+ *                   Moore radius 1: 5 + 5 messages where cart-dim-batch sends 3 rounds of 2).
+ *                   cart-bruck and cart-2hop share one builder for plans of hops.
  *
  * Dimension order routing never leaves the grid: after the hops of dimensions < k a block
  * sits at a point whose coordinates are its source's or its target's, one by one. On
@@ -36,9 +40,10 @@
  * share it are the same data: each moves once.
  *
  * Where the topology is not isomorphic these algorithms build the direct schedule. The
- * combining ones (cart-dim, cart-dim-batch, cart-bruck) combine the v and w collectives only
- * under NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES, when a forwarder knows each block's size from its
- * own; otherwise those run as cart-direct (a size pass for irregular sizes is not built).
+ * combining ones (cart-dim, cart-dim-batch, cart-bruck, cart-2hop) combine the v and w
+ * collectives only under NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES, when a forwarder knows each
+ * block's size from its own; otherwise those run as cart-direct (a size pass for irregular
+ * sizes is not built).
  */
 #include <stdint.h>
 #include <stdlib.h>
