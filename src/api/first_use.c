@@ -1,6 +1,7 @@
 #include "api/first_use.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -141,7 +142,9 @@ cleanup:
 }
 
 /* The first tuning rule that names an algorithm for this call: the call's info, the
- * topology's, then NHOOD_TUNE. "" when none does. */
+ * topology's, then NHOOD_TUNE. "" when none does. The call's info is parsed here (it comes
+ * with persistent init); the topology's rules were parsed at its creation, and NHOOD_TUNE's
+ * are parsed again only when the variable changes. */
 static int tuned_algorithm(NHOOD_Topo topo, MPI_Info info, nhood_coll_kind kind, double bytes, char *name) {
   int rc = MPI_SUCCESS, flag = 0;
   name[0] = '\0';
@@ -150,10 +153,9 @@ static int tuned_algorithm(NHOOD_Topo topo, MPI_Info info, nhood_coll_kind kind,
     NHOOD_MPI_CALL(MPI_Info_get(info, NHOOD_INFO_TUNE, MPI_MAX_INFO_VAL, rules, &flag));
     if (flag) NHOOD_TRY(nhood_tune_lookup(rules, "info key " NHOOD_INFO_TUNE, kind, bytes, name));
   }
-  if (name[0] == '\0' && topo->tune != NULL)
-    NHOOD_TRY(nhood_tune_lookup(topo->tune, "the topology's info key " NHOOD_INFO_TUNE, kind, bytes, name));
-  const char *env = getenv("NHOOD_TUNE");
-  if (name[0] == '\0' && env != NULL) NHOOD_TRY(nhood_tune_lookup(env, "NHOOD_TUNE", kind, bytes, name));
+  const char *algo = name[0] == '\0' ? nhood_tune_match(topo->tune, kind, bytes) : NULL;
+  if (algo) snprintf(name, NHOOD_ALGORITHM_NAME_MAX, "%s", algo);
+  if (name[0] == '\0') NHOOD_TRY(nhood_tune_env_match(kind, bytes, name));
   if (strcmp(name, "auto") == 0) name[0] = '\0';
 cleanup:
   return rc;

@@ -2,6 +2,8 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,58 +57,157 @@ static int parse_range(char *text, double *lo, double *hi) {
   return *lo > *hi;
 }
 
-/* 1 when the COLLS list names kind; -1 when it names something unknown. */
-static int colls_match(char *list, nhood_coll_kind kind) {
-  if (strcmp(list, "*") == 0) return 1;
-  int match = 0;
-  for (char *name = strtok(list, ","); name != NULL; name = strtok(NULL, ",")) {
+/* The collectives a COLLS list names, as a mask (bit k for nhood_coll_kind k); -1 when it
+ * names something unknown. (No strtok: rules are parsed from several threads.) */
+static long colls_mask(const char *list) {
+  if (strcmp(list, "*") == 0) return (1L << NHOOD_NCOLLS) - 1;
+  long mask = 0;
+  for (const char *name = list;; name++) {
+    size_t n = strcspn(name, ",");
     int known = 0;
     for (int k = 0; k < NHOOD_NCOLLS; k++)
-      if (strcmp(name, nhood_coll_names[k]) == 0) {
+      if (strlen(nhood_coll_names[k]) == n && strncmp(name, nhood_coll_names[k], n) == 0) {
         known = 1;
-        match |= k == (int)kind;
+        mask |= 1L << k;
       }
     if (!known) return -1;
+    name += n;
+    if (*name == '\0') return mask;
   }
-  return match;
 }
 
-int nhood_tune_lookup(const char *rules, const char *origin, nhood_coll_kind kind, double bytes, char *out) {
-  out[0] = '\0';
-  int index = 0;
+/* Parses and checks every rule into out (allocated; nhood_tune_free releases it). */
+int nhood_tune_parse(const char *rules, const char *origin, nhood_tune_rules *out) {
+  int rc = MPI_SUCCESS, index = 0, cap = 0;
+  out->n = 0;
+  out->rule = NULL;
   for (const char *p = rules; p != NULL && *p != '\0';) {
     size_t n = strcspn(p, ";");
     char rule[RULE_MAX], original[RULE_MAX];
     index++;
-    if (squeeze(p, n, rule)) return nhood_error(MPI_ERR_INFO, "%s: rule %d is too long", origin, index);
+    if (squeeze(p, n, rule)) {
+      rc = nhood_error(MPI_ERR_INFO, "%s: rule %d is too long", origin, index);
+      goto cleanup;
+    }
     p += n + (p[n] == ';');
     if (rule[0] == '\0') continue; /* empty rule, e.g. a trailing ';' */
     strcpy(original, rule);
     char *eq = strchr(rule, '=');
-    if (eq == NULL)
-      return nhood_error(MPI_ERR_INFO, "%s: rule %d (\"%s\") has no '=ALGORITHM'", origin, index, original);
+    if (eq == NULL) {
+      rc = nhood_error(MPI_ERR_INFO, "%s: rule %d (\"%s\") has no '=ALGORITHM'", origin, index, original);
+      goto cleanup;
+    }
     *eq = '\0';
     const char *algo = eq + 1;
-    if (strcmp(algo, "auto") != 0 && nhood_algorithm_by_name(algo) == NULL)
-      return nhood_error(MPI_ERR_INFO, "%s: rule %d (\"%s\") names unknown algorithm \"%s\" (known: %s)", origin,
-                         index, original, algo, nhood_algorithm_names());
+    if (strcmp(algo, "auto") != 0 && nhood_algorithm_by_name(algo) == NULL) {
+      rc = nhood_error(MPI_ERR_INFO, "%s: rule %d (\"%s\") names unknown algorithm \"%s\" (known: %s)", origin,
+                       index, original, algo, nhood_algorithm_names());
+      goto cleanup;
+    }
     double lo = 0, hi = 1e300;
     char *colon = strchr(rule, ':');
     if (colon != NULL) {
       *colon = '\0';
-      if (parse_range(colon + 1, &lo, &hi))
-        return nhood_error(MPI_ERR_INFO,
-                           "%s: rule %d (\"%s\") has a malformed size range (expected MIN-MAX bytes, e.g. 0-4K or 64K-)",
-                           origin, index, original);
+      if (parse_range(colon + 1, &lo, &hi)) {
+        rc = nhood_error(MPI_ERR_INFO,
+                         "%s: rule %d (\"%s\") has a malformed size range (expected MIN-MAX bytes, e.g. 0-4K or 64K-)",
+                         origin, index, original);
+        goto cleanup;
+      }
     }
-    int match = colls_match(rule, kind);
-    if (match < 0)
-      return nhood_error(MPI_ERR_INFO, "%s: rule %d (\"%s\") names an unknown collective (known: *, allgather, "
-                         "allgatherv, alltoall, alltoallv, alltoallw, reduce, scatter_reduce)", origin, index, original);
-    if (match && out[0] == '\0' && bytes >= lo && bytes <= hi) {
-      strncpy(out, algo, NHOOD_ALGORITHM_NAME_MAX - 1);
-      out[NHOOD_ALGORITHM_NAME_MAX - 1] = '\0';
+    long colls = colls_mask(rule);
+    if (colls < 0) {
+      rc = nhood_error(MPI_ERR_INFO,
+                       "%s: rule %d (\"%s\") names an unknown collective (known: *, allgather, allgatherv, "
+                       "alltoall, alltoallv, alltoallw, reduce, scatter_reduce)",
+                       origin, index, original);
+      goto cleanup;
+    }
+    if (out->n == cap) {
+      cap = cap ? 2 * cap : 4;
+      nhood_tune_rule *grown = realloc(out->rule, sizeof *grown * (size_t)cap);
+      if (!grown) {
+        rc = nhood_error(MPI_ERR_NO_MEM, "%s: out of memory for the tuning rules", origin);
+        goto cleanup;
+      }
+      out->rule = grown;
+    }
+    nhood_tune_rule *r = &out->rule[out->n++];
+    r->colls = (unsigned)colls;
+    r->lo = lo;
+    r->hi = hi;
+    snprintf(r->algorithm, sizeof r->algorithm, "%s", algo); /* known names fit */
+  }
+cleanup:
+  if (rc != MPI_SUCCESS) nhood_tune_free(out);
+  return rc;
+}
+
+const char *nhood_tune_match(const nhood_tune_rules *rules, nhood_coll_kind kind, double bytes) {
+  for (int i = 0; rules != NULL && i < rules->n; i++) {
+    const nhood_tune_rule *r = &rules->rule[i];
+    if ((r->colls >> kind & 1u) && bytes >= r->lo && bytes <= r->hi) return r->algorithm;
+  }
+  return NULL;
+}
+
+void nhood_tune_free(nhood_tune_rules *rules) {
+  free(rules->rule);
+  rules->rule = NULL;
+  rules->n = 0;
+}
+
+int nhood_tune_lookup(const char *rules, const char *origin, nhood_coll_kind kind, double bytes, char *out) {
+  nhood_tune_rules parsed;
+  int rc = nhood_tune_parse(rules, origin, &parsed);
+  out[0] = '\0';
+  if (rc != MPI_SUCCESS) return rc;
+  const char *algo = nhood_tune_match(&parsed, kind, bytes);
+  if (algo) snprintf(out, NHOOD_ALGORITHM_NAME_MAX, "%s", algo);
+  nhood_tune_free(&parsed);
+  return MPI_SUCCESS;
+}
+
+/* NHOOD_TUNE's text and its parsed rules (or the parse's error), kept until the text changes:
+ * a call compares the variable with the text it was parsed from instead of parsing it again,
+ * and a program that changes the variable between calls (setenv) still gets its new rules.
+ * A spin lock guards the cache for MPI_THREAD_MULTIPLE programs. */
+static atomic_flag env_lock = ATOMIC_FLAG_INIT;
+static char *env_text;                      /* NULL: not parsed, or NHOOD_TUNE unset */
+static int env_parsed, env_failed;
+static nhood_tune_rules env_rules;
+static char env_failure[NHOOD_MAX_ERROR_STRING];
+
+int nhood_tune_env_match(nhood_coll_kind kind, double bytes, char *out) {
+  int rc = MPI_SUCCESS;
+  const char *env = getenv("NHOOD_TUNE");
+  out[0] = '\0';
+  while (atomic_flag_test_and_set_explicit(&env_lock, memory_order_acquire)) {
+  }
+  int same = env_parsed && (env == NULL ? env_text == NULL : env_text != NULL && strcmp(env, env_text) == 0);
+  if (!same) {
+    nhood_tune_free(&env_rules);
+    free(env_text);
+    env_text = NULL;
+    env_parsed = 1;
+    env_failed = 0;
+    if (env != NULL) {
+      env_text = strdup(env);
+      if (env_text == NULL || nhood_tune_parse(env, "NHOOD_TUNE", &env_rules) != MPI_SUCCESS) {
+        if (env_text == NULL) snprintf(env_failure, sizeof env_failure, "NHOOD_TUNE: out of memory");
+        else NHOOD_Error_message(env_failure, NULL);
+        env_failed = 1;
+        env_parsed = env_text != NULL; /* without the text, try again next time */
+      }
     }
   }
+  if (env_failed) {
+    rc = MPI_ERR_INFO;
+  } else {
+    const char *algo = nhood_tune_match(&env_rules, kind, bytes);
+    if (algo) snprintf(out, NHOOD_ALGORITHM_NAME_MAX, "%s", algo);
+  }
+  atomic_flag_clear_explicit(&env_lock, memory_order_release);
+  if (rc != MPI_SUCCESS) return nhood_error(rc, "%s", env_failure);
   return MPI_SUCCESS;
 }

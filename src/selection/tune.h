@@ -19,10 +19,35 @@
 
 #include "schedule/collargs.h"
 
-/* The algorithm of the first rule in `rules` that matches (kind, bytes) into out (at least
- * NHOOD_ALGORITHM_NAME_MAX bytes), or "" when none does. Every rule is checked: a malformed
- * one, or an unknown collective or algorithm, is MPI_ERR_INFO with a message that names
- * `origin` (e.g. "NHOOD_TUNE") and the rule. */
+#include "topology/topology.h"
+
+/* Parsed rules: per rule the collectives it names (bit k for nhood_coll_kind k), its size
+ * range and its algorithm ("auto" included). */
+typedef struct nhood_tune_rule {
+  unsigned colls;
+  double lo, hi;
+  char algorithm[NHOOD_ALGORITHM_NAME_MAX];
+} nhood_tune_rule;
+
+typedef struct nhood_tune_rules {
+  int n;
+  nhood_tune_rule *rule;
+} nhood_tune_rules;
+
+/* Parses `rules` into out. Every rule is checked: a malformed one, or an unknown collective or
+ * algorithm, is MPI_ERR_INFO with a message that names `origin` (e.g. "NHOOD_TUNE") and the
+ * rule, and out is left empty. */
+int nhood_tune_parse(const char *rules, const char *origin, nhood_tune_rules *out);
+/* The algorithm of the first rule that matches (kind, bytes), or NULL. */
+const char *nhood_tune_match(const nhood_tune_rules *rules, nhood_coll_kind kind, double bytes);
+void nhood_tune_free(nhood_tune_rules *rules);
+
+/* The algorithm NHOOD_TUNE names for (kind, bytes) into out, as nhood_tune_lookup does. The
+ * rules are parsed when the variable is first seen or has changed, not at every call. */
+int nhood_tune_env_match(nhood_coll_kind kind, double bytes, char *out);
+
+/* Parse and match in one: the algorithm into out (at least NHOOD_ALGORITHM_NAME_MAX bytes),
+ * or "" when no rule matches. */
 int nhood_tune_lookup(const char *rules, const char *origin, nhood_coll_kind kind, double bytes, char *out);
 
 #endif

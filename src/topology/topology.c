@@ -66,7 +66,7 @@ int nhood_topo_publish(NHOOD_Topo t, MPI_Info info, NHOOD_Topo *out) {
   *out = t;
   return MPI_SUCCESS;
 cleanup:
-  free(t->tune);
+  nhood_topo_free_tune(t);
   free(t);
   return rc;
 }
@@ -96,14 +96,24 @@ cleanup:
 
 int nhood_info_tune(MPI_Info info, NHOOD_Topo topo) {
   int rc = MPI_SUCCESS, flag = 0;
-  char rules[MPI_MAX_INFO_VAL + 1], ignored[NHOOD_ALGORITHM_NAME_MAX];
+  char rules[MPI_MAX_INFO_VAL + 1];
   if (info == MPI_INFO_NULL) return MPI_SUCCESS;
   NHOOD_MPI_CALL(MPI_Info_get(info, NHOOD_INFO_TUNE, MPI_MAX_INFO_VAL, rules, &flag));
   if (!flag) return MPI_SUCCESS;
-  NHOOD_TRY(nhood_tune_lookup(rules, "info key " NHOOD_INFO_TUNE, NHOOD_ALLGATHER, 0, ignored));
-  if (!(topo->tune = strdup(rules))) rc = nhood_error(MPI_ERR_NO_MEM, "out of memory for the tuning rules");
+  nhood_tune_rules *parsed = malloc(sizeof *parsed);
+  if (!parsed) return nhood_error(MPI_ERR_NO_MEM, "out of memory for the tuning rules");
+  rc = nhood_tune_parse(rules, "info key " NHOOD_INFO_TUNE, parsed);
+  if (rc != MPI_SUCCESS) free(parsed);
+  else topo->tune = parsed;
 cleanup:
   return rc;
+}
+
+void nhood_topo_free_tune(NHOOD_Topo topo) {
+  if (topo->tune == NULL) return;
+  nhood_tune_free(topo->tune);
+  free(topo->tune);
+  topo->tune = NULL;
 }
 
 int nhood_info_bool(MPI_Info info, const char *key, int *value) {
@@ -327,7 +337,7 @@ int NHOOD_Topo_free(NHOOD_Topo *topo) {
   nhood_call_cache_free(atomic_load(&(*topo)->call_cache));
   nhood_topo_drop_pattern(*topo);
   nhood_first_use_free((*topo)->first_use);
-  free((*topo)->tune);
+  nhood_topo_free_tune(*topo);
   free(*topo);
   *topo = NHOOD_TOPO_NULL;
   return MPI_SUCCESS;

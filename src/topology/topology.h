@@ -35,7 +35,7 @@ struct nhood_topo {
   int max_rank;                         /* largest rank listed; -1 if none */
   char algorithm[NHOOD_ALGORITHM_NAME_MAX]; /* requested with NHOOD_INFO_ALGORITHM */
   int isomorphic_sizes;                     /* NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES */
-  char *tune;                               /* NHOOD_INFO_TUNE rules, or NULL */
+  struct nhood_tune_rules *tune;            /* NHOOD_INFO_TUNE rules, parsed, or NULL */
   /* Cartesian kinds: the grid as seen by the process that created the object. */
   int ndims;
   int *dims, *periods, *coords;         /* ndims each */
@@ -72,9 +72,10 @@ int nhood_topo_check_ranks(NHOOD_Topo topo, int size);
 /* Reads NHOOD_INFO_ALGORITHM from info (if any) into name (NHOOD_ALGORITHM_NAME_MAX bytes);
  * leaves name unchanged when absent; MPI_ERR_INFO for an unknown algorithm. */
 int nhood_info_algorithm(MPI_Info info, char *name);
-/* Reads NHOOD_INFO_TUNE from info (if any), checks its rules and stores a copy in
- * topo->tune; MPI_ERR_INFO for malformed rules. */
+/* Reads NHOOD_INFO_TUNE from info (if any) and stores its parsed rules in topo->tune;
+ * MPI_ERR_INFO for malformed rules. nhood_topo_free_tune releases them. */
 int nhood_info_tune(MPI_Info info, NHOOD_Topo topo);
+void nhood_topo_free_tune(NHOOD_Topo topo);
 /* Reads a boolean info key ("true" / "false") into *value, which stays as it is when the key
  * is absent; another value is MPI_ERR_INFO. */
 int nhood_info_bool(MPI_Info info, const char *key, int *value);

@@ -48,6 +48,40 @@ static void test_tune(void) {
     CHECK(rc == MPI_ERR_INFO && strstr(message, "NHOOD_TUNE") && strstr(message, "rule"), "\"%s\": rc %d, \"%s\"",
           bad[k], rc, message);
   }
+
+  /* Parsed once, matched many times: the table holds a rule per non-empty rule. */
+  nhood_tune_rules parsed;
+  CHECK(nhood_tune_parse(rules, "test", &parsed) == MPI_SUCCESS && parsed.n == 4, "parse: %d rules", parsed.n);
+  CHECK(parsed.rule[2].colls == (1u << NHOOD_ALLTOALL | 1u << NHOOD_ALLTOALLV), "collective mask %#x",
+        parsed.rule[2].colls);
+  const char *matched = nhood_tune_match(&parsed, NHOOD_ALLTOALLW, 1);
+  CHECK(matched != NULL && strcmp(matched, "mpi") == 0, "match: wildcard");
+  nhood_tune_free(&parsed);
+  CHECK(nhood_tune_parse("allgather=direct;x=direct", "test", &parsed) == MPI_ERR_INFO && parsed.n == 0 &&
+            parsed.rule == NULL,
+        "a failed parse leaves the table empty");
+
+  /* NHOOD_TUNE: parsed when first seen and again when it changes (setenv between calls). */
+  char name[NHOOD_ALGORITHM_NAME_MAX];
+  unsetenv("NHOOD_TUNE");
+  CHECK(nhood_tune_env_match(NHOOD_ALLGATHER, 1, name) == MPI_SUCCESS && name[0] == '\0', "unset: \"%s\"", name);
+  setenv("NHOOD_TUNE", "allgather=cart-bruck", 1);
+  CHECK(nhood_tune_env_match(NHOOD_ALLGATHER, 1, name) == MPI_SUCCESS && strcmp(name, "cart-bruck") == 0, "set: \"%s\"",
+        name);
+  CHECK(nhood_tune_env_match(NHOOD_ALLTOALL, 1, name) == MPI_SUCCESS && name[0] == '\0', "other collective");
+  setenv("NHOOD_TUNE", "allgather=cart-2hop", 1);
+  CHECK(nhood_tune_env_match(NHOOD_ALLGATHER, 1, name) == MPI_SUCCESS && strcmp(name, "cart-2hop") == 0,
+        "changed: \"%s\"", name);
+  setenv("NHOOD_TUNE", "allgather=", 1);
+  for (int k = 0; k < 2; k++) { /* the error stays while the value does */
+    char message[NHOOD_MAX_ERROR_STRING];
+    rc = nhood_tune_env_match(NHOOD_ALLGATHER, 1, name);
+    NHOOD_Error_message(message, NULL);
+    CHECK(rc == MPI_ERR_INFO && strstr(message, "NHOOD_TUNE") && name[0] == '\0', "malformed, call %d: rc %d, \"%s\"",
+          k, rc, message);
+  }
+  unsetenv("NHOOD_TUNE");
+  CHECK(nhood_tune_env_match(NHOOD_ALLGATHER, 1, name) == MPI_SUCCESS && name[0] == '\0', "unset again");
 }
 
 /* Round 1: two sends of 100 B, one receive of 300 B, a 50 B copy; round 2: one send of 10 B. */
