@@ -84,6 +84,12 @@ static void test_tune(void) {
   CHECK(nhood_tune_env_match(NHOOD_ALLGATHER, 1, name) == MPI_SUCCESS && name[0] == '\0', "unset again");
 }
 
+/* The model's prediction of s at `scale` must be `want` (hand-computed). */
+static void expect_cost(const nhood_sched *s, const nhood_cost_params *p, double scale, double want, const char *what) {
+  double t = nhood_cost_predict(s, p, scale);
+  CHECK(fabs(t - want) < 1e-9, "%s: %.6f, expected %.2f", what, t, want);
+}
+
 /* Round 1: two sends of 100 B, one receive of 300 B, a 50 B copy; round 2: one send of 10 B. */
 static void test_predict(void) {
   nhood_sched s;
@@ -100,36 +106,28 @@ static void test_predict(void) {
   CHECK(nhood_sched_finish(&s) == MPI_SUCCESS, "finish");
   nhood_cost_params p = {.L = 10, .o = 1, .g = 0.5, .G = 0.01, .Gcopy = 0.001, .mpi_factor = 1};
   /* round 1: 0.001*50 + 10 + 1*3 + 0.5*1 + 0.01*max(200, 300) = 16.55; round 2: 10 + 1 + 0.1 */
-  double t = nhood_cost_predict(&s, &p, 1.0);
-  CHECK(fabs(t - 27.65) < 1e-9, "predicted %.6f, expected 27.65", t);
+  expect_cost(&s, &p, 1.0, 27.65, "predicted");
   /* Twice the bytes: only the byte terms double (0.05 + 3 + 0.1 more). */
-  t = nhood_cost_predict(&s, &p, 2.0);
-  CHECK(fabs(t - 30.80) < 1e-9, "scaled: %.6f, expected 30.80", t);
+  expect_cost(&s, &p, 2.0, 30.80, "scaled");
   /* Rendezvous: rdv per message end above eager (at 150: round 1's 300-byte receive only); a
    * message of exactly eager bytes is still eager. */
   p.eager = 150;
   p.rdv = 7;
-  t = nhood_cost_predict(&s, &p, 1.0);
-  CHECK(fabs(t - 34.65) < 1e-9, "rendezvous in round 1: %.6f, expected 34.65", t);
+  expect_cost(&s, &p, 1.0, 34.65, "rendezvous in round 1");
   p.eager = 300;
-  t = nhood_cost_predict(&s, &p, 1.0);
-  CHECK(fabs(t - 27.65) < 1e-9, "300 bytes at eager = 300: %.6f, expected 27.65", t);
+  expect_cost(&s, &p, 1.0, 27.65, "300 bytes at eager = 300");
   p.eager = 15; /* scaled by 2, all four messages cross: 30.80 + 4 * 7 */
-  t = nhood_cost_predict(&s, &p, 2.0);
-  CHECK(fabs(t - 58.80) < 1e-9, "every message: %.6f, expected 58.80", t);
+  expect_cost(&s, &p, 2.0, 58.80, "every message");
   /* The handshake's wait, once per round that has a message above eager: at eager 150 only
    * round 1 (34.65 + 5); at eager 15 and scale 2 both rounds (58.80 + 2 * 5). */
   p.rdv_round = 5;
   p.eager = 150;
-  t = nhood_cost_predict(&s, &p, 1.0);
-  CHECK(fabs(t - 39.65) < 1e-9, "rdv_round in round 1: %.6f, expected 39.65", t);
+  expect_cost(&s, &p, 1.0, 39.65, "rdv_round in round 1");
   p.eager = 15;
-  t = nhood_cost_predict(&s, &p, 2.0);
-  CHECK(fabs(t - 68.80) < 1e-9, "rdv_round in both rounds: %.6f, expected 68.80", t);
+  expect_cost(&s, &p, 2.0, 68.80, "rdv_round in both rounds");
   p.rdv = 0;
   p.rdv_round = 0;
-  t = nhood_cost_predict(&s, &p, 2.0);
-  CHECK(fabs(t - 30.80) < 1e-9, "rdv = 0: %.6f, expected 30.80", t);
+  expect_cost(&s, &p, 2.0, 30.80, "rdv = 0");
   nhood_sched_free(&s);
 }
 
