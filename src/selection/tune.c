@@ -173,41 +173,37 @@ int nhood_tune_lookup(const char *rules, const char *origin, nhood_coll_kind kin
  * and a program that changes the variable between calls (setenv) still gets its new rules.
  * A spin lock guards the cache for MPI_THREAD_MULTIPLE programs. */
 static atomic_flag env_lock = ATOMIC_FLAG_INIT;
-static char *env_text;                      /* NULL: not parsed, or NHOOD_TUNE unset */
-static int env_parsed, env_failed;
+static int env_cached;                      /* env_text, env_rules and env_error are current */
+static char *env_text;                      /* the text parsed; NULL when NHOOD_TUNE is unset */
 static nhood_tune_rules env_rules;
+static int env_error;                       /* the parse's error class, or MPI_SUCCESS */
 static char env_failure[NHOOD_MAX_ERROR_STRING];
 
 int nhood_tune_env_match(nhood_coll_kind kind, double bytes, char *out) {
-  int rc = MPI_SUCCESS;
   const char *env = getenv("NHOOD_TUNE");
+  int rc = MPI_SUCCESS;
   out[0] = '\0';
   while (atomic_flag_test_and_set_explicit(&env_lock, memory_order_acquire)) {
   }
-  int same = env_parsed && (env == NULL ? env_text == NULL : env_text != NULL && strcmp(env, env_text) == 0);
-  if (!same) {
+  if (!env_cached || (env == NULL) != (env_text == NULL) || (env != NULL && strcmp(env, env_text) != 0)) {
     nhood_tune_free(&env_rules);
     free(env_text);
     env_text = NULL;
-    env_parsed = 1;
-    env_failed = 0;
-    if (env != NULL) {
-      env_text = strdup(env);
-      if (env_text == NULL || nhood_tune_parse(env, "NHOOD_TUNE", &env_rules) != MPI_SUCCESS) {
-        if (env_text == NULL) snprintf(env_failure, sizeof env_failure, "NHOOD_TUNE: out of memory");
-        else NHOOD_Error_message(env_failure, NULL);
-        env_failed = 1;
-        env_parsed = env_text != NULL; /* without the text, try again next time */
-      }
+    env_error = MPI_SUCCESS;
+    env_cached = env == NULL || (env_text = strdup(env)) != NULL; /* out of memory: try again next call */
+    if (!env_cached) {
+      env_error = MPI_ERR_NO_MEM;
+      snprintf(env_failure, sizeof env_failure, "NHOOD_TUNE: out of memory");
+    } else if (env != NULL && (env_error = nhood_tune_parse(env, "NHOOD_TUNE", &env_rules)) != MPI_SUCCESS) {
+      NHOOD_Error_message(env_failure, NULL);
     }
   }
-  if (env_failed) {
-    rc = MPI_ERR_INFO;
+  if (env_error != MPI_SUCCESS) {
+    rc = env_error;
   } else {
     const char *algo = nhood_tune_match(&env_rules, kind, bytes);
     if (algo) snprintf(out, NHOOD_ALGORITHM_NAME_MAX, "%s", algo);
   }
   atomic_flag_clear_explicit(&env_lock, memory_order_release);
-  if (rc != MPI_SUCCESS) return nhood_error(rc, "%s", env_failure);
-  return MPI_SUCCESS;
+  return rc == MPI_SUCCESS ? MPI_SUCCESS : nhood_error(rc, "%s", env_failure);
 }
