@@ -12,8 +12,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#define NX 6 /* rows per process */
-#define NY 5 /* columns per process */
+#define NX 6                                  /* rows per process */
+#define NY 5                                  /* columns per process */
 #define AT(u, i, j) (u)[(i) * (NY + 2) + (j)] /* (i, j) in 0..NX+1 x 0..NY+1, halo included */
 
 static int check(int rc, const char *what) {
@@ -48,19 +48,18 @@ int main(int argc, char **argv) {
   double sendbuf[2 * (NX + NY)], recvbuf[2 * (NX + NY)];
   double *u = calloc((NX + 2) * (NY + 2), sizeof *u);
   NHOOD_Request halo;
-  check(NHOOD_Neighbor_alltoallv_init(sendbuf, counts, displs, MPI_DOUBLE, recvbuf, counts, displs, MPI_DOUBLE,
-                                      grid, topo, MPI_INFO_NULL, &halo),
+  check(NHOOD_Neighbor_alltoallv_init(sendbuf, counts, displs, MPI_DOUBLE, recvbuf, counts, displs, MPI_DOUBLE, grid,
+                                      topo, MPI_INFO_NULL, &halo),
         "persistent alltoallv");
 
   int errors = 0;
   for (int iter = 0; iter < 3; iter++) {
     for (int i = 1; i <= NX; i++) /* interior: the global function, shifted by iter */
-      for (int j = 1; j <= NY; j++)
-        AT(u, i, j) = (coords[0] * NX + i - 1) * 1000 + (coords[1] * NY + j - 1) + iter;
-    for (int j = 0; j < NY; j++) sendbuf[displs[0] + j] = AT(u, 1, j + 1);   /* to the process above */
-    for (int i = 0; i < NX; i++) sendbuf[displs[1] + i] = AT(u, i + 1, 1);   /* to the left */
-    for (int i = 0; i < NX; i++) sendbuf[displs[2] + i] = AT(u, i + 1, NY);  /* to the right */
-    for (int j = 0; j < NY; j++) sendbuf[displs[3] + j] = AT(u, NX, j + 1);  /* to the process below */
+      for (int j = 1; j <= NY; j++) AT(u, i, j) = (coords[0] * NX + i - 1) * 1000 + (coords[1] * NY + j - 1) + iter;
+    for (int j = 0; j < NY; j++) sendbuf[displs[0] + j] = AT(u, 1, j + 1);  /* to the process above */
+    for (int i = 0; i < NX; i++) sendbuf[displs[1] + i] = AT(u, i + 1, 1);  /* to the left */
+    for (int i = 0; i < NX; i++) sendbuf[displs[2] + i] = AT(u, i + 1, NY); /* to the right */
+    for (int j = 0; j < NY; j++) sendbuf[displs[3] + j] = AT(u, NX, j + 1); /* to the process below */
     for (int k = 0; k < 2 * (NX + NY); k++) recvbuf[k] = -1;
 
     check(NHOOD_Start(&halo), "start");
@@ -85,8 +84,9 @@ int main(int argc, char **argv) {
 
   int total = 0;
   MPI_Reduce(&errors, &total, 1, MPI_INT, MPI_SUM, 0, grid);
-  if (rank == 0) printf("halo exchange on a %d x %d process grid: %s (%d wrong halo values)\n", dims[0], dims[1],
-                        total ? "FAILED" : "OK", total);
+  if (rank == 0)
+    printf("halo exchange on a %d x %d process grid: %s (%d wrong halo values)\n", dims[0], dims[1],
+           total ? "FAILED" : "OK", total);
   free(u);
   MPI_Comm_free(&grid);
   MPI_Finalize();

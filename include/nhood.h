@@ -149,9 +149,8 @@ int NHOOD_Error_message(char *msg, int *resultlen);
  *         weights mixed weighted/unweighted, negative weight), MPI_ERR_RANK (a rank < 0
  *         other than MPI_PROC_NULL), MPI_ERR_INFO, MPI_ERR_NO_MEM.
  */
-int NHOOD_Topo_create_adjacent(int indegree, const int sources[], const int *sourceweights,
-                               int outdegree, const int destinations[],
-                               const int *destweights, MPI_Info info, NHOOD_Topo *topo);
+int NHOOD_Topo_create_adjacent(int indegree, const int sources[], const int *sourceweights, int outdegree,
+                               const int destinations[], const int *destweights, MPI_Info info, NHOOD_Topo *topo);
 
 /**
  * Creates a topology object from a communicator that carries an MPI topology: distributed
@@ -179,8 +178,7 @@ int NHOOD_Topo_create_from_comm(MPI_Comm comm, MPI_Info info, NHOOD_Topo *topo);
  * @return MPI_ERR_COMM, MPI_ERR_TOPOLOGY (not Cartesian), MPI_ERR_ARG, MPI_ERR_INFO,
  *         MPI_ERR_NO_MEM.
  */
-int NHOOD_Topo_create_cart_offsets(MPI_Comm comm, int noffsets, const int offsets[],
-                                   MPI_Info info, NHOOD_Topo *topo);
+int NHOOD_Topo_create_cart_offsets(MPI_Comm comm, int noffsets, const int offsets[], MPI_Info info, NHOOD_Topo *topo);
 
 /**
  * Creates the reverse of a topology: sources and destinations (and their weights) swapped.
@@ -196,8 +194,7 @@ int NHOOD_Topo_reverse(NHOOD_Topo topo, NHOOD_Topo *reverse);
  * @param indegree, outdegree  receive the degrees (either may be NULL).
  * @param weighted           if not NULL, receives 1 when the topology carries weights.
  */
-int NHOOD_Topo_degrees(NHOOD_Topo topo, int include_proc_null, int *indegree, int *outdegree,
-                       int *weighted);
+int NHOOD_Topo_degrees(NHOOD_Topo topo, int include_proc_null, int *indegree, int *outdegree, int *weighted);
 
 /**
  * Neighbor lists of a topology, as MPI_Dist_graph_neighbors.
@@ -209,9 +206,8 @@ int NHOOD_Topo_degrees(NHOOD_Topo topo, int include_proc_null, int *indegree, in
  * @param sourceweights, destweights  receive weights, or may be NULL or MPI_UNWEIGHTED to
  *                           skip; weights of an unweighted topology are reported as 1.
  */
-int NHOOD_Topo_neighbors(NHOOD_Topo topo, int include_proc_null, int maxindegree,
-                         int sources[], int *sourceweights, int maxoutdegree,
-                         int destinations[], int *destweights);
+int NHOOD_Topo_neighbors(NHOOD_Topo topo, int include_proc_null, int maxindegree, int sources[], int *sourceweights,
+                         int maxoutdegree, int destinations[], int *destweights);
 
 /**
  * Checks, collectively over comm, that the topology objects of all processes agree: if p
@@ -240,13 +236,11 @@ int NHOOD_Topo_free(NHOOD_Topo *topo);
  * @param noffsets    receives the number of offsets.
  * @return MPI_ERR_ARG for ndims < 1, r < 0, too small capacity, or a count above INT_MAX.
  */
-int NHOOD_Cart_moore_offsets(int ndims, int radius, int maxoffsets, int *noffsets,
-                             int offsets[]);
+int NHOOD_Cart_moore_offsets(int ndims, int radius, int maxoffsets, int *noffsets, int offsets[]);
 
 /** Offsets of the von Neumann neighborhood of Manhattan radius r (sum_d |c_d| <= r, except
  *  0), lexicographic order; arguments as NHOOD_Cart_moore_offsets. */
-int NHOOD_Cart_von_neumann_offsets(int ndims, int radius, int maxoffsets, int *noffsets,
-                                   int offsets[]);
+int NHOOD_Cart_von_neumann_offsets(int ndims, int radius, int maxoffsets, int *noffsets, int offsets[]);
 
 /**
  * Rank of the process at X + offset on a Cartesian communicator (X: the caller), or
@@ -298,70 +292,55 @@ int NHOOD_Cart_relative_shift(MPI_Comm comm, const int offset[], int *source, in
  * The message (NHOOD_Error_message) names the argument, e.g. "recvcounts[3] is negative".
  */
 
-int NHOOD_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                             void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                             MPI_Comm comm, NHOOD_Topo topo);
-int NHOOD_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                              void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                              MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request);
-int NHOOD_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                  void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                  MPI_Comm comm, NHOOD_Topo topo, MPI_Info info,
+int NHOOD_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                             MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo);
+int NHOOD_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                              MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request);
+int NHOOD_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info,
                                   NHOOD_Request *request);
 
-int NHOOD_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                              void *recvbuf, const int recvcounts[], const int displs[],
-                              MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo);
-int NHOOD_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                               void *recvbuf, const int recvcounts[], const int displs[],
-                               MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo,
-                               NHOOD_Request *request);
-int NHOOD_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                   void *recvbuf, const int recvcounts[], const int displs[],
-                                   MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo,
-                                   MPI_Info info, NHOOD_Request *request);
+int NHOOD_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                              const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                              NHOOD_Topo topo);
+int NHOOD_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                               const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                               NHOOD_Topo topo, NHOOD_Request *request);
+int NHOOD_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                   NHOOD_Topo topo, MPI_Info info, NHOOD_Request *request);
 
-int NHOOD_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                            void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                            MPI_Comm comm, NHOOD_Topo topo);
-int NHOOD_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                             void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                             MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request);
-int NHOOD_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype,
-                                 void *recvbuf, int recvcount, MPI_Datatype recvtype,
-                                 MPI_Comm comm, NHOOD_Topo topo, MPI_Info info,
+int NHOOD_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo);
+int NHOOD_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                             MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request);
+int NHOOD_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info,
                                  NHOOD_Request *request);
 
-int NHOOD_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                             NHOOD_Topo topo);
-int NHOOD_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                              MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
-                              NHOOD_Topo topo, NHOOD_Request *request);
-int NHOOD_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[],
-                                  const int sdispls[], MPI_Datatype sendtype, void *recvbuf,
-                                  const int recvcounts[], const int rdispls[],
-                                  MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo,
-                                  MPI_Info info, NHOOD_Request *request);
+int NHOOD_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                             void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                             MPI_Comm comm, NHOOD_Topo topo);
+int NHOOD_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                              void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                              MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request);
+int NHOOD_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                                  MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info,
+                                  NHOOD_Request *request);
 
 /* alltoallw: displacements are in bytes, one datatype per block (MPI_Aint, as MPI's). */
-int NHOOD_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[],
-                             const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                             void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
-                             const MPI_Datatype recvtypes[], MPI_Comm comm, NHOOD_Topo topo);
-int NHOOD_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[],
-                              const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                              void *recvbuf, const int recvcounts[], const MPI_Aint rdispls[],
-                              const MPI_Datatype recvtypes[], MPI_Comm comm, NHOOD_Topo topo,
+int NHOOD_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, NHOOD_Topo topo);
+int NHOOD_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                              const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, NHOOD_Topo topo,
                               NHOOD_Request *request);
-int NHOOD_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
-                                  const MPI_Aint sdispls[], const MPI_Datatype sendtypes[],
-                                  void *recvbuf, const int recvcounts[],
-                                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],
-                                  MPI_Comm comm, NHOOD_Topo topo, MPI_Info info,
-                                  NHOOD_Request *request);
+int NHOOD_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                  const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                  NHOOD_Topo topo, MPI_Info info, NHOOD_Request *request);
 
 /**
  * A triangular (or trapezoidal) layout, for the corners of deep halos: count blocks of
@@ -375,9 +354,8 @@ int NHOOD_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[],
  * block_increment that makes a block length negative or overflow, newtype NULL),
  * MPI_ERR_TYPE (oldtype MPI_DATATYPE_NULL).
  */
-int NHOOD_Type_create_triangular(int count, int first_blocklength, int block_increment,
-                                 int stride, int stride_increment, MPI_Datatype oldtype,
-                                 MPI_Datatype *newtype);
+int NHOOD_Type_create_triangular(int count, int first_blocklength, int block_increment, int stride,
+                                 int stride_increment, MPI_Datatype oldtype, MPI_Datatype *newtype);
 
 /* ------------------------------------------------------------------------------------- */
 /* Neighborhood reductions                                                                */
@@ -400,23 +378,19 @@ int NHOOD_Type_create_triangular(int count, int first_blocklength, int block_inc
  * Errors as for the collectives above, and MPI_ERR_OP when op is MPI_OP_NULL or not
  * commutative.
  */
-int NHOOD_Neighbor_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                          MPI_Op op, MPI_Comm comm, NHOOD_Topo topo);
-int NHOOD_Ineighbor_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                           MPI_Op op, MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request);
-int NHOOD_Neighbor_reduce_init(const void *sendbuf, void *recvbuf, int count,
-                               MPI_Datatype datatype, MPI_Op op, MPI_Comm comm, NHOOD_Topo topo,
-                               MPI_Info info, NHOOD_Request *request);
+int NHOOD_Neighbor_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                          MPI_Comm comm, NHOOD_Topo topo);
+int NHOOD_Ineighbor_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                           MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request);
+int NHOOD_Neighbor_reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                               MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, NHOOD_Request *request);
 
-int NHOOD_Neighbor_scatter_reduce(const void *sendbuf, void *recvbuf, int count,
-                                  MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                  NHOOD_Topo topo);
-int NHOOD_Ineighbor_scatter_reduce(const void *sendbuf, void *recvbuf, int count,
-                                   MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                   NHOOD_Topo topo, NHOOD_Request *request);
-int NHOOD_Neighbor_scatter_reduce_init(const void *sendbuf, void *recvbuf, int count,
-                                       MPI_Datatype datatype, MPI_Op op, MPI_Comm comm,
-                                       NHOOD_Topo topo, MPI_Info info, NHOOD_Request *request);
+int NHOOD_Neighbor_scatter_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                  MPI_Comm comm, NHOOD_Topo topo);
+int NHOOD_Ineighbor_scatter_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                   MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request);
+int NHOOD_Neighbor_scatter_reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                       MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, NHOOD_Request *request);
 
 /* ------------------------------------------------------------------------------------- */
 /* Requests                                                                               */
@@ -453,8 +427,8 @@ int NHOOD_Request_free(NHOOD_Request *request);
  * which is built when the pass completes: until then this reports the size pass, named
  * "combine (size pass)". A persistent request runs the pass at its first start only.
  */
-int NHOOD_Request_schedule_info(NHOOD_Request request, const char **algorithm, int *rounds,
-                                int *sends, int *recvs, MPI_Aint *scratch_bytes);
+int NHOOD_Request_schedule_info(NHOOD_Request request, const char **algorithm, int *rounds, int *sends, int *recvs,
+                                MPI_Aint *scratch_bytes);
 
 #ifdef __cplusplus
 }

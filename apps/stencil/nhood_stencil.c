@@ -41,7 +41,7 @@ typedef struct {
   char algos[256];
   const char *json;
   int sabotage; /* --sabotage 1: corrupt one received halo value per step; the check must fail */
-  int diamond; /* 5- and 7-point: the 1-norm region; 9- and 27-point: the box */
+  int diamond;  /* 5- and 7-point: the 1-norm region; 9- and 27-point: the box */
 } options;
 
 typedef struct {
@@ -49,8 +49,8 @@ typedef struct {
   int rank, size;
   MPI_Comm cart;
   int dims[MAXD], coords[MAXD];
-  int w;            /* N + 2K: the stored width per dimension */
-  size_t npoints;   /* w^d */
+  int w;          /* N + 2K: the stored width per dimension */
+  size_t npoints; /* w^d */
   int noffsets;
   int offsets[27 * MAXD];
   MPI_Datatype *sendtypes, *recvtypes;
@@ -105,11 +105,10 @@ static int distance(const stencil *s, const int x[]) {
 }
 
 /* Iterates x over every stored point, in storage order (x[2] stays 0 in 2-D). */
-#define FOR_POINTS(s, x)                                                                   \
-  for (x[0] = -(s)->o.depth; x[0] < (s)->o.n + (s)->o.depth; x[0]++)                       \
-    for (x[1] = -(s)->o.depth; x[1] < (s)->o.n + (s)->o.depth; x[1]++)                     \
-      for (x[2] = (s)->o.d == 3 ? -(s)->o.depth : 0;                                       \
-           x[2] < ((s)->o.d == 3 ? (s)->o.n + (s)->o.depth : 1); x[2]++)
+#define FOR_POINTS(s, x)                                               \
+  for (x[0] = -(s)->o.depth; x[0] < (s)->o.n + (s)->o.depth; x[0]++)   \
+    for (x[1] = -(s)->o.depth; x[1] < (s)->o.n + (s)->o.depth; x[1]++) \
+      for (x[2] = (s)->o.d == 3 ? -(s)->o.depth : 0; x[2] < ((s)->o.d == 3 ? (s)->o.n + (s)->o.depth : 1); x[2]++)
 
 /* One Jacobi sweep from `in` to `out` over the points within distance `reach` of the block.
  * The same expression, in the same order, as the serial reference. */
@@ -361,17 +360,28 @@ static void parse(int argc, char **argv, options *o) {
   for (int k = 1; k < argc; k++) {
     const char *a = argv[k], *v = k + 1 < argc ? argv[k + 1] : NULL;
     if (!v) die("every option takes a value (see the comment at the top of apps/stencil/nhood_stencil.c)");
-    if (!strcmp(a, "--dims")) o->d = atoi(v);
-    else if (!strcmp(a, "--points")) o->points = atoi(v);
-    else if (!strcmp(a, "--depth")) o->depth = atoi(v);
-    else if (!strcmp(a, "--n")) o->n = atoi(v);
-    else if (!strcmp(a, "--steps")) o->steps = atoi(v);
-    else if (!strcmp(a, "--iters")) o->iters = atoi(v);
-    else if (!strcmp(a, "--warmup")) o->warmup = atoi(v);
-    else if (!strcmp(a, "--algo")) snprintf(o->algos, sizeof o->algos, "%s", v);
-    else if (!strcmp(a, "--json")) o->json = v;
-    else if (!strcmp(a, "--sabotage")) o->sabotage = atoi(v);
-    else die("unknown option (see the comment at the top of apps/stencil/nhood_stencil.c)");
+    if (!strcmp(a, "--dims"))
+      o->d = atoi(v);
+    else if (!strcmp(a, "--points"))
+      o->points = atoi(v);
+    else if (!strcmp(a, "--depth"))
+      o->depth = atoi(v);
+    else if (!strcmp(a, "--n"))
+      o->n = atoi(v);
+    else if (!strcmp(a, "--steps"))
+      o->steps = atoi(v);
+    else if (!strcmp(a, "--iters"))
+      o->iters = atoi(v);
+    else if (!strcmp(a, "--warmup"))
+      o->warmup = atoi(v);
+    else if (!strcmp(a, "--algo"))
+      snprintf(o->algos, sizeof o->algos, "%s", v);
+    else if (!strcmp(a, "--json"))
+      o->json = v;
+    else if (!strcmp(a, "--sabotage"))
+      o->sabotage = atoi(v);
+    else
+      die("unknown option (see the comment at the top of apps/stencil/nhood_stencil.c)");
     k++;
   }
   if (o->d != 2 && o->d != 3) die("--dims must be 2 or 3");
@@ -407,11 +417,10 @@ int main(int argc, char **argv) {
 
   FILE *json = NULL;
   if (s.rank == 0) {
-    printf("nhood-stencil: %d-D %d-point, halo depth %d, %d^%d points per process, %d processes (%d",
-           s.o.d, s.o.points, s.o.depth, s.o.n, s.o.d, s.size, s.dims[0]);
+    printf("nhood-stencil: %d-D %d-point, halo depth %d, %d^%d points per process, %d processes (%d", s.o.d, s.o.points,
+           s.o.depth, s.o.n, s.o.d, s.size, s.dims[0]);
     for (int k = 1; k < s.o.d; k++) printf(" x %d", s.dims[k]);
-    printf("), %d neighbors\n%-14s %12s %12s %8s %s\n", s.noffsets, "algo", "median_us", "min_us", "rounds",
-           "check");
+    printf("), %d neighbors\n%-14s %12s %12s %8s %s\n", s.noffsets, "algo", "median_us", "min_us", "rounds", "check");
     if (s.o.json && !(json = fopen(s.o.json, "w"))) die("cannot open the --json file");
   }
   int failures = 0;
@@ -422,8 +431,8 @@ int main(int argc, char **argv) {
     NHOOD_Topo topo = NHOOD_TOPO_NULL;
     int rounds = 1;
     if (e.is_mpi) {
-      check(MPI_Dist_graph_create_adjacent(s.cart, s.noffsets, s.sources, unweighted(), s.noffsets,
-                                           s.destinations, unweighted(), MPI_INFO_NULL, 0, &e.graph),
+      check(MPI_Dist_graph_create_adjacent(s.cart, s.noffsets, s.sources, unweighted(), s.noffsets, s.destinations,
+                                           unweighted(), MPI_INFO_NULL, 0, &e.graph),
             "MPI_Dist_graph_create_adjacent");
     } else {
       MPI_Info info;
@@ -435,8 +444,8 @@ int main(int argc, char **argv) {
       check(NHOOD_Topo_create_cart_offsets(s.cart, s.noffsets, s.offsets, info, &topo),
             "NHOOD_Topo_create_cart_offsets");
       MPI_Info_free(&info);
-      check(NHOOD_Neighbor_alltoallw_init(MPI_BOTTOM, s.counts, s.sdispls, s.sendtypes, MPI_BOTTOM, s.counts,
-                                          s.rdispls, s.recvtypes, s.cart, topo, MPI_INFO_NULL, &e.req),
+      check(NHOOD_Neighbor_alltoallw_init(MPI_BOTTOM, s.counts, s.sdispls, s.sendtypes, MPI_BOTTOM, s.counts, s.rdispls,
+                                          s.recvtypes, s.cart, topo, MPI_INFO_NULL, &e.req),
             "NHOOD_Neighbor_alltoallw_init");
     }
     /* The computation, checked against the serial one. */
@@ -495,7 +504,8 @@ int main(int argc, char **argv) {
                 s.o.d, s.o.points, s.o.depth, s.o.n, s.size, s.noffsets, name, median, min, rounds,
                 worst == 0 ? "ok" : "wrong");
     }
-    if (e.is_mpi) MPI_Comm_free(&e.graph);
+    if (e.is_mpi)
+      MPI_Comm_free(&e.graph);
     else {
       check(NHOOD_Request_free(&e.req), "NHOOD_Request_free");
       check(NHOOD_Topo_free(&topo), "NHOOD_Topo_free");

@@ -10,10 +10,10 @@
 struct nhood_call_cache {
   atomic_flag busy;
   int valid;
-  nhood_coll_args key;          /* array pointers cleared; their contents are in arrays */
-  const nhood_commctx *ctx;     /* retained by req, so the pointer cannot be reused */
-  MPI_Comm comm;                /* the user's handle the entry was built for */
-  int predefined_types;         /* sendtype and recvtype are predefined */
+  nhood_coll_args key;      /* array pointers cleared; their contents are in arrays */
+  const nhood_commctx *ctx; /* retained by req, so the pointer cannot be reused */
+  MPI_Comm comm;            /* the user's handle the entry was built for */
+  int predefined_types;     /* sendtype and recvtype are predefined */
   const nhood_algorithm *alg;
   char *arrays;
   size_t arrays_bytes, arrays_capacity;
@@ -45,9 +45,8 @@ static block_arrays arrays_of(const nhood_coll_args *a, NHOOD_Topo t) {
 
 /* Same collective, buffers, counts and datatype handles. */
 static int same_call(const nhood_coll_args *x, const nhood_coll_args *y) {
-  return x->kind == y->kind && x->sendbuf == y->sendbuf && x->recvbuf == y->recvbuf &&
-         x->sendcount == y->sendcount && x->recvcount == y->recvcount && x->sendtype == y->sendtype &&
-         x->recvtype == y->recvtype && x->op == y->op;
+  return x->kind == y->kind && x->sendbuf == y->sendbuf && x->recvbuf == y->recvbuf && x->sendcount == y->sendcount &&
+         x->recvcount == y->recvcount && x->sendtype == y->sendtype && x->recvtype == y->recvtype && x->op == y->op;
 }
 
 /* Same extents and sizes (a derived datatype handle may have been freed and reused). */
@@ -79,14 +78,16 @@ nhood_call_cache *nhood_call_cache_acquire(NHOOD_Topo topo, const nhood_coll_arg
     nhood_call_cache *fresh = calloc(1, sizeof *fresh);
     if (!fresh) return NULL; /* caching is optional */
     atomic_flag_clear(&fresh->busy);
-    if (!atomic_compare_exchange_strong(&topo->call_cache, &c, fresh)) free(fresh); /* another thread won */
-    else c = fresh;
+    if (!atomic_compare_exchange_strong(&topo->call_cache, &c, fresh))
+      free(fresh); /* another thread won */
+    else
+      c = fresh;
   }
   return atomic_flag_test_and_set(&c->busy) ? NULL : c;
 }
 
 struct nhood_request *nhood_call_cache_repeat(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo,
-                                             MPI_Comm comm) {
+                                              MPI_Comm comm) {
   if (!c->valid || !c->predefined_types || c->comm != comm || !atomic_load(&c->ctx->attached) ||
       !same_call(&c->key, a) || !same_arrays(c, a, topo))
     return NULL;
@@ -94,7 +95,7 @@ struct nhood_request *nhood_call_cache_repeat(nhood_call_cache *c, const nhood_c
 }
 
 struct nhood_request *nhood_call_cache_lookup(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo,
-                                             const nhood_commctx *ctx, const nhood_algorithm *alg) {
+                                              const nhood_commctx *ctx, const nhood_algorithm *alg) {
   if (!c->valid || c->ctx != ctx || c->alg != alg || !same_call(&c->key, a) || !same_layout(&c->key, a) ||
       !same_arrays(c, a, topo))
     return NULL;

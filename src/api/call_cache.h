@@ -28,10 +28,10 @@ nhood_call_cache *nhood_call_cache_acquire(NHOOD_Topo topo, const nhood_coll_arg
  * may be reused), predefined datatypes (which never change), the same arguments. Makes no
  * MPI call. NULL otherwise. */
 struct nhood_request *nhood_call_cache_repeat(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo,
-                                             MPI_Comm comm);
+                                              MPI_Comm comm);
 /* The cached request when it was built for exactly this (validated) call, else NULL. */
 struct nhood_request *nhood_call_cache_lookup(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo,
-                                             const nhood_commctx *ctx, const nhood_algorithm *alg);
+                                              const nhood_commctx *ctx, const nhood_algorithm *alg);
 /* Empties the entry and returns its request storage, to build this call's request into;
  * then nhood_call_cache_store records the key (on failure the entry stays empty). */
 struct nhood_request *nhood_call_cache_slot(nhood_call_cache *c);

@@ -13,7 +13,7 @@
 #include "selection/select.h"
 #include "topology/topology.h"
 
-const char *const nhood_coll_names[NHOOD_NCOLLS] = {"allgather", "allgatherv", "alltoall",     "alltoallv",
+const char *const nhood_coll_names[NHOOD_NCOLLS] = {"allgather", "allgatherv", "alltoall",      "alltoallv",
                                                     "alltoallw", "reduce",     "scatter_reduce"};
 
 /* NHOOD_CHECK=1 makes every collective verify topology consistency first. */
@@ -72,8 +72,7 @@ static int check_side(const nhood_coll_args *a, int is_send, int degree, const i
   const MPI_Aint *bdispls = is_send ? a->sdispls_bytes : a->rdispls_bytes;
   MPI_Datatype type = is_send ? a->sendtype : a->recvtype;
   const MPI_Datatype *types = is_send ? a->sendtypes : a->recvtypes;
-  int per_block = a->kind == NHOOD_ALLTOALLV || a->kind == NHOOD_ALLTOALLW ||
-                  (!is_send && a->kind == NHOOD_ALLGATHERV);
+  int per_block = a->kind == NHOOD_ALLTOALLV || a->kind == NHOOD_ALLTOALLW || (!is_send && a->kind == NHOOD_ALLGATHERV);
   int rc = MPI_SUCCESS;
 
   if (buf == MPI_IN_PLACE)
@@ -88,7 +87,8 @@ static int check_side(const nhood_coll_args *a, int is_send, int degree, const i
   }
   if (a->kind != NHOOD_ALLTOALLW) NHOOD_TRY(check_type(type, n->type, -1));
   for (int k = 0; k < degree; k++) {
-    if (per_block && counts[k] < 0) return nhood_error(MPI_ERR_COUNT, "%s[%d] is negative (%d)", n->counts, k, counts[k]);
+    if (per_block && counts[k] < 0)
+      return nhood_error(MPI_ERR_COUNT, "%s[%d] is negative (%d)", n->counts, k, counts[k]);
     if (a->kind == NHOOD_ALLTOALLW) NHOOD_TRY(check_type(types[k], n->types, k));
     if (peers[k] == MPI_PROC_NULL) continue;
     NHOOD_TRY(check_region(buf, is_send ? nhood_send_block(a, k) : nhood_recv_block(a, k), n->buf));
@@ -218,7 +218,8 @@ static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NHOOD_Topo t
   if (cache && !check_mode()) req = nhood_call_cache_repeat(cache, &a, topo, comm);
   if (req == NULL) {
     NHOOD_TRY(prepare(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, &ctx, &alg, &graph));
-    if (cache && nhood_algorithm_needs_size_pass(alg, topo, &a)) { /* its schedule changes with other processes' counts */
+    if (cache &&
+        nhood_algorithm_needs_size_pass(alg, topo, &a)) { /* its schedule changes with other processes' counts */
       nhood_call_cache_release(cache);
       cache = NULL;
     }
@@ -245,8 +246,8 @@ cleanup:
 }
 
 /* A non-blocking or persistent call: a new request handle in *request. */
-static int run_with_request(const nhood_coll_args *args, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info,
-                            nhood_mode mode, NHOOD_Request *request) {
+static int run_with_request(const nhood_coll_args *args, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, nhood_mode mode,
+                            NHOOD_Request *request) {
   int rc = MPI_SUCCESS;
   nhood_coll_args a = *args;
   nhood_commctx *ctx = NULL;
@@ -284,37 +285,36 @@ static int run(const nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Inf
 
 /* ---- entry points ---------------------------------------------------------------------- */
 
-#define ALLGATHER_ARGS(K)                                                                          \
-  (nhood_coll_args) {                                                                              \
+#define ALLGATHER_ARGS(K)                                                                              \
+  (nhood_coll_args) {                                                                                  \
     .kind = (K), .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = sendcount, .sendtype = sendtype, \
-    .recvtype = recvtype                                                                           \
+    .recvtype = recvtype                                                                               \
   }
 
-int NHOOD_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo) {
+int NHOOD_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                             MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo) {
   nhood_coll_args a = ALLGATHER_ARGS(NHOOD_ALLGATHER);
   a.recvcount = recvcount;
   return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
 }
-int NHOOD_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                              int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo,
-                              NHOOD_Request *request) {
+int NHOOD_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                              MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request) {
   nhood_coll_args a = ALLGATHER_ARGS(NHOOD_ALLGATHER);
   a.recvcount = recvcount;
   return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_NONBLOCKING, request);
 }
 int NHOOD_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo,
-                                  MPI_Info info, NHOOD_Request *request) {
+                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info,
+                                  NHOOD_Request *request) {
   nhood_coll_args a = ALLGATHER_ARGS(NHOOD_ALLGATHER);
   a.recvcount = recvcount;
   return run(&a, comm, topo, info, NHOOD_PERSISTENT, request);
 }
 
-#define ALLGATHERV_ARGS                                                                            \
-  (nhood_coll_args) {                                                                              \
-    .kind = NHOOD_ALLGATHERV, .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = sendcount,      \
-    .sendtype = sendtype, .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype         \
+#define ALLGATHERV_ARGS                                                                                             \
+  (nhood_coll_args) {                                                                                               \
+    .kind = NHOOD_ALLGATHERV, .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = sendcount, .sendtype = sendtype, \
+    .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype                                               \
   }
 
 int NHOOD_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -330,38 +330,36 @@ int NHOOD_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype 
   return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_NONBLOCKING, request);
 }
 int NHOOD_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                                   const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                                   MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, NHOOD_Request *request) {
+                                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
+                                   NHOOD_Topo topo, MPI_Info info, NHOOD_Request *request) {
   nhood_coll_args a = ALLGATHERV_ARGS;
   return run(&a, comm, topo, info, NHOOD_PERSISTENT, request);
 }
 
-int NHOOD_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo) {
+int NHOOD_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo) {
   nhood_coll_args a = ALLGATHER_ARGS(NHOOD_ALLTOALL);
   a.recvcount = recvcount;
   return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
 }
-int NHOOD_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                             int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo,
-                             NHOOD_Request *request) {
+int NHOOD_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                             MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request) {
   nhood_coll_args a = ALLGATHER_ARGS(NHOOD_ALLTOALL);
   a.recvcount = recvcount;
   return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_NONBLOCKING, request);
 }
 int NHOOD_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo,
-                                 MPI_Info info, NHOOD_Request *request) {
+                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info,
+                                 NHOOD_Request *request) {
   nhood_coll_args a = ALLGATHER_ARGS(NHOOD_ALLTOALL);
   a.recvcount = recvcount;
   return run(&a, comm, topo, info, NHOOD_PERSISTENT, request);
 }
 
-#define ALLTOALLV_ARGS                                                                             \
-  (nhood_coll_args) {                                                                              \
-    .kind = NHOOD_ALLTOALLV, .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcounts = sendcounts,     \
-    .sdispls = sdispls, .sendtype = sendtype, .recvcounts = recvcounts, .rdispls = rdispls,         \
-    .recvtype = recvtype                                                                           \
+#define ALLTOALLV_ARGS                                                                                             \
+  (nhood_coll_args) {                                                                                              \
+    .kind = NHOOD_ALLTOALLV, .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcounts = sendcounts, .sdispls = sdispls, \
+    .sendtype = sendtype, .recvcounts = recvcounts, .rdispls = rdispls, .recvtype = recvtype                       \
   }
 
 int NHOOD_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -370,9 +368,9 @@ int NHOOD_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const 
   nhood_coll_args a = ALLTOALLV_ARGS;
   return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
 }
-int NHOOD_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                              MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
-                              MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request) {
+int NHOOD_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
+                              void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
+                              MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request) {
   nhood_coll_args a = ALLTOALLV_ARGS;
   return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_NONBLOCKING, request);
 }
@@ -384,25 +382,23 @@ int NHOOD_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], c
   return run(&a, comm, topo, info, NHOOD_PERSISTENT, request);
 }
 
-#define ALLTOALLW_ARGS                                                                             \
-  (nhood_coll_args) {                                                                              \
-    .kind = NHOOD_ALLTOALLW, .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcounts = sendcounts,     \
-    .sdispls_bytes = sdispls, .sendtypes = sendtypes, .recvcounts = recvcounts,                    \
-    .rdispls_bytes = rdispls, .recvtypes = recvtypes, .sendtype = MPI_DATATYPE_NULL,               \
-    .recvtype = MPI_DATATYPE_NULL                                                                  \
+#define ALLTOALLW_ARGS                                                                                    \
+  (nhood_coll_args) {                                                                                     \
+    .kind = NHOOD_ALLTOALLW, .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcounts = sendcounts,            \
+    .sdispls_bytes = sdispls, .sendtypes = sendtypes, .recvcounts = recvcounts, .rdispls_bytes = rdispls, \
+    .recvtypes = recvtypes, .sendtype = MPI_DATATYPE_NULL, .recvtype = MPI_DATATYPE_NULL                  \
   }
 
 int NHOOD_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                              const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                             NHOOD_Topo topo) {
+                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, NHOOD_Topo topo) {
   nhood_coll_args a = ALLTOALLW_ARGS;
   return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
 }
 int NHOOD_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                               const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                              NHOOD_Topo topo, NHOOD_Request *request) {
+                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, NHOOD_Topo topo,
+                              NHOOD_Request *request) {
   nhood_coll_args a = ALLTOALLW_ARGS;
   return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_NONBLOCKING, request);
 }
@@ -417,10 +413,10 @@ int NHOOD_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], c
 /* Reduce: the same vector to every destination; scatter-reduce: block j (count elements at
  * j * count * extent) to destination j. Either way the vectors received are reduced with op
  * into recvbuf. */
-#define REDUCE_ARGS(K)                                                                             \
-  (nhood_coll_args) {                                                                              \
-    .kind = (K), .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = count, .sendtype = datatype,  \
-    .recvcount = count, .recvtype = datatype, .op = op                                             \
+#define REDUCE_ARGS(K)                                                                                                 \
+  (nhood_coll_args) {                                                                                                  \
+    .kind = (K), .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = count, .sendtype = datatype, .recvcount = count, \
+    .recvtype = datatype, .op = op                                                                                     \
   }
 
 int NHOOD_Neighbor_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
@@ -449,9 +445,8 @@ int NHOOD_Ineighbor_scatter_reduce(const void *sendbuf, void *recvbuf, int count
   nhood_coll_args a = REDUCE_ARGS(NHOOD_SCATTER_REDUCE);
   return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_NONBLOCKING, request);
 }
-int NHOOD_Neighbor_scatter_reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                                       MPI_Op op, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info,
-                                       NHOOD_Request *request) {
+int NHOOD_Neighbor_scatter_reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                       MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, NHOOD_Request *request) {
   nhood_coll_args a = REDUCE_ARGS(NHOOD_SCATTER_REDUCE);
   return run(&a, comm, topo, info, NHOOD_PERSISTENT, request);
 }

@@ -12,20 +12,20 @@
 
 /* The cost model's verdict for one collective: predicted times, maximum over processes. */
 typedef struct decision {
-  int fixed_class;      /* >= 0: every call uses this class (see nhood_auto_resolve) */
-  double fixed_bytes;   /* the block size that class came from, for the tuning rules */
-  double costs[];       /* nhood_algorithm_count() x NHOOD_SIZE_CLASSES */
+  int fixed_class;    /* >= 0: every call uses this class (see nhood_auto_resolve) */
+  double fixed_bytes; /* the block size that class came from, for the tuning rules */
+  double costs[];     /* nhood_algorithm_count() x NHOOD_SIZE_CLASSES */
 } decision;
 
 struct nhood_first_use {
-  nhood_commctx *owner;                     /* retained */
-  MPI_Comm graph;                           /* for "mpi"; MPI_COMM_NULL until needed */
+  nhood_commctx *owner; /* retained */
+  MPI_Comm graph;       /* for "mpi"; MPI_COMM_NULL until needed */
   /* Graph communicators of earlier contexts: a cached blocking request may still name one,
    * so they live as long as the topology. */
   MPI_Comm *retired;
   int nretired;
-  signed char native_ok[NHOOD_NCOLLS];      /* -1: not agreed yet */
-  decision *decisions[NHOOD_NCOLLS][2];     /* [kind][isomorphic_sizes] */
+  signed char native_ok[NHOOD_NCOLLS];  /* -1: not agreed yet */
+  decision *decisions[NHOOD_NCOLLS][2]; /* [kind][isomorphic_sizes] */
 };
 
 static void drop_decisions(struct nhood_first_use *state) {
@@ -109,8 +109,7 @@ static int decide(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a,
   if (!v) return nhood_error(MPI_ERR_NO_MEM, "out of memory for the cost model");
   NHOOD_TRY(nhood_ensure_pattern(topo, ctx));
   local_rc = nhood_cost_params_active(&params, NULL);
-  if (local_rc == MPI_SUCCESS)
-    local_rc = nhood_auto_costs(topo, a->kind, a->isomorphic_sizes, ctx->rank, params, v);
+  if (local_rc == MPI_SUCCESS) local_rc = nhood_auto_costs(topo, a->kind, a->isomorphic_sizes, ctx->rank, params, v);
   double bytes = nhood_call_block_bytes(a, topo);
   int cls = nhood_size_class(bytes);
   v[ncosts] = cls;
@@ -130,8 +129,8 @@ static int decide(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a,
     rc = nhood_error(MPI_ERR_NO_MEM, "out of memory for a decision table");
     goto cleanup;
   }
-  int varies = (a->kind == NHOOD_ALLTOALLV || a->kind == NHOOD_ALLTOALLW || a->kind == NHOOD_ALLGATHERV) &&
-               !a->isomorphic_sizes;
+  int varies =
+      (a->kind == NHOOD_ALLTOALLV || a->kind == NHOOD_ALLTOALLW || a->kind == NHOOD_ALLGATHERV) && !a->isomorphic_sizes;
   d->fixed_class = varies || v[ncosts] != -v[ncosts + 1] ? (int)v[ncosts] : -1;
   d->fixed_bytes = v[ncosts + 2];
   memcpy(d->costs, v, ncosts * sizeof(double));

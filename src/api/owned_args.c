@@ -8,7 +8,8 @@
 static int copy_array(nhood_owned_args *o, int k, const void *src, size_t bytes, const void **dst) {
   *dst = NULL;
   if (src == NULL) return MPI_SUCCESS;
-  if (!(o->arrays[k] = malloc(bytes ? bytes : 1))) return nhood_error(MPI_ERR_NO_MEM, "out of memory copying arguments");
+  if (!(o->arrays[k] = malloc(bytes ? bytes : 1)))
+    return nhood_error(MPI_ERR_NO_MEM, "out of memory copying arguments");
   memcpy(o->arrays[k], src, bytes);
   *dst = o->arrays[k];
   return MPI_SUCCESS;

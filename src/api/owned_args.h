@@ -7,7 +7,7 @@
 #include "schedule/collargs.h"
 
 typedef struct nhood_owned_args {
-  nhood_coll_args args;     /* points into the copies below */
+  nhood_coll_args args; /* points into the copies below */
   void *arrays[6];
   MPI_Datatype *sendtypes, *recvtypes;
   MPI_Datatype *dups;

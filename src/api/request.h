@@ -14,8 +14,8 @@ typedef enum { NHOOD_BLOCKING, NHOOD_NONBLOCKING, NHOOD_PERSISTENT } nhood_mode;
 struct nhood_request {
   nhood_mode mode;
   int active;
-  int tag_base;               /* reserved once per request (per start for blocking calls) */
-  nhood_commctx *ctx;         /* retained */
+  int tag_base;       /* reserved once per request (per start for blocking calls) */
+  nhood_commctx *ctx; /* retained */
   nhood_sched sched;
   nhood_mpi_transport_ctx transport;
   nhood_exec exec;

@@ -62,7 +62,8 @@ int NHOOD_Start(NHOOD_Request *request) {
   NHOOD_Request req = *request;
   if (req->mode != NHOOD_PERSISTENT)
     return nhood_error(MPI_ERR_REQUEST, "*request is not persistent; only requests from *_init can be started");
-  if (req->active) return nhood_error(MPI_ERR_REQUEST, "*request is already active; wait for it before starting it again");
+  if (req->active)
+    return nhood_error(MPI_ERR_REQUEST, "*request is already active; wait for it before starting it again");
   rc = nhood_request_begin(req);
   if (rc == MPI_SUCCESS) req->active = 1;
   return rc;

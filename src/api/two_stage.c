@@ -11,16 +11,16 @@
 #include "topology/topology.h"
 
 struct nhood_two_stage {
-  struct nhood_topo topo;   /* what the builders read: degrees, lists (owned), pattern (retained) */
-  nhood_owned_args owned;   /* the arguments: copies, unless borrowed */
+  struct nhood_topo topo; /* what the builders read: degrees, lists (owned), pattern (retained) */
+  nhood_owned_args owned; /* the arguments: copies, unless borrowed */
   nhood_sched pass;
-  int *own_sizes;           /* the pass's send buffer */
-  void *pass_scratch;       /* what the pass received: the sizes the data schedule is built from */
+  int *own_sizes;     /* the pass's send buffer */
+  void *pass_scratch; /* what the pass received: the sizes the data schedule is built from */
   nhood_mpi_transport_ctx pass_transport;
   nhood_exec pass_exec;
-  int borrowed;             /* a blocking call: lists and arguments are the caller's (no copies) */
-  int in_pass;              /* the pass is running */
-  int built;                /* req->sched is the data schedule */
+  int borrowed; /* a blocking call: lists and arguments are the caller's (no copies) */
+  int in_pass;  /* the pass is running */
+  int built;    /* req->sched is the data schedule */
 };
 
 static int snapshot_topology(struct nhood_two_stage *ts, NHOOD_Topo topo) {
@@ -69,8 +69,10 @@ int nhood_two_stage_init(struct nhood_request *req, NHOOD_Topo topo, const nhood
    * arguments in place; the others keep copies. */
   ts->borrowed = req->mode == NHOOD_BLOCKING;
   NHOOD_TRY(snapshot_topology(ts, topo));
-  if (ts->borrowed) ts->owned.args = *a;
-  else NHOOD_TRY(nhood_owned_args_init(&ts->owned, a, topo->indegree, topo->outdegree));
+  if (ts->borrowed)
+    ts->owned.args = *a;
+  else
+    NHOOD_TRY(nhood_owned_args_init(&ts->owned, a, topo->indegree, topo->outdegree));
   NHOOD_TRY(nhood_build_combine_size_pass(&ts->topo, &ts->owned.args, req->ctx->rank, &ts->pass, &ts->own_sizes));
   if (ts->pass.scratch_bytes > 0 && !(ts->pass_scratch = malloc((size_t)ts->pass.scratch_bytes)))
     return nhood_error(MPI_ERR_NO_MEM, "out of memory for a size pass");

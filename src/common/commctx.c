@@ -37,8 +37,10 @@ static int ensure_keyval(void) {
      * on first use rather than sharing (and racing on) this one's tags. */
     int created = MPI_KEYVAL_INVALID;
     int code = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_context, &created, NULL);
-    if (code != MPI_SUCCESS) rc = nhood_mpi_error(code, "MPI_Comm_create_keyval");
-    else atomic_store(&keyval, created);
+    if (code != MPI_SUCCESS)
+      rc = nhood_mpi_error(code, "MPI_Comm_create_keyval");
+    else
+      atomic_store(&keyval, created);
   }
   pthread_mutex_unlock(&keyval_lock);
   return rc;

@@ -16,10 +16,10 @@
 #include <stdatomic.h>
 
 typedef struct nhood_commctx {
-  MPI_Comm comm;     /* private duplicate, MPI_ERRORS_RETURN */
+  MPI_Comm comm; /* private duplicate, MPI_ERRORS_RETURN */
   int rank, size;
-  int tag_ub;        /* largest tag this MPI accepts */
-  int next_tag;      /* first tag of the next call's window */
+  int tag_ub;   /* largest tag this MPI accepts */
+  int next_tag; /* first tag of the next call's window */
   atomic_int refs;
   atomic_int attached; /* 0 once the user's communicator was freed (its handle may be reused) */
 } nhood_commctx;

@@ -20,20 +20,20 @@ int nhood_mpi_error(int code, const char *what);
 
 /* Evaluates an MPI call; on failure records the call's text and jumps to `cleanup` with
  * `rc` set to the error class. Requires `int rc` and a `cleanup:` label in the function. */
-#define NHOOD_MPI_CALL(call)                                                                \
-  do {                                                                                     \
-    int nhood_mpi_rc_ = (call);                                                            \
-    if (nhood_mpi_rc_ != MPI_SUCCESS) {                                                    \
-      rc = nhood_mpi_error(nhood_mpi_rc_, #call);                                          \
-      goto cleanup;                                                                        \
-    }                                                                                      \
+#define NHOOD_MPI_CALL(call)                      \
+  do {                                            \
+    int nhood_mpi_rc_ = (call);                   \
+    if (nhood_mpi_rc_ != MPI_SUCCESS) {           \
+      rc = nhood_mpi_error(nhood_mpi_rc_, #call); \
+      goto cleanup;                               \
+    }                                             \
   } while (0)
 
 /* Jumps to cleanup when `expr` (an nhood call returning an error class) fails. */
-#define NHOOD_TRY(expr)                                                                     \
-  do {                                                                                     \
-    rc = (expr);                                                                           \
-    if (rc != MPI_SUCCESS) goto cleanup;                                                   \
+#define NHOOD_TRY(expr)                  \
+  do {                                   \
+    rc = (expr);                         \
+    if (rc != MPI_SUCCESS) goto cleanup; \
   } while (0)
 
 #endif

@@ -2,8 +2,8 @@
 
 #include "common/errors.h"
 
-void nhood_exec_init(nhood_exec *e, const nhood_sched *s, const nhood_transport *t, void *tctx,
-                     const void *sendbuf, void *recvbuf, void *scratch) {
+void nhood_exec_init(nhood_exec *e, const nhood_sched *s, const nhood_transport *t, void *tctx, const void *sendbuf,
+                     void *recvbuf, void *scratch) {
   e->sched = s;
   e->transport = t;
   e->transport_ctx = tctx;
@@ -26,8 +26,8 @@ static int begin_round(nhood_exec *e) {
   for (int k = begin; k < comm; k += 2) { /* a local operation: source, then target entry */
     const nhood_op *src = &s->ops[k], *dst = &s->ops[k + 1];
     if (src->kind == NHOOD_OP_COPY)
-      NHOOD_TRY(t->copy(e->transport_ctx, address(e, src), src->count, src->type, address(e, dst), dst->count,
-                        dst->type));
+      NHOOD_TRY(
+          t->copy(e->transport_ctx, address(e, src), src->count, src->type, address(e, dst), dst->count, dst->type));
     else
       NHOOD_TRY(t->reduce(e->transport_ctx, address(e, src), address(e, dst), src->count, src->type,
                           s->reduce_ops[src->tag]));

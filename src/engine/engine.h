@@ -21,8 +21,7 @@ typedef struct nhood_transport {
   int (*test)(void *ctx, int nslots, int *done);
   /* Local copy of (count, type) at src into (count, type) at dst; MPI_ERR_TRUNCATE when the
    * source holds more data than the target. */
-  int (*copy)(void *ctx, const void *src, int scount, MPI_Datatype stype, void *dst, int dcount,
-              MPI_Datatype dtype);
+  int (*copy)(void *ctx, const void *src, int scount, MPI_Datatype stype, void *dst, int dcount, MPI_Datatype dtype);
   /* dst = src op dst, element-wise. */
   int (*reduce)(void *ctx, const void *src, void *dst, int count, MPI_Datatype type, MPI_Op op);
 } nhood_transport;
@@ -31,15 +30,15 @@ typedef struct nhood_exec {
   const nhood_sched *sched;
   const nhood_transport *transport;
   void *transport_ctx;
-  char *base[NHOOD_NBUFS];  /* send, receive and scratch buffers */
+  char *base[NHOOD_NBUFS]; /* send, receive and scratch buffers */
   int tag_base;
-  int round;                /* current round; sched->nrounds once complete */
-  int nposted;              /* slots in use in the current round */
+  int round;   /* current round; sched->nrounds once complete */
+  int nposted; /* slots in use in the current round */
 } nhood_exec;
 
 /* Prepares an execution; buffers are fixed for its lifetime (persistent semantics). */
-void nhood_exec_init(nhood_exec *e, const nhood_sched *s, const nhood_transport *t, void *tctx,
-                     const void *sendbuf, void *recvbuf, void *scratch);
+void nhood_exec_init(nhood_exec *e, const nhood_sched *s, const nhood_transport *t, void *tctx, const void *sendbuf,
+                     void *recvbuf, void *scratch);
 /* Begins (or restarts) the schedule with the given tag window. */
 int nhood_exec_start(nhood_exec *e, int tag_base);
 int nhood_exec_test(nhood_exec *e, int *done);

@@ -83,14 +83,14 @@ cleanup:
 /* One call shape per collective, in the three modes. The persistent form is compiled only
  * where the library has it (callers check nhood_native_persistent_supported). */
 #ifdef NATIVE_INIT
-#define NATIVE_DISPATCH(coll, ...)                                                   \
-  (mode == NHOOD_NATIVE_BLOCKING ? MPI_Neighbor_##coll(__VA_ARGS__, graph)           \
-   : mode == NHOOD_NATIVE_START  ? MPI_Ineighbor_##coll(__VA_ARGS__, graph, req)     \
+#define NATIVE_DISPATCH(coll, ...)                                               \
+  (mode == NHOOD_NATIVE_BLOCKING ? MPI_Neighbor_##coll(__VA_ARGS__, graph)       \
+   : mode == NHOOD_NATIVE_START  ? MPI_Ineighbor_##coll(__VA_ARGS__, graph, req) \
                                  : NATIVE_INIT(coll)(__VA_ARGS__, graph, MPI_INFO_NULL, req))
 #else
-#define NATIVE_DISPATCH(coll, ...)                                                   \
-  (mode == NHOOD_NATIVE_BLOCKING ? MPI_Neighbor_##coll(__VA_ARGS__, graph)           \
-   : mode == NHOOD_NATIVE_START  ? MPI_Ineighbor_##coll(__VA_ARGS__, graph, req)     \
+#define NATIVE_DISPATCH(coll, ...)                                               \
+  (mode == NHOOD_NATIVE_BLOCKING ? MPI_Neighbor_##coll(__VA_ARGS__, graph)       \
+   : mode == NHOOD_NATIVE_START  ? MPI_Ineighbor_##coll(__VA_ARGS__, graph, req) \
                                  : MPI_ERR_UNSUPPORTED_OPERATION)
 #endif
 
@@ -108,8 +108,8 @@ int nhood_native_call(const nhood_coll_args *a, MPI_Comm graph, nhood_native_mod
       code = NATIVE_DISPATCH(alltoall, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount, a->recvtype);
       break;
     case NHOOD_ALLTOALLV:
-      code = NATIVE_DISPATCH(alltoallv, a->sendbuf, a->sendcounts, a->sdispls, a->sendtype, a->recvbuf,
-                             a->recvcounts, a->rdispls, a->recvtype);
+      code = NATIVE_DISPATCH(alltoallv, a->sendbuf, a->sendcounts, a->sdispls, a->sendtype, a->recvbuf, a->recvcounts,
+                             a->rdispls, a->recvtype);
       break;
     case NHOOD_ALLTOALLW:
       code = NATIVE_DISPATCH(alltoallw, a->sendbuf, a->sendcounts, a->sdispls_bytes, a->sendtypes, a->recvbuf,

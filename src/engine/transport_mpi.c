@@ -68,8 +68,7 @@ static int layout_of(MPI_Datatype type, type_layout *l) {
   return MPI_SUCCESS;
 }
 
-static int copy(void *c, const void *src, int scount, MPI_Datatype stype, void *dst, int dcount,
-                MPI_Datatype dtype) {
+static int copy(void *c, const void *src, int scount, MPI_Datatype stype, void *dst, int dcount, MPI_Datatype dtype) {
   nhood_mpi_transport_ctx *ctx = c;
   int rc = MPI_SUCCESS, position = 0, packsize = 0;
   type_layout sl = {0, 0, 0}, dl = {0, 0, 0};

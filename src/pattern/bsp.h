@@ -32,19 +32,19 @@ typedef struct {
 } nhood_bsp_message;
 
 typedef struct {
-  int superstep;            /* 0 for the first */
-  int any_vote;             /* OR of the votes cast in the previous superstep (0 at superstep 0) */
+  int superstep; /* 0 for the first */
+  int any_vote;  /* OR of the votes cast in the previous superstep (0 at superstep 0) */
   const nhood_bsp_message *messages;
-  int nmessages;            /* sorted by source, then sending order */
+  int nmessages; /* sorted by source, then sending order */
 } nhood_bsp_inbox;
 
 /* Messages one rank writes in one superstep (an append-only buffer of int records). */
 typedef struct {
-  int *words;               /* records: dest, count, data[count] */
+  int *words; /* records: dest, count, data[count] */
   size_t nwords, capacity;
   int nmessages;
-  int vote;                 /* raise to 1 to vote */
-  int done;                 /* set to 1 when this rank has finished */
+  int vote; /* raise to 1 to vote */
+  int done; /* set to 1 when this rank has finished */
 } nhood_bsp_outbox;
 
 /* Appends a message of count ints for rank dest. MPI_SUCCESS or MPI_ERR_NO_MEM. */
@@ -61,11 +61,11 @@ typedef int (*nhood_bsp_step_fn)(void *state, const nhood_bsp_inbox *in, nhood_b
  * of a bulk-synchronous run). */
 typedef struct {
   int supersteps;
-  long long msgs_max;       /* sum over supersteps of the most messages a rank sent */
-  long long bytes_max;      /* the same for bytes (payload only) */
-  long long recv_msgs_max;  /* the same for messages received */
-  double compute_max_s;     /* the same for a rank's time in its step function (local driver) */
-  double wall_s;            /* wall time of the whole run */
+  long long msgs_max;      /* sum over supersteps of the most messages a rank sent */
+  long long bytes_max;     /* the same for bytes (payload only) */
+  long long recv_msgs_max; /* the same for messages received */
+  double compute_max_s;    /* the same for a rank's time in its step function (local driver) */
+  double wall_s;           /* wall time of the whole run */
   /* Per-superstep maxima (local driver), for a LogGP projection; owned by the stats. */
   int nsteps_recorded;
   int *step_msgs, *step_recv_msgs;

@@ -71,7 +71,8 @@ static int exchange(MPI_Comm comm, int tag, const nhood_bsp_outbox *out, receive
   MPI_Request barrier = MPI_REQUEST_NULL;
   if (!sends) return nhood_error(MPI_ERR_NO_MEM, "pattern program: out of memory for requests");
   for (size_t w = 0; w < out->nwords; w += 2 + (size_t)out->words[w + 1])
-    NHOOD_MPI_CALL(MPI_Issend(&out->words[w + 2], out->words[w + 1], MPI_INT, out->words[w], tag, comm, &sends[nsent++]));
+    NHOOD_MPI_CALL(
+        MPI_Issend(&out->words[w + 2], out->words[w + 1], MPI_INT, out->words[w], tag, comm, &sends[nsent++]));
   while (!barrier_done) {
     int flag = 0;
     MPI_Status status;
@@ -120,8 +121,7 @@ int nhood_bsp_run_mpi(MPI_Comm comm, int tag, void *state, nhood_bsp_step_fn ste
     int flags[3] = {step_rc != MPI_SUCCESS, out.vote, !out.done || out.nmessages > 0}, any[3];
     NHOOD_MPI_CALL(MPI_Allreduce(flags, any, 3, MPI_INT, MPI_MAX, comm));
     if (any[0]) {
-      rc = step_rc != MPI_SUCCESS ? step_rc
-                                  : nhood_error(MPI_ERR_OTHER, "pattern program failed on another process");
+      rc = step_rc != MPI_SUCCESS ? step_rc : nhood_error(MPI_ERR_OTHER, "pattern program failed on another process");
       goto cleanup;
     }
     totals[0] += out.nmessages;

@@ -23,8 +23,14 @@
 #include "topology/topology.h"
 
 void nhood_combine_params_default(nhood_combine_params *p) {
-  *p = (nhood_combine_params){.theta = 1, .max_levels = -1, .force_levels = -1, .L = 1.2, .o = 0.3, .g = 0.2,
-                              .G = 1.0 / 12000.0, .block_bytes = 8};
+  *p = (nhood_combine_params){.theta = 1,
+                              .max_levels = -1,
+                              .force_levels = -1,
+                              .L = 1.2,
+                              .o = 0.3,
+                              .g = 0.2,
+                              .G = 1.0 / 12000.0,
+                              .block_bytes = 8};
 }
 
 void nhood_combine_params_from_env(nhood_combine_params *p) {
@@ -128,9 +134,12 @@ static int common_keys(const int *a, int na, const int *b, int nb) {
   int n = 0;
   const int *x = a, *y = b;
   while (x < a + na && y < b + nb) {
-    if (x[0] < y[0]) x += 2 + x[1];
-    else if (y[0] < x[0]) y += 2 + y[1];
-    else n++, x += 2 + x[1], y += 2 + y[1];
+    if (x[0] < y[0])
+      x += 2 + x[1];
+    else if (y[0] < x[0])
+      y += 2 + y[1];
+    else
+      n++, x += 2 + x[1], y += 2 + y[1];
   }
   return n;
 }
@@ -143,11 +152,11 @@ typedef struct {
   int me, P, P2, D, extras, nlevels;
   nhood_combine_params params;
   NHOOD_Topo topo;
-  nhood_records duties;      /* current, targets ascending */
+  nhood_records duties; /* current, targets ascending */
   int ndirect_send, ndirect_recv;
   nhood_combine_level *levels; /* nlevels, as they ran */
-  double exchanged_us;       /* model cost of the exchanges so far */
-  double *cost;              /* nlevels + 1: estimate of a call stopped after k levels */
+  double exchanged_us;         /* model cost of the exchanges so far */
+  double *cost;                /* nlevels + 1: estimate of a call stopped after k levels */
   nhood_combine_pattern pattern;
 } state;
 
@@ -175,8 +184,10 @@ static int initial_duties(state *s, nhood_records *duties) {
         direct += j - i;
       }
     }
-    if (side) s->ndirect_recv = direct;
-    else s->ndirect_send = direct;
+    if (side)
+      s->ndirect_recv = direct;
+    else
+      s->ndirect_send = direct;
   }
   free(sorted);
   if (rc != MPI_SUCCESS) records_free(duties);
@@ -274,8 +285,10 @@ static int merge_level(state *s, int level, const int *theirs, int ntheirs, nhoo
   lv->partner = -1;
   if (partner < 0) return MPI_SUCCESS;
   if (level_is_fold(s, level)) {
-    if (s->me >= s->P2) NHOOD_TRY(records_from(&lv->out, s->duties.words, s->duties.nwords));
-    else NHOOD_TRY(records_from(&lv->in, theirs, ntheirs));
+    if (s->me >= s->P2)
+      NHOOD_TRY(records_from(&lv->out, s->duties.words, s->duties.nwords));
+    else
+      NHOOD_TRY(records_from(&lv->in, theirs, ntheirs));
   } else {
     if (common_keys(s->duties.words, s->duties.nwords, theirs, ntheirs) < s->params.theta) return MPI_SUCCESS;
     int h = level - (s->extras > 0), mine = (s->me >> h) & 1;
@@ -409,8 +422,10 @@ static int combine_step(void *st, const nhood_bsp_inbox *in, nhood_bsp_outbox *o
     int from = i == 1 ? (s->me < s->extras ? s->me + s->P2 : -1) : (s->me < s->P2 ? s->me ^ (1 << (i - 2)) : -1);
     if (from >= 0) NHOOD_TRY(take_costs(s, in, from));
     if (s->me < s->P2) {
-      if (i <= s->D) NHOOD_TRY(send_costs(s, out, s->me ^ (1 << (i - 1))));
-      else if (s->me < s->extras) NHOOD_TRY(send_costs(s, out, s->me + s->P2));
+      if (i <= s->D)
+        NHOOD_TRY(send_costs(s, out, s->me ^ (1 << (i - 1))));
+      else if (s->me < s->extras)
+        NHOOD_TRY(send_costs(s, out, s->me + s->P2));
     }
   } else if (i == s->D + 2) {
     if (s->me >= s->P2) {

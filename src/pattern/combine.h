@@ -48,11 +48,11 @@ typedef struct {
    * partners' targets (nhood-sim, P = 1024, density 0.05, 4 B allgather: theta 4 predicts
    * 6% slower than direct, theta 1 50% faster; no case measured was better with 4). */
   int theta;
-  int max_levels;       /* levels at most; -1: as many as the hypercube has (default) */
-  int force_levels;     /* use this many levels (capped by those run); -1: the cost model chooses */
+  int max_levels;   /* levels at most; -1: as many as the hypercube has (default) */
+  int force_levels; /* use this many levels (capped by those run); -1: the cost model chooses */
   /* The cost model that chooses the depth (microseconds, bytes; ib-edr-like by default). */
   double L, o, g, G;
-  int block_bytes;      /* reference block size the depth is chosen for (default 8) */
+  int block_bytes; /* reference block size the depth is chosen for (default 8) */
 } nhood_combine_params;
 
 void nhood_combine_params_default(nhood_combine_params *p);
@@ -72,18 +72,18 @@ typedef struct {
 
 /* One combining level of this process. */
 typedef struct {
-  int partner;          /* -1: no exchange in this level */
-  nhood_records out;    /* duties handed to the partner: (target, n, sources), targets ascending */
-  nhood_records in;     /* duties taken from the partner, the same way */
+  int partner;       /* -1: no exchange in this level */
+  nhood_records out; /* duties handed to the partner: (target, n, sources), targets ascending */
+  nhood_records in;  /* duties taken from the partner, the same way */
 } nhood_combine_level;
 
 typedef struct nhood_combine_pattern {
-  int nlevels;          /* levels in use (the same on every process) */
+  int nlevels; /* levels in use (the same on every process) */
   nhood_combine_level *levels;
-  nhood_records duties;    /* after the levels: (target, n, sources) sent in one message, target != me */
-  nhood_records self;      /* at most one record (me, n, sources): blocks for me held here */
-  nhood_records incoming;  /* (owner, n, sources): the combined messages this process receives */
-  double predicted_us[2];  /* the model's estimate without combining and with the chosen depth */
+  nhood_records duties;   /* after the levels: (target, n, sources) sent in one message, target != me */
+  nhood_records self;     /* at most one record (me, n, sources): blocks for me held here */
+  nhood_records incoming; /* (owner, n, sources): the combined messages this process receives */
+  double predicted_us[2]; /* the model's estimate without combining and with the chosen depth */
   /* References beyond the first, for a pattern on the heap (see retain / release). */
   atomic_int extra_refs;
 } nhood_combine_pattern;

@@ -83,7 +83,8 @@ cleanup:
  * process that forwards the block of offset i knows its size: its own. */
 static int combinable(const nhood_coll_args *a) {
   return a->kind == NHOOD_ALLGATHER || a->kind == NHOOD_ALLTOALL ||
-         (a->isomorphic_sizes && (a->kind == NHOOD_ALLGATHERV || a->kind == NHOOD_ALLTOALLV || a->kind == NHOOD_ALLTOALLW));
+         (a->isomorphic_sizes &&
+          (a->kind == NHOOD_ALLGATHERV || a->kind == NHOOD_ALLTOALLV || a->kind == NHOOD_ALLTOALLW));
 }
 
 /* Bytes of a block; type_size is the call's send or receive type size (alltoallw asks MPI,
@@ -125,11 +126,11 @@ cleanup:
  * cart-bruck, which differ only in routes. */
 typedef struct {
   int n, alltoall;
-  int *sizes;                 /* per offset: bytes of its block */
-  int *key_now, *key_next;    /* per offset: the key of its block before / after this round */
-  nhood_region *now, *next;   /* per key: where its block lies */
-  int *stamp, stamp_value;    /* marks keys already listed in one message */
-  MPI_Aint scratch;           /* scratch bytes used so far */
+  int *sizes;               /* per offset: bytes of its block */
+  int *key_now, *key_next;  /* per offset: the key of its block before / after this round */
+  nhood_region *now, *next; /* per key: where its block lies */
+  int *stamp, stamp_value;  /* marks keys already listed in one message */
+  MPI_Aint scratch;         /* scratch bytes used so far */
 } block_table;
 
 static void table_free(block_table *b) {
@@ -218,8 +219,8 @@ cleanup:
 }
 
 /* Every block has arrived: receive block i is the block of offset i, where it exists. */
-static int table_deliver(block_table *b, const nhood_coll_args *a, nhood_sched *s, int (*arrived)(const void *ctx, int i),
-                         const void *ctx) {
+static int table_deliver(block_table *b, const nhood_coll_args *a, nhood_sched *s,
+                         int (*arrived)(const void *ctx, int i), const void *ctx) {
   int rc = MPI_SUCCESS;
   for (int i = 0; i < b->n; i++)
     if (arrived(ctx, i)) NHOOD_TRY(nhood_sched_copy(s, b->now[b->key_now[i]], nhood_recv_block(a, i)));
@@ -233,7 +234,7 @@ cleanup:
 
 typedef struct {
   const nhood_topo *t;
-  int nd, k, v;     /* the current phase (dimension k) and message (coordinate value v) */
+  int nd, k, v; /* the current phase (dimension k) and message (coordinate value v) */
   int from[MAX_DIMS];
   block_table tab;
 } dim_builder;
@@ -369,8 +370,8 @@ int nhood_build_cart_dim_batch(const nhood_topo *t, const nhood_coll_args *a, in
 #define MAX_HOPS 64
 typedef struct {
   int m, nd;
-  int *vec;               /* m x nd: hop j moves by vec[j * nd + k] along dimension k */
-  uint64_t *mask;         /* per offset */
+  int *vec;       /* m x nd: hop j moves by vec[j * nd + k] along dimension k */
+  uint64_t *mask; /* per offset */
   int nrounds;
   int round_end[MAX_HOPS]; /* round r holds hops [r ? round_end[r-1] : 0, round_end[r]) */
 } hop_plan;
@@ -507,12 +508,11 @@ static int two_hop_plan(const nhood_topo *t, hop_plan *h) {
   if (!code) return -1;
   memset(seen, 0, sizeof(int) * (size_t)box);
   int choice[MAX_DIMS] = {0}, best[MAX_DIMS] = {0}, best_msgs = -1, best_rounds = 0, best_larger = 0, stamp = 0;
-  int first_index = 0; /* into first_choices, for dimension first_free */
+  int first_index = 0;        /* into first_choices, for dimension first_free */
   for (int q = 0; q < 2; q++) /* every choice starts at 0: everything in round 1 */
     for (int i = 0; i < n; i++) {
       code[q * n + i] = 0;
-      for (int k = 0; k < nd; k++)
-        code[q * n + i] += two_hop_term(0, q, offset_of(t, i)[k], hi[k], stride[k]);
+      for (int k = 0; k < nd; k++) code[q * n + i] += two_hop_term(0, q, offset_of(t, i)[k], hi[k], stride[k]);
     }
   for (;;) {
     int m[2] = {0, 0};
@@ -524,9 +524,8 @@ static int two_hop_plan(const nhood_topo *t, hop_plan *h) {
       }
     }
     int msgs = m[0] + m[1], rounds = (m[0] > 0) + (m[1] > 0), larger = m[0] > m[1] ? m[0] : m[1];
-    if (msgs <= MAX_HOPS &&
-        (best_msgs < 0 || msgs < best_msgs || (msgs == best_msgs && rounds < best_rounds) ||
-         (msgs == best_msgs && rounds == best_rounds && larger < best_larger))) {
+    if (msgs <= MAX_HOPS && (best_msgs < 0 || msgs < best_msgs || (msgs == best_msgs && rounds < best_rounds) ||
+                             (msgs == best_msgs && rounds == best_rounds && larger < best_larger))) {
       best_msgs = msgs, best_rounds = rounds, best_larger = larger;
       memcpy(best, choice, sizeof(int) * (size_t)nd);
     }
@@ -546,8 +545,8 @@ static int two_hop_plan(const nhood_topo *t, hop_plan *h) {
         for (int q = 0; q < 2; q++)
           for (int i = 0; i < n; i++) {
             int v = offset_of(t, i)[k];
-            code[q * n + i] += two_hop_term(choice[k], q, v, hi[k], stride[k]) -
-                               two_hop_term(before, q, v, hi[k], stride[k]);
+            code[q * n + i] +=
+                two_hop_term(choice[k], q, v, hi[k], stride[k]) - two_hop_term(before, q, v, hi[k], stride[k]);
           }
       if (!carry) break;
     }
@@ -590,9 +589,9 @@ static int two_hop_plan(const nhood_topo *t, hop_plan *h) {
 typedef struct {
   const nhood_topo *t;
   const hop_plan *h;
-  int nd, j;             /* the current hop */
-  uint64_t round;        /* the hops of the current round */
-  int from[MAX_DIMS];    /* the process that sends to X by hop j */
+  int nd, j;          /* the current hop */
+  uint64_t round;     /* the hops of the current round */
+  int from[MAX_DIMS]; /* the process that sends to X by hop j */
   block_table tab;
 } hop_builder;
 

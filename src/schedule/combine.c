@@ -41,7 +41,7 @@ enum { TAG_DIRECT = 0, TAG_EXCHANGE = 1, TAG_COMBINED = 2, COMBINE_TAGS = 3 };
 typedef struct {
   uint64_t *keys;
   nhood_region *where;
-  int *bytes;           /* the block's size */
+  int *bytes; /* the block's size */
   size_t mask;
 } block_map;
 
@@ -121,8 +121,10 @@ static const located *find(const located *sorted, int n, int rank) {
   int lo = 0, hi = n;
   while (lo < hi) {
     int mid = (lo + hi) / 2;
-    if (sorted[mid].rank < rank) lo = mid + 1;
-    else hi = mid;
+    if (sorted[mid].rank < rank)
+      lo = mid + 1;
+    else
+      hi = mid;
   }
   return lo < n && sorted[lo].rank == rank ? &sorted[lo] : NULL;
 }
@@ -185,21 +187,22 @@ typedef struct {
   const nhood_coll_args *a;
   int me, alltoall;
   build_mode mode;
-  int sb;                 /* EQUAL_BLOCKS: bytes of every block */
-  const int *passed;      /* SIZED_DATA: the size pass's scratch, read level by level */
-  long passed_at;         /* ints of it read so far */
+  int sb;            /* EQUAL_BLOCKS: bytes of every block */
+  const int *passed; /* SIZED_DATA: the size pass's scratch, read level by level */
+  long passed_at;    /* ints of it read so far */
   nhood_sched *s;
   block_map map;
   uint64_t *keys;
   located *dests, *sources;
   int ndests, nsources;
-  MPI_Aint scratch;       /* bytes of scratch laid out so far */
+  MPI_Aint scratch; /* bytes of scratch laid out so far */
 } builder;
 
 /* Bytes of a user block (send block j or receive block i). */
 static int user_block_bytes(const builder *b, nhood_region r, int *bytes) {
   int size = 0;
-  if (b->a->kind != NHOOD_ALLTOALLW) size = r.buf == NHOOD_BUF_SEND ? b->a->send_type_size : b->a->recv_type_size;
+  if (b->a->kind != NHOOD_ALLTOALLW)
+    size = r.buf == NHOOD_BUF_SEND ? b->a->send_type_size : b->a->recv_type_size;
   else if (MPI_Type_size(r.type, &size) != MPI_SUCCESS)
     return nhood_error(MPI_ERR_TYPE, "combine: MPI_Type_size failed on a block's datatype");
   long long n = (long long)size * r.count;
@@ -343,8 +346,8 @@ cleanup:
 }
 
 /* Builds the schedule of one mode; own_sizes (SIZE_PASS) receives this process's block sizes. */
-static int build(const nhood_topo *t, const nhood_combine_pattern *p, const nhood_coll_args *a, int me,
-                 build_mode mode, const int *passed, int *own_sizes, nhood_sched *s) {
+static int build(const nhood_topo *t, const nhood_combine_pattern *p, const nhood_coll_args *a, int me, build_mode mode,
+                 const int *passed, int *own_sizes, nhood_sched *s) {
   int rc = MPI_SUCCESS;
   builder b = {.t = t, .p = p, .a = a, .me = me, .mode = mode, .passed = passed, .s = s};
   b.alltoall = a->kind == NHOOD_ALLTOALL || a->kind == NHOOD_ALLTOALLV || a->kind == NHOOD_ALLTOALLW;
@@ -397,7 +400,9 @@ static int equal_blocks(const nhood_coll_args *a) {
 
 /* Whether combine runs direct: the conditions are the same on every process (the pattern's
  * depth is global, the topology kind and the collective are too), so all fall back alike. */
-static int runs_direct(const nhood_topo *t) { return t->pattern == NULL || t->nchannels != 1 || t->pattern->nlevels == 0; }
+static int runs_direct(const nhood_topo *t) {
+  return t->pattern == NULL || t->nchannels != 1 || t->pattern->nlevels == 0;
+}
 
 int nhood_combine_needs_size_pass(const nhood_topo *t, const nhood_coll_args *a) {
   return !runs_direct(t) && !equal_blocks(a);

@@ -24,13 +24,11 @@ int nhood_sched_add_self_copies(const nhood_topo *t, const nhood_coll_args *a, i
     if (t->sources[i] != me) continue;
     int channel = t->recv_channel ? t->recv_channel[i] : 0;
     int j = cursor[channel];
-    while (j < t->outdegree &&
-           (t->destinations[j] != me || (t->send_channel && t->send_channel[j] != channel)))
-      j++;
+    while (j < t->outdegree && (t->destinations[j] != me || (t->send_channel && t->send_channel[j] != channel))) j++;
     if (j >= t->outdegree) {
-      rc = nhood_error(MPI_ERR_TOPOLOGY,
-                       "topo lists this process (rank %d) as its own source more often than as its own destination",
-                       me);
+      rc =
+          nhood_error(MPI_ERR_TOPOLOGY,
+                      "topo lists this process (rank %d) as its own source more often than as its own destination", me);
       goto cleanup;
     }
     NHOOD_TRY(nhood_sched_copy(s, nhood_send_block(a, j), nhood_recv_block(a, i)));

@@ -26,8 +26,13 @@ int nhood_sched_init(nhood_sched *s, const char *algorithm, int expected_ops, in
 static int append(nhood_sched *s, nhood_op_kind kind, int peer, int tag, nhood_region r) {
   int rc = grow((void **)&s->ops, &s->ops_capacity, s->nops + 1, sizeof(nhood_op));
   if (rc != MPI_SUCCESS) return rc;
-  s->ops[s->nops++] = (nhood_op){.offset = r.offset, .type = r.type, .count = r.count, .peer = peer, .tag = tag,
-                                 .kind = (uint8_t)kind, .buf = (uint8_t)r.buf};
+  s->ops[s->nops++] = (nhood_op){.offset = r.offset,
+                                 .type = r.type,
+                                 .count = r.count,
+                                 .peer = peer,
+                                 .tag = tag,
+                                 .kind = (uint8_t)kind,
+                                 .buf = (uint8_t)r.buf};
   return MPI_SUCCESS;
 }
 

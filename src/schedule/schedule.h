@@ -29,10 +29,10 @@ typedef enum { NHOOD_BUF_SEND = 0, NHOOD_BUF_RECV = 1, NHOOD_BUF_SCRATCH = 2, NH
 
 /* A typed region of one of the buffers. */
 typedef struct {
-  MPI_Aint offset;      /* bytes from the buffer's base */
+  MPI_Aint offset; /* bytes from the buffer's base */
   MPI_Datatype type;
   int count;
-  int buf;              /* nhood_buf_id */
+  int buf; /* nhood_buf_id */
 } nhood_region;
 
 /* One entry of a schedule: 32 bytes, so that posting a round reads little memory (with
@@ -42,14 +42,13 @@ typedef struct {
   MPI_Aint offset;
   MPI_Datatype type;
   int count;
-  int peer;             /* send / recv: rank in the communicator */
-  int tag;              /* send / recv: offset in the call's tag window; reduce: index into reduce_ops */
-  uint8_t kind;         /* nhood_op_kind */
-  uint8_t buf;          /* nhood_buf_id */
+  int peer;     /* send / recv: rank in the communicator */
+  int tag;      /* send / recv: offset in the call's tag window; reduce: index into reduce_ops */
+  uint8_t kind; /* nhood_op_kind */
+  uint8_t buf;  /* nhood_buf_id */
 } nhood_op;
 
 _Static_assert(sizeof(nhood_op) <= 32, "schedule entries should stay within 32 bytes");
-
 
 typedef struct nhood_sched {
   const char *algorithm;
@@ -61,12 +60,12 @@ typedef struct nhood_sched {
   int nrounds, rounds_capacity;
   MPI_Op *reduce_ops;
   int nreduce_ops, reduce_ops_capacity;
-  int ntags;            /* size of the tag window a call needs: the same on every process, as the
-                         * windows of later calls follow from it */
+  int ntags; /* size of the tag window a call needs: the same on every process, as the
+              * windows of later calls follow from it */
   MPI_Aint scratch_bytes;
   /* Summary, filled by nhood_sched_finish. */
   int nsends, nrecvs, comm_rounds;
-  int max_comm_per_round;  /* sizes the engine's request array */
+  int max_comm_per_round; /* sizes the engine's request array */
   /* Derived datatypes the schedule holds duplicates of (see nhood_sched_own_types). */
   MPI_Datatype *owned_types;
   int nowned;

@@ -18,12 +18,24 @@ static const struct {
      * for a handshake, about a round trip (UCX and MVAPICH switch protocols at 8-16 KiB on
      * such networks), split between its ends. */
     {"ib-edr",
-     {.L = 1.2, .o = 0.3, .g = 0.2, .G = 1.0 / 12000.0, .Gcopy = 1.0 / 48000.0, .mpi_factor = 1.0, .eager = 8192,
+     {.L = 1.2,
+      .o = 0.3,
+      .g = 0.2,
+      .G = 1.0 / 12000.0,
+      .Gcopy = 1.0 / 48000.0,
+      .mpi_factor = 1.0,
+      .eager = 8192,
       .rdv = 1.2}},
     /* Shared memory within a node: ~0.3 us latency, ~10 GB/s single-copy; Open MPI's vader
      * sends up to 4 KiB eagerly. */
     {"shm",
-     {.L = 0.3, .o = 0.1, .g = 0.05, .G = 1.0 / 10000.0, .Gcopy = 1.0 / 40000.0, .mpi_factor = 1.0, .eager = 4096,
+     {.L = 0.3,
+      .o = 0.1,
+      .g = 0.05,
+      .G = 1.0 / 10000.0,
+      .Gcopy = 1.0 / 40000.0,
+      .mpi_factor = 1.0,
+      .eager = 4096,
       .rdv = 0.3}},
 };
 #define NPRESETS (sizeof presets / sizeof presets[0])
@@ -47,10 +59,14 @@ static const struct {
   const char *key;
   size_t offset;
 } keys[] = {
-    {"L", offsetof(nhood_cost_params, L)},         {"o", offsetof(nhood_cost_params, o)},
-    {"g", offsetof(nhood_cost_params, g)},         {"G", offsetof(nhood_cost_params, G)},
-    {"Gcopy", offsetof(nhood_cost_params, Gcopy)}, {"mpi_factor", offsetof(nhood_cost_params, mpi_factor)},
-    {"eager", offsetof(nhood_cost_params, eager)}, {"rdv", offsetof(nhood_cost_params, rdv)},
+    {"L", offsetof(nhood_cost_params, L)},
+    {"o", offsetof(nhood_cost_params, o)},
+    {"g", offsetof(nhood_cost_params, g)},
+    {"G", offsetof(nhood_cost_params, G)},
+    {"Gcopy", offsetof(nhood_cost_params, Gcopy)},
+    {"mpi_factor", offsetof(nhood_cost_params, mpi_factor)},
+    {"eager", offsetof(nhood_cost_params, eager)},
+    {"rdv", offsetof(nhood_cost_params, rdv)},
     {"rdv_round", offsetof(nhood_cost_params, rdv_round)},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
@@ -90,7 +106,8 @@ static int read_line(char *line, nhood_cost_params *out, char *err, size_t errle
     *(double *)((char *)out + keys[k].offset) = v;
     return 0;
   }
-  snprintf(err, errlen, "unknown key \"%.40s\" (known: preset, L, o, g, G, Gcopy, mpi_factor, eager, rdv, rdv_round)", key);
+  snprintf(err, errlen, "unknown key \"%.40s\" (known: preset, L, o, g, G, Gcopy, mpi_factor, eager, rdv, rdv_round)",
+           key);
   return 1;
 }
 

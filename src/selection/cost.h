@@ -52,12 +52,12 @@
 #include "schedule/schedule.h"
 
 typedef struct nhood_cost_params {
-  double L, o, g;      /* µs */
-  double G, Gcopy;     /* µs per byte */
-  double mpi_factor;   /* dimensionless */
-  double eager;        /* bytes */
-  double rdv;          /* µs per message end */
-  double rdv_round;    /* µs per round */
+  double L, o, g;    /* µs */
+  double G, Gcopy;   /* µs per byte */
+  double mpi_factor; /* dimensionless */
+  double eager;      /* bytes */
+  double rdv;        /* µs per message end */
+  double rdv_round;  /* µs per round */
 } nhood_cost_params;
 
 /* The named preset (ib-edr: InfiniBand EDR-like; shm: shared memory-like); 0, or 1 when

@@ -60,8 +60,7 @@ int nhood_algorithm_build(const nhood_algorithm *alg, const nhood_topo *t, const
   return nhood_coll_reduces(a->kind) ? nhood_build_reduce(alg->build, t, a, me, s) : alg->build(t, a, me, s);
 }
 
-int nhood_select(const char *requested, const nhood_topo *t, const nhood_coll_args *a,
-                 const nhood_algorithm **chosen) {
+int nhood_select(const char *requested, const nhood_topo *t, const nhood_coll_args *a, const nhood_algorithm **chosen) {
   const nhood_algorithm *alg = nhood_algorithm_by_name(requested);
   if (alg == NULL)
     return nhood_error(MPI_ERR_INFO, "unknown algorithm \"%s\" (known: %s)", requested, nhood_algorithm_names());
@@ -95,13 +94,27 @@ double nhood_call_block_bytes(const nhood_coll_args *a, const nhood_topo *t) {
 
 /* A call of `kind` with one-byte blocks (MPI_BYTE), the shape the model prices: every size
  * class scales it. The arrays need max(indegree, outdegree) entries. */
-static nhood_coll_args unit_call(nhood_coll_kind kind, int isomorphic_sizes, int *ones, int *displs,
-                                 MPI_Aint *bdispls, MPI_Datatype *types) {
-  return (nhood_coll_args){.kind = kind, .sendcount = 1, .recvcount = 1, .sendtype = MPI_BYTE, .recvtype = MPI_BYTE,
-                           .sendcounts = ones, .recvcounts = ones, .sdispls = displs, .rdispls = displs,
-                           .sdispls_bytes = bdispls, .rdispls_bytes = bdispls, .sendtypes = types,
-                           .recvtypes = types, .send_extent = 1, .recv_extent = 1, .send_type_size = 1,
-                           .recv_type_size = 1, .op = MPI_SUM, .isomorphic_sizes = isomorphic_sizes};
+static nhood_coll_args unit_call(nhood_coll_kind kind, int isomorphic_sizes, int *ones, int *displs, MPI_Aint *bdispls,
+                                 MPI_Datatype *types) {
+  return (nhood_coll_args){.kind = kind,
+                           .sendcount = 1,
+                           .recvcount = 1,
+                           .sendtype = MPI_BYTE,
+                           .recvtype = MPI_BYTE,
+                           .sendcounts = ones,
+                           .recvcounts = ones,
+                           .sdispls = displs,
+                           .rdispls = displs,
+                           .sdispls_bytes = bdispls,
+                           .rdispls_bytes = bdispls,
+                           .sendtypes = types,
+                           .recvtypes = types,
+                           .send_extent = 1,
+                           .recv_extent = 1,
+                           .send_type_size = 1,
+                           .recv_type_size = 1,
+                           .op = MPI_SUM,
+                           .isomorphic_sizes = isomorphic_sizes};
 }
 
 /* Predictions of one algorithm's schedule at every class into row[]. */

@@ -9,7 +9,7 @@ typedef struct nhood_algorithm {
   const char *name;
   /* 1 when the algorithm can run this call on this topology. */
   int (*applies)(const nhood_topo *t, const nhood_coll_args *a);
-  nhood_builder build;  /* through nhood_algorithm_build, which adds the reductions */
+  nhood_builder build; /* through nhood_algorithm_build, which adds the reductions */
   /* 1 when the builder needs the topology's combining pattern (built collectively, once per
    * topology object and communicator, by the API layer). */
   int needs_pattern;
@@ -64,7 +64,6 @@ const nhood_algorithm *nhood_auto_choose(const double *costs, int cls, int persi
 
 /* The algorithm named `requested` (not "auto", which api/first_use.h resolves) if it applies
  * to the call, else MPI_ERR_INFO (unknown name) or MPI_ERR_ARG naming why. */
-int nhood_select(const char *requested, const nhood_topo *t, const nhood_coll_args *a,
-                 const nhood_algorithm **chosen);
+int nhood_select(const char *requested, const nhood_topo *t, const nhood_coll_args *a, const nhood_algorithm **chosen);
 
 #endif

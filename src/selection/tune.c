@@ -33,9 +33,12 @@ static int parse_size(const char *text, double *out) {
   unsigned long long v = strtoull(text, &end, 10);
   if (errno != 0) return 1;
   double scale = 1;
-  if (*end == 'K' || *end == 'k') scale = 1024.0, end++;
-  else if (*end == 'M' || *end == 'm') scale = 1024.0 * 1024, end++;
-  else if (*end == 'G' || *end == 'g') scale = 1024.0 * 1024 * 1024, end++;
+  if (*end == 'K' || *end == 'k')
+    scale = 1024.0, end++;
+  else if (*end == 'M' || *end == 'm')
+    scale = 1024.0 * 1024, end++;
+  else if (*end == 'G' || *end == 'g')
+    scale = 1024.0 * 1024 * 1024, end++;
   if (*end != '\0') return 1;
   *out = (double)v * scale;
   return 0;
@@ -100,8 +103,8 @@ int nhood_tune_parse(const char *rules, const char *origin, nhood_tune_rules *ou
     *eq = '\0';
     const char *algo = eq + 1;
     if (strcmp(algo, "auto") != 0 && nhood_algorithm_by_name(algo) == NULL) {
-      rc = nhood_error(MPI_ERR_INFO, "%s: rule %d (\"%s\") names unknown algorithm \"%s\" (known: %s)", origin,
-                       index, original, algo, nhood_algorithm_names());
+      rc = nhood_error(MPI_ERR_INFO, "%s: rule %d (\"%s\") names unknown algorithm \"%s\" (known: %s)", origin, index,
+                       original, algo, nhood_algorithm_names());
       goto cleanup;
     }
     double lo = 0, hi = 1e300;
@@ -173,18 +176,17 @@ int nhood_tune_lookup(const char *rules, const char *origin, nhood_coll_kind kin
  * and a program that changes the variable between calls (setenv) still gets its new rules.
  * A spin lock guards the cache for MPI_THREAD_MULTIPLE programs. */
 static atomic_flag env_lock = ATOMIC_FLAG_INIT;
-static int env_cached;                      /* env_text, env_rules and env_error are current */
-static char *env_text;                      /* the text parsed; NULL when NHOOD_TUNE is unset */
+static int env_cached; /* env_text, env_rules and env_error are current */
+static char *env_text; /* the text parsed; NULL when NHOOD_TUNE is unset */
 static nhood_tune_rules env_rules;
-static int env_error;                       /* the parse's error class, or MPI_SUCCESS */
+static int env_error; /* the parse's error class, or MPI_SUCCESS */
 static char env_failure[NHOOD_MAX_ERROR_STRING];
 
 int nhood_tune_env_match(nhood_coll_kind kind, double bytes, char *out) {
   const char *env = getenv("NHOOD_TUNE");
   int rc = MPI_SUCCESS;
   out[0] = '\0';
-  while (atomic_flag_test_and_set_explicit(&env_lock, memory_order_acquire)) {
-  }
+  while (atomic_flag_test_and_set_explicit(&env_lock, memory_order_acquire)) {}
   if (!env_cached || (env == NULL) != (env_text == NULL) || (env != NULL && strcmp(env, env_text) != 0)) {
     nhood_tune_free(&env_rules);
     free(env_text);

@@ -23,8 +23,8 @@ int nhood_cart_rank_of(int ndims, const int dims[], const int periods[], const i
 
 /* Enumerates all vectors in [-r, r]^ndims except 0 in lexicographic order and keeps those
  * within the given norm: Chebyshev (moore) keeps them all, Manhattan keeps sum |c| <= r. */
-static int generate_offsets(int ndims, int radius, int manhattan, int maxoffsets, int *noffsets,
-                            int offsets[], const char *fname) {
+static int generate_offsets(int ndims, int radius, int manhattan, int maxoffsets, int *noffsets, int offsets[],
+                            const char *fname) {
   if (ndims < 1) return nhood_error(MPI_ERR_ARG, "%s: ndims must be >= 1 (got %d)", fname, ndims);
   if (radius < 0) return nhood_error(MPI_ERR_ARG, "%s: radius must be >= 0 (got %d)", fname, radius);
   if (noffsets == NULL) return nhood_error(MPI_ERR_ARG, "%s: noffsets is NULL", fname);
@@ -70,10 +70,8 @@ int NHOOD_Cart_moore_offsets(int ndims, int radius, int maxoffsets, int *noffset
   return generate_offsets(ndims, radius, 0, maxoffsets, noffsets, offsets, "NHOOD_Cart_moore_offsets");
 }
 
-int NHOOD_Cart_von_neumann_offsets(int ndims, int radius, int maxoffsets, int *noffsets,
-                                   int offsets[]) {
-  return generate_offsets(ndims, radius, 1, maxoffsets, noffsets, offsets,
-                          "NHOOD_Cart_von_neumann_offsets");
+int NHOOD_Cart_von_neumann_offsets(int ndims, int radius, int maxoffsets, int *noffsets, int offsets[]) {
+  return generate_offsets(ndims, radius, 1, maxoffsets, noffsets, offsets, "NHOOD_Cart_von_neumann_offsets");
 }
 
 /* The grid of a Cartesian communicator, read with local queries. */
@@ -115,7 +113,8 @@ int NHOOD_Cart_relative_shift(MPI_Comm comm, const int offset[], int *source, in
   cart_grid g;
   int rc = read_grid(comm, &g);
   if (rc != MPI_SUCCESS) return rc;
-  if (source == NULL || dest == NULL) return nhood_error(MPI_ERR_ARG, "%s (output) is NULL", source ? "dest" : "source");
+  if (source == NULL || dest == NULL)
+    return nhood_error(MPI_ERR_ARG, "%s (output) is NULL", source ? "dest" : "source");
   if (offset == NULL && g.ndims > 0) return nhood_error(MPI_ERR_ARG, "offset is NULL");
   *dest = shifted_rank(&g, offset, 1);
   *source = shifted_rank(&g, offset, -1);
@@ -144,7 +143,7 @@ cleanup:
 }
 
 int nhood_topo_create_cart_offsets_on_grid(int ndims, const int dims[], const int periods[], const int coords[],
-                                            int noffsets, const int offsets[], MPI_Info info, NHOOD_Topo *topo) {
+                                           int noffsets, const int offsets[], MPI_Info info, NHOOD_Topo *topo) {
   NHOOD_Topo t = NULL;
   int rc = MPI_SUCCESS;
   if (topo == NULL) return nhood_error(MPI_ERR_ARG, "topo (the output handle) is NULL");
@@ -179,8 +178,7 @@ cleanup:
   return rc;
 }
 
-int NHOOD_Topo_create_cart_offsets(MPI_Comm comm, int noffsets, const int offsets[],
-                                   MPI_Info info, NHOOD_Topo *topo) {
+int NHOOD_Topo_create_cart_offsets(MPI_Comm comm, int noffsets, const int offsets[], MPI_Info info, NHOOD_Topo *topo) {
   cart_grid g;
   if (topo == NULL) return nhood_error(MPI_ERR_ARG, "topo (the output handle) is NULL");
   int rc = read_grid(comm, &g);

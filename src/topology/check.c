@@ -10,10 +10,10 @@
 
 /* What one process reports about its first disagreement. */
 typedef struct {
-  int mismatches;   /* number of peers that disagree with this process */
-  int peer;         /* first such peer */
-  int as_source;    /* times this process lists peer as a source */
-  int as_dest;      /* times peer lists this process as a destination */
+  int mismatches; /* number of peers that disagree with this process */
+  int peer;       /* first such peer */
+  int as_source;  /* times this process lists peer as a source */
+  int as_dest;    /* times peer lists this process as a destination */
 } disagreement;
 
 int nhood_topo_check_ranks(NHOOD_Topo topo, int size) {
@@ -69,10 +69,10 @@ int NHOOD_Topo_check(NHOOD_Topo topo, MPI_Comm comm) {
   for (int r = 0; r < p; r++) {
     if (all[r].mismatches == 0) continue;
     if (disagreeing++ < 3 && len < sizeof msg)
-      len += (size_t)snprintf(msg + len, sizeof msg - len,
-                              "%srank %d lists rank %d as a destination %d time(s) but rank %d lists rank %d as a source %d time(s)",
-                              disagreeing > 1 ? "; " : "", all[r].peer, r, all[r].as_dest, r,
-                              all[r].peer, all[r].as_source);
+      len += (size_t)snprintf(
+          msg + len, sizeof msg - len,
+          "%srank %d lists rank %d as a destination %d time(s) but rank %d lists rank %d as a source %d time(s)",
+          disagreeing > 1 ? "; " : "", all[r].peer, r, all[r].as_dest, r, all[r].peer, all[r].as_source);
   }
   if (disagreeing > 0)
     rc = nhood_error(MPI_ERR_TOPOLOGY, "inconsistent topology on %d process(es): %s%s", disagreeing, msg,

@@ -12,8 +12,8 @@
 #include "selection/select.h"
 #include "selection/tune.h"
 
-int nhood_topo_alloc(nhood_topo_kind kind, int indegree, int outdegree, int weighted,
-                     int channels, int ndims, int noffsets, NHOOD_Topo *out) {
+int nhood_topo_alloc(nhood_topo_kind kind, int indegree, int outdegree, int weighted, int channels, int ndims,
+                     int noffsets, NHOOD_Topo *out) {
   /* Everything in one allocation: the struct, then int arrays. */
   size_t nint = (size_t)indegree + (size_t)outdegree;
   if (weighted) nint += (size_t)indegree + (size_t)outdegree;
@@ -85,8 +85,8 @@ int nhood_info_algorithm(MPI_Info info, char *name) {
   NHOOD_MPI_CALL(MPI_Info_get(info, NHOOD_INFO_ALGORITHM, MPI_MAX_INFO_VAL, value, &flag));
   if (!flag) return MPI_SUCCESS;
   if (strcmp(value, "auto") != 0 && nhood_algorithm_by_name(value) == NULL) {
-    rc = nhood_error(MPI_ERR_INFO, "info key %s has unknown algorithm \"%s\" (known: %s)",
-                     NHOOD_INFO_ALGORITHM, value, nhood_algorithm_names());
+    rc = nhood_error(MPI_ERR_INFO, "info key %s has unknown algorithm \"%s\" (known: %s)", NHOOD_INFO_ALGORITHM, value,
+                     nhood_algorithm_names());
     goto cleanup;
   }
   strcpy(name, value); /* known names are shorter than NHOOD_ALGORITHM_NAME_MAX */
@@ -103,8 +103,10 @@ int nhood_info_tune(MPI_Info info, NHOOD_Topo topo) {
   nhood_tune_rules *parsed = malloc(sizeof *parsed);
   if (!parsed) return nhood_error(MPI_ERR_NO_MEM, "out of memory for the tuning rules");
   rc = nhood_tune_parse(rules, "info key " NHOOD_INFO_TUNE, parsed);
-  if (rc != MPI_SUCCESS) free(parsed);
-  else topo->tune = parsed;
+  if (rc != MPI_SUCCESS)
+    free(parsed);
+  else
+    topo->tune = parsed;
 cleanup:
   return rc;
 }
@@ -133,8 +135,8 @@ cleanup:
 }
 
 /* Validates one adjacency list; `what` is the argument's name. */
-static int check_list(int degree, const int ranks[], const int weights[], const char *degname,
-                      const char *what, const char *wname) {
+static int check_list(int degree, const int ranks[], const int weights[], const char *degname, const char *what,
+                      const char *wname) {
   if (degree < 0) return nhood_error(MPI_ERR_ARG, "%s is negative (%d)", degname, degree);
   if (degree > 0 && ranks == NULL) return nhood_error(MPI_ERR_ARG, "%s is NULL but %s is %d", what, degname, degree);
   for (int i = 0; i < degree; i++) {
@@ -146,9 +148,8 @@ static int check_list(int degree, const int ranks[], const int weights[], const 
   return MPI_SUCCESS;
 }
 
-int NHOOD_Topo_create_adjacent(int indegree, const int sources[], const int *sourceweights,
-                               int outdegree, const int destinations[],
-                               const int *destweights, MPI_Info info, NHOOD_Topo *topo) {
+int NHOOD_Topo_create_adjacent(int indegree, const int sources[], const int *sourceweights, int outdegree,
+                               const int destinations[], const int *destweights, MPI_Info info, NHOOD_Topo *topo) {
   int rc = MPI_SUCCESS;
   NHOOD_Topo t = NULL;
   if (topo == NULL) return nhood_error(MPI_ERR_ARG, "topo (the output handle) is NULL");
@@ -177,10 +178,8 @@ static int create_from_dist_graph(MPI_Comm comm, NHOOD_Topo *out) {
   NHOOD_Topo t = NULL;
   NHOOD_MPI_CALL(MPI_Dist_graph_neighbors_count(comm, &indeg, &outdeg, &weighted));
   NHOOD_TRY(nhood_topo_alloc(NHOOD_TOPO_ADJACENT, indeg, outdeg, weighted, 0, 0, 0, &t));
-  NHOOD_MPI_CALL(MPI_Dist_graph_neighbors(comm, indeg, t->sources,
-                                          weighted ? t->sourceweights : MPI_UNWEIGHTED, outdeg,
-                                          t->destinations,
-                                          weighted ? t->destweights : MPI_UNWEIGHTED));
+  NHOOD_MPI_CALL(MPI_Dist_graph_neighbors(comm, indeg, t->sources, weighted ? t->sourceweights : MPI_UNWEIGHTED, outdeg,
+                                          t->destinations, weighted ? t->destweights : MPI_UNWEIGHTED));
   *out = t;
   return MPI_SUCCESS;
 cleanup:
@@ -236,9 +235,15 @@ int NHOOD_Topo_create_from_comm(MPI_Comm comm, MPI_Info info, NHOOD_Topo *topo) 
   if (comm == MPI_COMM_NULL) return nhood_error(MPI_ERR_COMM, "comm is MPI_COMM_NULL");
   NHOOD_MPI_CALL(MPI_Topo_test(comm, &status));
   switch (status) {
-    case MPI_DIST_GRAPH: NHOOD_TRY(create_from_dist_graph(comm, &t)); break;
-    case MPI_GRAPH: NHOOD_TRY(create_from_graph(comm, &t)); break;
-    case MPI_CART: NHOOD_TRY(create_from_cart(comm, &t)); break;
+    case MPI_DIST_GRAPH:
+      NHOOD_TRY(create_from_dist_graph(comm, &t));
+      break;
+    case MPI_GRAPH:
+      NHOOD_TRY(create_from_graph(comm, &t));
+      break;
+    case MPI_CART:
+      NHOOD_TRY(create_from_cart(comm, &t));
+      break;
     default:
       return nhood_error(MPI_ERR_TOPOLOGY, "comm carries no topology (MPI_Topo_test gives MPI_UNDEFINED)");
   }
@@ -287,20 +292,18 @@ static int count_real(int n, const int ranks[]) {
   return c;
 }
 
-int NHOOD_Topo_degrees(NHOOD_Topo topo, int include_proc_null, int *indegree, int *outdegree,
-                       int *weighted) {
+int NHOOD_Topo_degrees(NHOOD_Topo topo, int include_proc_null, int *indegree, int *outdegree, int *weighted) {
   int rc = nhood_topo_validate(topo, "topo");
   if (rc != MPI_SUCCESS) return rc;
   if (indegree) *indegree = include_proc_null ? topo->indegree : count_real(topo->indegree, topo->sources);
-  if (outdegree)
-    *outdegree = include_proc_null ? topo->outdegree : count_real(topo->outdegree, topo->destinations);
+  if (outdegree) *outdegree = include_proc_null ? topo->outdegree : count_real(topo->outdegree, topo->destinations);
   if (weighted) *weighted = topo->sourceweights != NULL;
   return MPI_SUCCESS;
 }
 
 /* Copies one list (and its weights) into caller arrays, optionally dropping MPI_PROC_NULL. */
-static void copy_list(int n, const int ranks[], const int weights[], int include_proc_null,
-                      int out[], int outweights[]) {
+static void copy_list(int n, const int ranks[], const int weights[], int include_proc_null, int out[],
+                      int outweights[]) {
   int k = 0;
   int want_weights = outweights != NULL && outweights != MPI_UNWEIGHTED;
   for (int i = 0; i < n; i++) {
@@ -311,9 +314,8 @@ static void copy_list(int n, const int ranks[], const int weights[], int include
   }
 }
 
-int NHOOD_Topo_neighbors(NHOOD_Topo topo, int include_proc_null, int maxindegree,
-                         int sources[], int *sourceweights, int maxoutdegree,
-                         int destinations[], int *destweights) {
+int NHOOD_Topo_neighbors(NHOOD_Topo topo, int include_proc_null, int maxindegree, int sources[], int *sourceweights,
+                         int maxoutdegree, int destinations[], int *destweights) {
   int indeg = 0, outdeg = 0;
   int rc = NHOOD_Topo_degrees(topo, include_proc_null, &indeg, &outdeg, NULL);
   if (rc != MPI_SUCCESS) return rc;
@@ -324,8 +326,7 @@ int NHOOD_Topo_neighbors(NHOOD_Topo topo, int include_proc_null, int maxindegree
   if (indeg > 0 && sources == NULL) return nhood_error(MPI_ERR_ARG, "sources is NULL");
   if (outdeg > 0 && destinations == NULL) return nhood_error(MPI_ERR_ARG, "destinations is NULL");
   copy_list(topo->indegree, topo->sources, topo->sourceweights, include_proc_null, sources, sourceweights);
-  copy_list(topo->outdegree, topo->destinations, topo->destweights, include_proc_null, destinations,
-            destweights);
+  copy_list(topo->outdegree, topo->destinations, topo->destweights, include_proc_null, destinations, destweights);
   return MPI_SUCCESS;
 }
 

@@ -20,27 +20,27 @@
 #define NHOOD_ALGORITHM_NAME_MAX 32
 
 typedef enum {
-  NHOOD_TOPO_ADJACENT,     /* from adjacency lists or a (dist) graph communicator */
-  NHOOD_TOPO_CART,         /* from a Cartesian communicator: MPI's +-1 neighbors */
-  NHOOD_TOPO_CART_OFFSETS  /* isomorphic: relative offsets on a Cartesian grid */
+  NHOOD_TOPO_ADJACENT,    /* from adjacency lists or a (dist) graph communicator */
+  NHOOD_TOPO_CART,        /* from a Cartesian communicator: MPI's +-1 neighbors */
+  NHOOD_TOPO_CART_OFFSETS /* isomorphic: relative offsets on a Cartesian grid */
 } nhood_topo_kind;
 
 struct nhood_topo {
   nhood_topo_kind kind;
   int indegree, outdegree;
-  int *sources, *destinations;          /* MPI_PROC_NULL allowed */
-  int *sourceweights, *destweights;     /* NULL when unweighted */
-  int *recv_channel, *send_channel;     /* NULL when nchannels == 1 (all channel 0) */
+  int *sources, *destinations;      /* MPI_PROC_NULL allowed */
+  int *sourceweights, *destweights; /* NULL when unweighted */
+  int *recv_channel, *send_channel; /* NULL when nchannels == 1 (all channel 0) */
   int nchannels;
-  int max_rank;                         /* largest rank listed; -1 if none */
+  int max_rank;                             /* largest rank listed; -1 if none */
   char algorithm[NHOOD_ALGORITHM_NAME_MAX]; /* requested with NHOOD_INFO_ALGORITHM */
   int isomorphic_sizes;                     /* NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES */
   struct nhood_tune_rules *tune;            /* NHOOD_INFO_TUNE rules, parsed, or NULL */
   /* Cartesian kinds: the grid as seen by the process that created the object. */
   int ndims;
-  int *dims, *periods, *coords;         /* ndims each */
+  int *dims, *periods, *coords; /* ndims each */
   int noffsets;
-  int *offsets;                         /* noffsets * ndims (CART_OFFSETS only) */
+  int *offsets; /* noffsets * ndims (CART_OFFSETS only) */
   /* Schedule of the last blocking call (api/call_cache.c); freed with the topology. */
   _Atomic(struct nhood_call_cache *) call_cache;
   /* The message-combining pattern of this process (pattern/combine.h), computed for the
@@ -56,8 +56,8 @@ struct nhood_topo {
 /* Allocates a topology with room for the given degrees and Cartesian sizes in one block.
  * Lists are left uninitialized; optional arrays (weights, channels) are allocated only when
  * the corresponding flag is set. */
-int nhood_topo_alloc(nhood_topo_kind kind, int indegree, int outdegree, int weighted,
-                     int channels, int ndims, int noffsets, NHOOD_Topo *out);
+int nhood_topo_alloc(nhood_topo_kind kind, int indegree, int outdegree, int weighted, int channels, int ndims,
+                     int noffsets, NHOOD_Topo *out);
 /* Computes max_rank and registers the handle; frees the topology on failure. */
 int nhood_topo_publish(NHOOD_Topo topo, MPI_Info info, NHOOD_Topo *out);
 /* Checks that topo is a live topology handle; `what` names the argument in the message. */
@@ -83,7 +83,7 @@ int nhood_info_bool(MPI_Info info, const char *key, int *value);
 /* NHOOD_Topo_create_cart_offsets for a grid given directly (no communicator): for tools
  * with virtual ranks, which give each rank its coordinates. Local. */
 int nhood_topo_create_cart_offsets_on_grid(int ndims, const int dims[], const int periods[], const int coords[],
-                                            int noffsets, const int offsets[], MPI_Info info, NHOOD_Topo *topo);
+                                           int noffsets, const int offsets[], MPI_Info info, NHOOD_Topo *topo);
 
 /* Pure Cartesian arithmetic, also used by tools with virtual ranks (no MPI calls). */
 /* Rank of coords (row-major) or MPI_PROC_NULL if outside a non-periodic dimension;

@@ -23,9 +23,7 @@ static unsigned long long rng_next(rng *g) { /* splitmix64 */
   return z ^ (z >> 31);
 }
 
-static double rng_uniform(rng *g) {
-  return (double)(rng_next(g) >> 11) / 9007199254740992.0;
-}
+static double rng_uniform(rng *g) { return (double)(rng_next(g) >> 11) / 9007199254740992.0; }
 
 /* Shuffles list (and weights, when not NULL) with the same permutation. */
 static void shuffle(int *list, int *weights, int n, rng *g) {
@@ -125,9 +123,8 @@ static void entry_map_alltoallw_blocks(corpus_entry *e) {
     int block = e->kind == MPI_CART ? j ^ 1 : j; /* Cartesian pairing (corpus.h); even degree */
     if (e->destinations[block] != MPI_PROC_NULL) e->alltoallw_send_block[out++] = block;
   }
-  int local[2] = {
-      in < e->indegree || out < e->outdegree,
-      has_repeated_rank(e->sources, e->indegree) || has_repeated_rank(e->destinations, e->outdegree)};
+  int local[2] = {in < e->indegree || out < e->outdegree,
+                  has_repeated_rank(e->sources, e->indegree) || has_repeated_rank(e->destinations, e->outdegree)};
   int global[2];
   TEST_CHECK(MPI_Allreduce(local, global, 2, MPI_INT, MPI_MAX, e->ref_comm));
   e->has_proc_null = global[0];
@@ -179,24 +176,22 @@ static void entry_read_reference(corpus_entry *e, const int *send_elems, const i
   e->recv_elems = test_malloc(sizeof(int) * (size_t)e->indegree);
   for (int j = 0; j < e->outdegree; j++)
     e->send_elems[j] = send_elems ? send_elems[j] : pair_elems(rank, e->destinations[j]);
-  for (int i = 0; i < e->indegree; i++)
-    e->recv_elems[i] = recv_elems ? recv_elems[i] : pair_elems(e->sources[i], rank);
+  for (int i = 0; i < e->indegree; i++) e->recv_elems[i] = recv_elems ? recv_elems[i] : pair_elems(e->sources[i], rank);
   entry_map_alltoallw_blocks(e);
 }
 
 /* An adjacency-list entry: nhood topology from the lists, reference from the same lists
  * through MPI_Dist_graph_create_adjacent. Optional element counts override pair_elems. */
-static void add_adjacent(corpus *c, const MPI_Info infos[], const char *name, int indegree,
-                         const int sources[], const int sourceweights[], int outdegree,
-                         const int destinations[], const int destweights[], const int send_elems[],
-                         const int recv_elems[]) {
+static void add_adjacent(corpus *c, const MPI_Info infos[], const char *name, int indegree, const int sources[],
+                         const int sourceweights[], int outdegree, const int destinations[], const int destweights[],
+                         const int send_elems[], const int recv_elems[]) {
   corpus_entry *e = corpus_new_entry(c, name);
   e->nhood_comm = c->plain_comm;
-  TEST_CHECK(MPI_Dist_graph_create_adjacent(c->plain_comm, indegree, sources, sourceweights, outdegree,
-                                            destinations, destweights, MPI_INFO_NULL, 0, &e->ref_comm));
+  TEST_CHECK(MPI_Dist_graph_create_adjacent(c->plain_comm, indegree, sources, sourceweights, outdegree, destinations,
+                                            destweights, MPI_INFO_NULL, 0, &e->ref_comm));
   for (int a = 0; a < c->nalgorithms; a++)
-    TEST_CHECK(NHOOD_Topo_create_adjacent(indegree, sources, sourceweights, outdegree, destinations,
-                                          destweights, infos[a], &e->topo[a]));
+    TEST_CHECK(NHOOD_Topo_create_adjacent(indegree, sources, sourceweights, outdegree, destinations, destweights,
+                                          infos[a], &e->topo[a]));
   entry_read_reference(e, send_elems, recv_elems);
 }
 
@@ -206,8 +201,7 @@ static void add_from_comm(corpus *c, const MPI_Info infos[], const char *name, M
   corpus_entry *e = corpus_new_entry(c, name);
   e->nhood_comm = comm;
   e->ref_comm = comm;
-  for (int a = 0; a < c->nalgorithms; a++)
-    TEST_CHECK(NHOOD_Topo_create_from_comm(comm, infos[a], &e->topo[a]));
+  for (int a = 0; a < c->nalgorithms; a++) TEST_CHECK(NHOOD_Topo_create_from_comm(comm, infos[a], &e->topo[a]));
   entry_read_reference(e, NULL, NULL);
 }
 
@@ -246,9 +240,7 @@ static void adjacency_free(adjacency *adj) {
   memset(adj, 0, sizeof *adj);
 }
 
-static const int *weights_or_unweighted(const int *weights) {
-  return weights ? weights : test_unweighted();
-}
+static const int *weights_or_unweighted(const int *weights) { return weights ? weights : test_unweighted(); }
 
 /* This process's lists of the multigraph spec on size processes: every process draws the
  * same multiplicity matrix (up to 3 parallel edges), then shuffles its own lists. */
@@ -259,8 +251,7 @@ static void random_graph_lists(const random_graph_spec *spec, int rank, int size
     for (int q = 0; q < size; q++)
       if (rng_uniform(&global) < spec->density) multiplicity[p * size + q] = 1 + (int)(rng_next(&global) % 3);
   if (spec->isolate_last_rank && size >= 3)
-    for (int q = 0; q < size; q++)
-      multiplicity[(size - 1) * size + q] = multiplicity[q * size + size - 1] = 0;
+    for (int q = 0; q < size; q++) multiplicity[(size - 1) * size + q] = multiplicity[q * size + size - 1] = 0;
   if (spec->rank0_receives_only && size >= 2)
     for (int q = 0; q < size; q++) multiplicity[q] = 0;
 
@@ -322,12 +313,12 @@ static void add_reverse_graphs(corpus *c, const MPI_Info infos[], const char *fi
     const int *sw = weights_or_unweighted(adj.sourceweights), *dw = weights_or_unweighted(adj.destweights);
     corpus_entry *e = corpus_new_entry(c, name);
     e->nhood_comm = c->plain_comm;
-    TEST_CHECK(MPI_Dist_graph_create_adjacent(c->plain_comm, adj.outdegree, adj.destinations, dw,
-                                              adj.indegree, adj.sources, sw, MPI_INFO_NULL, 0, &e->ref_comm));
+    TEST_CHECK(MPI_Dist_graph_create_adjacent(c->plain_comm, adj.outdegree, adj.destinations, dw, adj.indegree,
+                                              adj.sources, sw, MPI_INFO_NULL, 0, &e->ref_comm));
     for (int a = 0; a < c->nalgorithms; a++) {
       NHOOD_Topo forward;
-      TEST_CHECK(NHOOD_Topo_create_adjacent(adj.indegree, adj.sources, sw, adj.outdegree, adj.destinations,
-                                            dw, infos[a], &forward));
+      TEST_CHECK(NHOOD_Topo_create_adjacent(adj.indegree, adj.sources, sw, adj.outdegree, adj.destinations, dw,
+                                            infos[a], &forward));
       TEST_CHECK(NHOOD_Topo_reverse(forward, &e->topo[a]));
       TEST_CHECK(NHOOD_Topo_free(&forward)); /* the reverse must not depend on it */
     }
@@ -357,14 +348,11 @@ static const struct cart_shape {
 };
 
 /* "cart-2x4-p10": the dimensions and, per dimension, periodic (1) or not (0). */
-static void cart_name(char *name, size_t len, const char *prefix, int ndims, const int dims[],
-                      const int periods[]) {
+static void cart_name(char *name, size_t len, const char *prefix, int ndims, const int dims[], const int periods[]) {
   size_t n = (size_t)snprintf(name, len, "%s", prefix);
-  for (int d = 0; d < ndims && n < len; d++)
-    n += (size_t)snprintf(name + n, len - n, "%s%d", d ? "x" : "-", dims[d]);
+  for (int d = 0; d < ndims && n < len; d++) n += (size_t)snprintf(name + n, len - n, "%s%d", d ? "x" : "-", dims[d]);
   if (n < len) n += (size_t)snprintf(name + n, len - n, "-p");
-  for (int d = 0; d < ndims && n < len; d++)
-    n += (size_t)snprintf(name + n, len - n, "%d", periods[d] ? 1 : 0);
+  for (int d = 0; d < ndims && n < len; d++) n += (size_t)snprintf(name + n, len - n, "%d", periods[d] ? 1 : 0);
 }
 
 static void add_cartesian(corpus *c, const MPI_Info infos[], const char *filter, int size) {
@@ -446,8 +434,8 @@ static void add_dist_graph_comm(corpus *c, const MPI_Info infos[], const char *f
   int destinations[3] = {(rank + 1) % size, (rank + 3) % size, rank};
   int weights[3] = {1, 2, 3};
   MPI_Comm dist;
-  TEST_CHECK(MPI_Dist_graph_create(MPI_COMM_WORLD, 2, sources, degrees, destinations, weights, MPI_INFO_NULL,
-                                   0, &dist));
+  TEST_CHECK(
+      MPI_Dist_graph_create(MPI_COMM_WORLD, 2, sources, degrees, destinations, weights, MPI_INFO_NULL, 0, &dist));
   add_from_comm(c, infos, name, dist);
 }
 
@@ -537,8 +525,8 @@ static void check_cart_helpers(corpus *c, const char *name, MPI_Comm cart, int n
 
 /* One isomorphic entry; with iso, block sizes depend on the offset only and the topology
  * objects carry NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES. */
-static void add_isomorphic_entry(corpus *c, const MPI_Info infos[], const char *filter, int size, int moore,
-                                 int radius, int ndims, int periodic, int iso) {
+static void add_isomorphic_entry(corpus *c, const MPI_Info infos[], const char *filter, int size, int moore, int radius,
+                                 int ndims, int periodic, int iso) {
   char name[64];
   snprintf(name, sizeof name, "%s-r%d-%dd-%s%s", moore ? "moore" : "vonneumann", radius, ndims,
            periodic ? "periodic" : "open", iso ? "-isosizes" : "");
@@ -552,16 +540,14 @@ static void add_isomorphic_entry(corpus *c, const MPI_Info infos[], const char *
   TEST_CHECK(MPI_Cart_coords(cart, rank, ndims, coords));
 
   int noffsets = 0, nexpected;
-  int (*helper)(int, int, int, int *, int *) =
-      moore ? NHOOD_Cart_moore_offsets : NHOOD_Cart_von_neumann_offsets;
+  int (*helper)(int, int, int, int *, int *) = moore ? NHOOD_Cart_moore_offsets : NHOOD_Cart_von_neumann_offsets;
   TEST_CHECK(helper(ndims, radius, 0, &noffsets, NULL));
   int capacity = noffsets > 125 ? noffsets : 125; /* (2*2+1)^3 bounds the expected list */
   int *offsets = test_malloc(sizeof(int) * (size_t)(capacity * ndims));
   int *expected = test_malloc(sizeof(int) * (size_t)(125 * ndims));
   TEST_CHECK(helper(ndims, radius, capacity, &noffsets, offsets));
   nexpected = expected_offsets(moore, ndims, radius, expected);
-  if (noffsets != nexpected ||
-      memcmp(offsets, expected, sizeof(int) * (size_t)(noffsets * ndims)) != 0) {
+  if (noffsets != nexpected || memcmp(offsets, expected, sizeof(int) * (size_t)(noffsets * ndims)) != 0) {
     corpus_failure(c, name, "the offset helper's list differs from the expected lexicographic list");
   }
   check_cart_helpers(c, name, cart, ndims, dims, periods, coords, noffsets, offsets);
@@ -576,9 +562,8 @@ static void add_isomorphic_entry(corpus *c, const MPI_Info infos[], const char *
   corpus_entry *e = corpus_new_entry(c, name);
   e->nhood_comm = cart;
   e->owns_nhood_comm = 1;
-  TEST_CHECK(MPI_Dist_graph_create_adjacent(cart, noffsets, sources, test_unweighted(), noffsets,
-                                            destinations, test_unweighted(), MPI_INFO_NULL, 0,
-                                            &e->ref_comm));
+  TEST_CHECK(MPI_Dist_graph_create_adjacent(cart, noffsets, sources, test_unweighted(), noffsets, destinations,
+                                            test_unweighted(), MPI_INFO_NULL, 0, &e->ref_comm));
   for (int a = 0; a < c->nalgorithms; a++) {
     MPI_Info info;
     TEST_CHECK(MPI_Info_dup(infos[a], &info));
@@ -633,8 +618,8 @@ static void add_matrix(corpus *c, const MPI_Info infos[], const char *file, int 
   int all_ok = 0;
   TEST_CHECK(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD));
   if (all_ok) {
-    add_adjacent(c, infos, name, mine.indegree, mine.sources, test_unweighted(), mine.outdegree,
-                 mine.destinations, test_unweighted(), mine.send_elems, mine.recv_elems);
+    add_adjacent(c, infos, name, mine.indegree, mine.sources, test_unweighted(), mine.outdegree, mine.destinations,
+                 test_unweighted(), mine.send_elems, mine.recv_elems);
   } else {
     corpus_failure(c, name, ok ? "another process could not read the matrix" : err);
   }

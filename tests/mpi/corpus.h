@@ -44,9 +44,9 @@ typedef struct corpus_entry {
    * not, both results must agree. */
   int alltoallw_indegree, alltoallw_outdegree;
   int *alltoallw_recv_block, *alltoallw_send_block;
-  int kind;            /* MPI_Topo_test of ref_comm: MPI_DIST_GRAPH, MPI_GRAPH or MPI_CART */
-  int has_proc_null;   /* some process has an MPI_PROC_NULL neighbor */
-  int has_duplicates;  /* some process lists a rank twice among its sources or destinations */
+  int kind;           /* MPI_Topo_test of ref_comm: MPI_DIST_GRAPH, MPI_GRAPH or MPI_CART */
+  int has_proc_null;  /* some process has an MPI_PROC_NULL neighbor */
+  int has_duplicates; /* some process lists a rank twice among its sources or destinations */
   /* The topology objects carry NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES: block sizes and datatypes
    * must depend on the offset index only (the "-isosizes" isomorphic entries). */
   int isomorphic_sizes;

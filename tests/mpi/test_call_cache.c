@@ -89,8 +89,8 @@ static void counts_changed_in_place(MPI_Comm comm, NHOOD_Topo topo) {
       for (int e = 0; e < n; e++) sendbuf[displs[k] + e] = value(rank, k, e, round);
     }
     for (int i = 0; i < 64; i++) recvbuf[i] = -1;
-    TEST_CHECK(NHOOD_Neighbor_alltoallv(sendbuf, counts, displs, MPI_INT, recvbuf, counts, displs, MPI_INT, comm,
-                                        topo));
+    TEST_CHECK(
+        NHOOD_Neighbor_alltoallv(sendbuf, counts, displs, MPI_INT, recvbuf, counts, displs, MPI_INT, comm, topo));
     int ok = 1;
     for (int k = 0; k < DEG; k++) {
       int from, block;

@@ -28,15 +28,7 @@
 
 /* Every case runs under each of these algorithms; a new algorithm is one more line. */
 static const char *const algorithms[] = {
-    "direct",
-    "auto",
-    "combine",
-    "cart-direct",
-    "cart-dim",
-    "cart-dim-batch",
-    "cart-bruck",
-    "cart-2hop",
-    "mpi",
+    "direct", "auto", "combine", "cart-direct", "cart-dim", "cart-dim-batch", "cart-bruck", "cart-2hop", "mpi",
 };
 #define NALGORITHMS ((int)(sizeof algorithms / sizeof algorithms[0]))
 
@@ -67,15 +59,7 @@ typedef enum {
 static const char *const collective_names[NCOLLECTIVES] = {"allgather", "allgatherv", "alltoall", "alltoallv",
                                                            "alltoallw"};
 
-typedef enum {
-  MODE_BLOCKING,
-  MODE_WAIT,
-  MODE_TEST,
-  MODE_WAITALL,
-  MODE_PERSISTENT,
-  MODE_USER_ANY_SOURCE,
-  NMODES
-} mode;
+typedef enum { MODE_BLOCKING, MODE_WAIT, MODE_TEST, MODE_WAITALL, MODE_PERSISTENT, MODE_USER_ANY_SOURCE, NMODES } mode;
 static const char *const mode_names[NMODES] = {"blocking",         "nonblocking-wait",
                                                "nonblocking-test", "nonblocking-waitall2",
                                                "persistent",       "nonblocking-user-anysource"};
@@ -150,9 +134,7 @@ static int pair_variant(int source, int dest) {
 }
 
 /* allgatherv: what `rank` contributes (every receiver must expect that); 0 for some. */
-static int allgatherv_elems(int rank) {
-  return rank == MPI_PROC_NULL ? 2 : (5 * rank + 1) % 4;
-}
+static int allgatherv_elems(int rank) { return rank == MPI_PROC_NULL ? 2 : (5 * rank + 1) % 4; }
 
 /* ------------------------------------------------------------------------------------- */
 /* Buffer layouts: the arguments of one collective call                                   */
@@ -200,8 +182,7 @@ static int *copy_ints(const int *src, int n) {
   return out;
 }
 
-static void layout_alltoallw(layout *L, dtype_case dt, const corpus_entry *e, const type_variant variants[],
-                             int rank) {
+static void layout_alltoallw(layout *L, dtype_case dt, const corpus_entry *e, const type_variant variants[], int rank) {
   int in = e->indegree, out = e->outdegree;
   L->sendcounts = copy_ints(e->send_elems, out);
   L->recvcounts = copy_ints(e->recv_elems, in);
@@ -375,20 +356,18 @@ static void describe_offset(const layout *L, const corpus_entry *e, size_t offse
 static void mpi_neighbor(const layout *L, const void *sbuf, void *rbuf, MPI_Comm comm) {
   switch (L->coll) {
     case COLL_ALLGATHER:
-      TEST_CHECK(
-          MPI_Neighbor_allgather(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm));
+      TEST_CHECK(MPI_Neighbor_allgather(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm));
       break;
     case COLL_ALLGATHERV:
-      TEST_CHECK(MPI_Neighbor_allgatherv(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcounts, L->rdispls,
-                                         L->recvtype, comm));
+      TEST_CHECK(
+          MPI_Neighbor_allgatherv(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcounts, L->rdispls, L->recvtype, comm));
       break;
     case COLL_ALLTOALL:
-      TEST_CHECK(
-          MPI_Neighbor_alltoall(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm));
+      TEST_CHECK(MPI_Neighbor_alltoall(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm));
       break;
     case COLL_ALLTOALLV:
-      TEST_CHECK(MPI_Neighbor_alltoallv(sbuf, L->sendcounts, L->sdispls, L->sendtype, rbuf, L->recvcounts,
-                                        L->rdispls, L->recvtype, comm));
+      TEST_CHECK(MPI_Neighbor_alltoallv(sbuf, L->sendcounts, L->sdispls, L->sendtype, rbuf, L->recvcounts, L->rdispls,
+                                        L->recvtype, comm));
       break;
     case COLL_ALLTOALLW:
       TEST_CHECK(MPI_Neighbor_alltoallw(sbuf, L->sendcounts, L->sdispls_w, L->sendtypes, rbuf, L->recvcounts,
@@ -428,43 +407,41 @@ static int mpi_direct_is_reliable(const corpus_entry *e, collective coll) {
 
 typedef enum { CALL_BLOCKING, CALL_NONBLOCKING, CALL_PERSISTENT_INIT } call_kind;
 
-static int nhood_neighbor(call_kind kind, const layout *L, const void *sbuf, void *rbuf, MPI_Comm comm,
-                          NHOOD_Topo topo, MPI_Info info, NHOOD_Request *req) {
+static int nhood_neighbor(call_kind kind, const layout *L, const void *sbuf, void *rbuf, MPI_Comm comm, NHOOD_Topo topo,
+                          MPI_Info info, NHOOD_Request *req) {
   switch (L->coll) {
     case COLL_ALLGATHER:
       if (kind == CALL_BLOCKING)
-        return NHOOD_Neighbor_allgather(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype,
-                                        comm, topo);
+        return NHOOD_Neighbor_allgather(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm, topo);
       if (kind == CALL_NONBLOCKING)
-        return NHOOD_Ineighbor_allgather(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype,
-                                         comm, topo, req);
-      return NHOOD_Neighbor_allgather_init(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype,
-                                           comm, topo, info, req);
+        return NHOOD_Ineighbor_allgather(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm, topo,
+                                         req);
+      return NHOOD_Neighbor_allgather_init(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm, topo,
+                                           info, req);
     case COLL_ALLGATHERV:
       if (kind == CALL_BLOCKING)
-        return NHOOD_Neighbor_allgatherv(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcounts, L->rdispls,
-                                         L->recvtype, comm, topo);
+        return NHOOD_Neighbor_allgatherv(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcounts, L->rdispls, L->recvtype,
+                                         comm, topo);
       if (kind == CALL_NONBLOCKING)
-        return NHOOD_Ineighbor_allgatherv(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcounts, L->rdispls,
-                                          L->recvtype, comm, topo, req);
+        return NHOOD_Ineighbor_allgatherv(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcounts, L->rdispls, L->recvtype,
+                                          comm, topo, req);
       return NHOOD_Neighbor_allgatherv_init(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcounts, L->rdispls,
                                             L->recvtype, comm, topo, info, req);
     case COLL_ALLTOALL:
       if (kind == CALL_BLOCKING)
-        return NHOOD_Neighbor_alltoall(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm,
-                                       topo);
+        return NHOOD_Neighbor_alltoall(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm, topo);
       if (kind == CALL_NONBLOCKING)
-        return NHOOD_Ineighbor_alltoall(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype,
-                                        comm, topo, req);
-      return NHOOD_Neighbor_alltoall_init(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype,
-                                          comm, topo, info, req);
+        return NHOOD_Ineighbor_alltoall(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm, topo,
+                                        req);
+      return NHOOD_Neighbor_alltoall_init(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm, topo,
+                                          info, req);
     case COLL_ALLTOALLV:
       if (kind == CALL_BLOCKING)
-        return NHOOD_Neighbor_alltoallv(sbuf, L->sendcounts, L->sdispls, L->sendtype, rbuf, L->recvcounts,
-                                        L->rdispls, L->recvtype, comm, topo);
+        return NHOOD_Neighbor_alltoallv(sbuf, L->sendcounts, L->sdispls, L->sendtype, rbuf, L->recvcounts, L->rdispls,
+                                        L->recvtype, comm, topo);
       if (kind == CALL_NONBLOCKING)
-        return NHOOD_Ineighbor_alltoallv(sbuf, L->sendcounts, L->sdispls, L->sendtype, rbuf, L->recvcounts,
-                                         L->rdispls, L->recvtype, comm, topo, req);
+        return NHOOD_Ineighbor_alltoallv(sbuf, L->sendcounts, L->sdispls, L->sendtype, rbuf, L->recvcounts, L->rdispls,
+                                         L->recvtype, comm, topo, req);
       return NHOOD_Neighbor_alltoallv_init(sbuf, L->sendcounts, L->sdispls, L->sendtype, rbuf, L->recvcounts,
                                            L->rdispls, L->recvtype, comm, topo, info, req);
     case COLL_ALLTOALLW:
@@ -474,8 +451,8 @@ static int nhood_neighbor(call_kind kind, const layout *L, const void *sbuf, voi
       if (kind == CALL_NONBLOCKING)
         return NHOOD_Ineighbor_alltoallw(sbuf, L->sendcounts, L->sdispls_w, L->sendtypes, rbuf, L->recvcounts,
                                          L->rdispls_w, L->recvtypes, comm, topo, req);
-      return NHOOD_Neighbor_alltoallw_init(sbuf, L->sendcounts, L->sdispls_w, L->sendtypes, rbuf,
-                                           L->recvcounts, L->rdispls_w, L->recvtypes, comm, topo, info, req);
+      return NHOOD_Neighbor_alltoallw_init(sbuf, L->sendcounts, L->sdispls_w, L->sendtypes, rbuf, L->recvcounts,
+                                           L->rdispls_w, L->recvtypes, comm, topo, info, req);
     default:
       return MPI_ERR_INTERN;
   }
@@ -493,16 +470,13 @@ typedef struct buffers {
 } buffers;
 
 static unsigned char data_byte(int rank, int round, size_t k) {
-  uint32_t x =
-      (uint32_t)k * 2654435761u ^ (uint32_t)(rank + 1) * 0x9E3779B9u ^ (uint32_t)(round + 1) * 0x85EBCA6Bu;
+  uint32_t x = (uint32_t)k * 2654435761u ^ (uint32_t)(rank + 1) * 0x9E3779B9u ^ (uint32_t)(round + 1) * 0x85EBCA6Bu;
   x ^= x >> 15;
   x *= 0x2C1B3C6Du;
   return (unsigned char)(x >> 24);
 }
 
-static unsigned char sentinel_byte(size_t k) {
-  return (unsigned char)(0xA5 ^ (k * 29));
-}
+static unsigned char sentinel_byte(size_t k) { return (unsigned char)(0xA5 ^ (k * 29)); }
 
 static void fill_sentinel(unsigned char *buf, size_t n) {
   for (size_t k = 0; k < n; k++) buf[k] = sentinel_byte(k);
@@ -556,15 +530,15 @@ static void require_success(test_context *t, const case_info *ci, int rc, const 
   int len;
   MPI_Error_string(rc, mpimsg, &len);
   NHOOD_Error_message(nhoodmsg, NULL);
-  fprintf(stderr, "rank %d: FAILED %s: %s returned %d (%s): \"%s\"; aborting\n", t->rank, ci->description,
-          call, rc, mpimsg, nhoodmsg);
+  fprintf(stderr, "rank %d: FAILED %s: %s returned %d (%s): \"%s\"; aborting\n", t->rank, ci->description, call, rc,
+          mpimsg, nhoodmsg);
   fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
 /* Compares nhood's whole receive buffer with MPI's; returns 1 on a mismatch. */
-static int compare(test_context *t, const case_info *ci, int round, unsigned char *got,
-                   const unsigned char *expected, size_t nbytes) {
+static int compare(test_context *t, const case_info *ci, int round, unsigned char *got, const unsigned char *expected,
+                   size_t nbytes) {
   if (t->sabotage && t->rank == t->size - 1 && nbytes > 0) got[nbytes - 1] ^= 0x5A; /* after the call */
   if (memcmp(got, expected, nbytes) == 0) return 0;
   size_t k = 0;
@@ -589,8 +563,7 @@ static int check_request_null(test_context *t, const case_info *ci, NHOOD_Reques
 enum { USER_TAG = 4242, USER_MAGIC = 0x5eed };
 
 /* Runs one mode of one case; returns 1 if it failed on this process. */
-static int run_mode(test_context *t, const case_info *ci, mode m, NHOOD_Topo topo, MPI_Info info,
-                    buffers *B) {
+static int run_mode(test_context *t, const case_info *ci, mode m, NHOOD_Topo topo, MPI_Info info, buffers *B) {
   const layout *L = ci->layout;
   const corpus_entry *e = ci->entry;
   MPI_Comm comm = e->nhood_comm;
@@ -605,27 +578,23 @@ static int run_mode(test_context *t, const case_info *ci, mode m, NHOOD_Topo top
       failed |= compare(t, ci, 0, B->got[0], B->expected[0], L->recvbytes);
       break;
     case MODE_WAIT:
-      require_success(t, ci,
-                      nhood_neighbor(CALL_NONBLOCKING, L, B->send[0], B->got[0], comm, topo, info, &req),
+      require_success(t, ci, nhood_neighbor(CALL_NONBLOCKING, L, B->send[0], B->got[0], comm, topo, info, &req),
                       "non-blocking call");
       require_success(t, ci, NHOOD_Wait(&req), "NHOOD_Wait");
       failed |= check_request_null(t, ci, req, "NHOOD_Wait");
       failed |= compare(t, ci, 0, B->got[0], B->expected[0], L->recvbytes);
       break;
     case MODE_TEST:
-      require_success(t, ci,
-                      nhood_neighbor(CALL_NONBLOCKING, L, B->send[0], B->got[0], comm, topo, info, &req),
+      require_success(t, ci, nhood_neighbor(CALL_NONBLOCKING, L, B->send[0], B->got[0], comm, topo, info, &req),
                       "non-blocking call");
       while (!flag) require_success(t, ci, NHOOD_Test(&req, &flag), "NHOOD_Test");
       failed |= check_request_null(t, ci, req, "NHOOD_Test");
       failed |= compare(t, ci, 0, B->got[0], B->expected[0], L->recvbytes);
       break;
     case MODE_WAITALL: /* two collectives outstanding at once on the same communicator */
-      require_success(t, ci,
-                      nhood_neighbor(CALL_NONBLOCKING, L, B->send[0], B->got[0], comm, topo, info, &pair[0]),
+      require_success(t, ci, nhood_neighbor(CALL_NONBLOCKING, L, B->send[0], B->got[0], comm, topo, info, &pair[0]),
                       "first non-blocking call");
-      require_success(t, ci,
-                      nhood_neighbor(CALL_NONBLOCKING, L, B->send[1], B->got[1], comm, topo, info, &pair[1]),
+      require_success(t, ci, nhood_neighbor(CALL_NONBLOCKING, L, B->send[1], B->got[1], comm, topo, info, &pair[1]),
                       "second non-blocking call");
       require_success(t, ci, NHOOD_Waitall(2, pair), "NHOOD_Waitall");
       failed |= check_request_null(t, ci, pair[0], "NHOOD_Waitall");
@@ -637,10 +606,10 @@ static int run_mode(test_context *t, const case_info *ci, mode m, NHOOD_Topo top
       layout owned_types;
       memcpy(B->persistent_send, B->send[0], L->sendbytes);
       layout_dup_types(L, e->indegree, e->outdegree, &owned_types);
-      require_success(t, ci,
-                      nhood_neighbor(CALL_PERSISTENT_INIT, &owned_types, B->persistent_send, B->got[0], comm,
-                                     topo, info, &req),
-                      "persistent init");
+      require_success(
+          t, ci,
+          nhood_neighbor(CALL_PERSISTENT_INIT, &owned_types, B->persistent_send, B->got[0], comm, topo, info, &req),
+          "persistent init");
       layout_free_dup_types(&owned_types, e->indegree, e->outdegree);
       for (int round = 0; round < 2; round++) {
         if (round == 1) memcpy(B->persistent_send, B->send[1], L->sendbytes);
@@ -650,8 +619,8 @@ static int run_mode(test_context *t, const case_info *ci, mode m, NHOOD_Topo top
       }
       /* After a start, as combine's v and w collectives build their data schedule then. */
       const char *algorithm = NULL;
-      if (req != NHOOD_REQUEST_NULL && NHOOD_Request_schedule_info(req, &algorithm, NULL, NULL, NULL, NULL) == MPI_SUCCESS &&
-          algorithm != NULL)
+      if (req != NHOOD_REQUEST_NULL &&
+          NHOOD_Request_schedule_info(req, &algorithm, NULL, NULL, NULL, NULL) == MPI_SUCCESS && algorithm != NULL)
         for (int a = 0; a < NALGORITHMS; a++)
           if (strcmp(algorithm, algorithms[a]) == 0) t->own_schedules[a][L->coll]++;
       require_success(t, ci, NHOOD_Request_free(&req), "NHOOD_Request_free");
@@ -667,8 +636,7 @@ static int run_mode(test_context *t, const case_info *ci, mode m, NHOOD_Topo top
       MPI_Request user_recv, user_send;
       MPI_Status status;
       TEST_CHECK(MPI_Irecv(user_in, 8, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &user_recv));
-      require_success(t, ci,
-                      nhood_neighbor(CALL_NONBLOCKING, L, B->send[0], B->got[0], comm, topo, info, &req),
+      require_success(t, ci, nhood_neighbor(CALL_NONBLOCKING, L, B->send[0], B->got[0], comm, topo, info, &req),
                       "non-blocking call");
       require_success(t, ci, NHOOD_Wait(&req), "NHOOD_Wait");
       TEST_CHECK(MPI_Isend(user_out, 3, MPI_INT, right, USER_TAG, comm, &user_send));
@@ -694,13 +662,12 @@ static int run_mode(test_context *t, const case_info *ci, mode m, NHOOD_Topo top
   return failed;
 }
 
-
 /* nhood's view of the neighborhood must be MPI's: degrees and lists, MPI_PROC_NULL
  * included, and the degrees without MPI_PROC_NULL. */
 static int check_neighbors(test_context *t, const corpus_entry *e, int a) {
   case_info ci = {e, NULL, ""};
-  snprintf(ci.description, sizeof ci.description, "np=%d topo=%s check=neighbor-lists algo=%s", t->size,
-           e->name, algorithms[a]);
+  snprintf(ci.description, sizeof ci.description, "np=%d topo=%s check=neighbor-lists algo=%s", t->size, e->name,
+           algorithms[a]);
   int in = -1, out = -1, real_in = -1, real_out = -1, weighted;
   require_success(t, &ci, NHOOD_Topo_degrees(e->topo[a], 1, &in, &out, &weighted), "NHOOD_Topo_degrees");
   require_success(t, &ci, NHOOD_Topo_degrees(e->topo[a], 0, &real_in, &real_out, NULL), "NHOOD_Topo_degrees");
@@ -709,13 +676,12 @@ static int check_neighbors(test_context *t, const corpus_entry *e, int a) {
   for (int j = 0; j < e->outdegree; j++) want_real_out += e->destinations[j] != MPI_PROC_NULL;
   char what[256];
   if (in != e->indegree || out != e->outdegree || real_in != want_real_in || real_out != want_real_out) {
-    snprintf(what, sizeof what, "degrees %d/%d (without MPI_PROC_NULL %d/%d), MPI says %d/%d (%d/%d)", in,
-             out, real_in, real_out, e->indegree, e->outdegree, want_real_in, want_real_out);
+    snprintf(what, sizeof what, "degrees %d/%d (without MPI_PROC_NULL %d/%d), MPI says %d/%d (%d/%d)", in, out, real_in,
+             real_out, e->indegree, e->outdegree, want_real_in, want_real_out);
     report_failure(t, &ci, what);
     return 1;
   }
-  int *sources = test_malloc(sizeof(int) * (size_t)in),
-      *destinations = test_malloc(sizeof(int) * (size_t)out);
+  int *sources = test_malloc(sizeof(int) * (size_t)in), *destinations = test_malloc(sizeof(int) * (size_t)out);
   require_success(t, &ci, NHOOD_Topo_neighbors(e->topo[a], 1, in, sources, NULL, out, destinations, NULL),
                   "NHOOD_Topo_neighbors");
   int failed = 0;
@@ -786,10 +752,8 @@ static MPI_Aint address_of(const void *p) {
  */
 static void compute_references(const corpus_entry *e, int ngroups, case_group groups[]) {
   int replicas = 2 * ngroups, in = e->alltoallw_indegree * replicas, out = e->alltoallw_outdegree * replicas;
-  int *sources = test_malloc(sizeof(int) * (size_t)in),
-      *destinations = test_malloc(sizeof(int) * (size_t)out);
-  int *sendcounts = test_malloc(sizeof(int) * (size_t)out),
-      *recvcounts = test_malloc(sizeof(int) * (size_t)in);
+  int *sources = test_malloc(sizeof(int) * (size_t)in), *destinations = test_malloc(sizeof(int) * (size_t)out);
+  int *sendcounts = test_malloc(sizeof(int) * (size_t)out), *recvcounts = test_malloc(sizeof(int) * (size_t)in);
   MPI_Aint *sdispls = test_malloc(sizeof(MPI_Aint) * (size_t)out);
   MPI_Aint *rdispls = test_malloc(sizeof(MPI_Aint) * (size_t)in);
   MPI_Datatype *sendtypes = test_malloc(sizeof(MPI_Datatype) * (size_t)out);
@@ -815,8 +779,8 @@ static void compute_references(const corpus_entry *e, int ngroups, case_group gr
   MPI_Comm comm;
   TEST_CHECK(MPI_Dist_graph_create_adjacent(e->ref_comm, in, sources, test_unweighted(), out, destinations,
                                             test_unweighted(), MPI_INFO_NULL, 0, &comm));
-  TEST_CHECK(MPI_Neighbor_alltoallw(MPI_BOTTOM, sendcounts, sdispls, sendtypes, MPI_BOTTOM, recvcounts,
-                                    rdispls, recvtypes, comm));
+  TEST_CHECK(MPI_Neighbor_alltoallw(MPI_BOTTOM, sendcounts, sdispls, sendtypes, MPI_BOTTOM, recvcounts, rdispls,
+                                    recvtypes, comm));
   TEST_CHECK(MPI_Comm_free(&comm));
   free(sources);
   free(destinations);
@@ -834,14 +798,13 @@ static void compute_references(const corpus_entry *e, int ngroups, case_group gr
 static void check_reference(test_context *t, const corpus_entry *e, case_group *g) {
   if (!mpi_direct_is_reliable(e, g->coll)) return;
   case_info ci = {e, &g->L, ""};
-  snprintf(ci.description, sizeof ci.description, "np=%d topo=%s coll=%s dtype=%s reference", t->size,
-           e->name, collective_names[g->coll], dtype_names[g->dt]);
+  snprintf(ci.description, sizeof ci.description, "np=%d topo=%s coll=%s dtype=%s reference", t->size, e->name,
+           collective_names[g->coll], dtype_names[g->dt]);
   unsigned char *direct = test_malloc(g->L.recvbytes);
   fill_sentinel(direct, g->L.recvbytes);
   mpi_neighbor(&g->L, g->B.send[0], direct, e->ref_comm);
   int differ = memcmp(direct, g->B.expected[0], g->L.recvbytes) != 0;
-  if (differ)
-    report_failure(t, &ci, "MPI's direct MPI_Neighbor_* result differs from its alltoallw reference");
+  if (differ) report_failure(t, &ci, "MPI's direct MPI_Neighbor_* result differs from its alltoallw reference");
   record_case(t, differ);
   free(direct);
 }
@@ -853,8 +816,8 @@ static void run_cases(test_context *t, const corpus_entry *e, case_group *g) {
     if (!test_selected(algorithms[a], t->filter_algorithm)) continue;
     for (int m = 0; m < NMODES; m++) {
       if (!test_selected(mode_names[m], t->filter_mode)) continue;
-      snprintf(ci.description, sizeof ci.description, "np=%d topo=%s coll=%s mode=%s dtype=%s algo=%s",
-               t->size, e->name, collective_names[g->coll], mode_names[m], dtype_names[g->dt], algorithms[a]);
+      snprintf(ci.description, sizeof ci.description, "np=%d topo=%s coll=%s mode=%s dtype=%s algo=%s", t->size,
+               e->name, collective_names[g->coll], mode_names[m], dtype_names[g->dt], algorithms[a]);
       if (t->verbose && t->rank == 0) printf("case %d: %s\n", t->ncases, ci.description);
       watchdog_arm(ci.description);
       record_case(t, run_mode(t, &ci, (mode)m, e->topo[a], t->algorithm_info[a], &g->B));
@@ -898,8 +861,7 @@ static void parse_options(test_context *t, int argc, char **argv) {
     else if (strcmp(argv[k], "--algorithm") == 0)
       target = &t->filter_algorithm;
     else
-      test_fatal(__FILE__, __LINE__, "unknown option (see the comment at the top of test_collectives.c)",
-                 MPI_ERR_ARG);
+      test_fatal(__FILE__, __LINE__, "unknown option (see the comment at the top of test_collectives.c)", MPI_ERR_ARG);
     if (target) {
       if (++k == argc) test_fatal(__FILE__, __LINE__, "option without its value", MPI_ERR_ARG);
       *target = argv[k];
@@ -942,7 +904,8 @@ int main(int argc, char **argv) {
       for (int k = 0; k < NCOLLECTIVES; k++) combined += own[a][k];
   for (size_t x = 0; getenv("NHOOD_TEST_EXPECT_OWN") && t.size > 1 && x < sizeof expect_own / sizeof *expect_own; x++)
     for (int a = 0; a < NALGORITHMS; a++) {
-      if (strcmp(algorithms[a], expect_own[x].algorithm) != 0 || !test_selected(algorithms[a], t.filter_algorithm)) continue;
+      if (strcmp(algorithms[a], expect_own[x].algorithm) != 0 || !test_selected(algorithms[a], t.filter_algorithm))
+        continue;
       for (int k = 0; k < NCOLLECTIVES; k++) {
         if (!test_selected(collective_names[k], expect_own[x].collectives) ||
             !test_selected(collective_names[k], t.filter_collective) || own[a][k] > 0)
@@ -958,8 +921,8 @@ int main(int argc, char **argv) {
     printf(
         "test_collectives np=%d%s: %d passed, %d failed, %d corpus check(s) failed (%d topologies, %d "
         "algorithms, %d combined schedules) in %.1f s\n",
-        t.size, t.sabotage ? " [SABOTAGE: must fail]" : "", t.ncases - failed, failed, corpus_failures,
-        c.nentries, NALGORITHMS, combined, seconds);
+        t.size, t.sabotage ? " [SABOTAGE: must fail]" : "", t.ncases - failed, failed, corpus_failures, c.nentries,
+        NALGORITHMS, combined, seconds);
 
   corpus_free(&c);
   variants_free(t.variants);

@@ -47,8 +47,7 @@ static void record_check(error_test *t, int failed) {
 
 static const char *class_name(int errclass, char *buf) {
   int len;
-  if (MPI_Error_string(errclass, buf, &len) != MPI_SUCCESS)
-    snprintf(buf, MPI_MAX_ERROR_STRING, "code %d", errclass);
+  if (MPI_Error_string(errclass, buf, &len) != MPI_SUCCESS) snprintf(buf, MPI_MAX_ERROR_STRING, "code %d", errclass);
   return buf;
 }
 
@@ -65,11 +64,10 @@ static void expect_error(error_test *t, const char *what, int rc, int want_class
   else if (errclass == -1)
     fprintf(stderr, "rank %d: FAILED %s: returned %d, which is no MPI error code\n", t->rank, what, rc);
   else if (errclass != want_class)
-    fprintf(stderr, "rank %d: FAILED %s: error class \"%s\", expected \"%s\" (message \"%s\")\n", t->rank,
-            what, class_name(errclass, got_name), class_name(want_class, want_name), msg);
+    fprintf(stderr, "rank %d: FAILED %s: error class \"%s\", expected \"%s\" (message \"%s\")\n", t->rank, what,
+            class_name(errclass, got_name), class_name(want_class, want_name), msg);
   else if (strstr(msg, want_text) == NULL)
-    fprintf(stderr, "rank %d: FAILED %s: message \"%s\" does not name \"%s\"\n", t->rank, what, msg,
-            want_text);
+    fprintf(stderr, "rank %d: FAILED %s: message \"%s\" does not name \"%s\"\n", t->rank, what, msg, want_text);
   else
     failed = 0;
   record_check(t, failed);
@@ -79,8 +77,7 @@ static void expect_success(error_test *t, const char *what, int rc) {
   char msg[NHOOD_MAX_ERROR_STRING] = "";
   if (rc != MPI_SUCCESS) {
     NHOOD_Error_message(msg, NULL);
-    fprintf(stderr, "rank %d: FAILED %s: returned %d (\"%s\"), expected MPI_SUCCESS\n", t->rank, what, rc,
-            msg);
+    fprintf(stderr, "rank %d: FAILED %s: returned %d (\"%s\"), expected MPI_SUCCESS\n", t->rank, what, rc, msg);
   }
   record_check(t, rc != MPI_SUCCESS);
 }
@@ -117,17 +114,13 @@ static void test_collective_arguments(error_test *t) {
   NHOOD_Request req = NHOOD_REQUEST_NULL;
 
   expect_error(t, "allgather: sendbuf NULL with sendcount 1",
-               NHOOD_Neighbor_allgather(NULL, 1, MPI_INT, rb, 1, MPI_INT, comm, ring), MPI_ERR_BUFFER,
-               "sendbuf");
+               NHOOD_Neighbor_allgather(NULL, 1, MPI_INT, rb, 1, MPI_INT, comm, ring), MPI_ERR_BUFFER, "sendbuf");
   expect_error(t, "allgather: recvbuf NULL with recvcount 1",
-               NHOOD_Neighbor_allgather(sb, 1, MPI_INT, NULL, 1, MPI_INT, comm, ring), MPI_ERR_BUFFER,
-               "recvbuf");
-  expect_error(t, "allgather: sendcount -1",
-               NHOOD_Neighbor_allgather(sb, -1, MPI_INT, rb, 1, MPI_INT, comm, ring), MPI_ERR_COUNT,
-               "sendcount");
-  expect_error(t, "allgather: recvcount -1",
-               NHOOD_Neighbor_allgather(sb, 1, MPI_INT, rb, -1, MPI_INT, comm, ring), MPI_ERR_COUNT,
-               "recvcount");
+               NHOOD_Neighbor_allgather(sb, 1, MPI_INT, NULL, 1, MPI_INT, comm, ring), MPI_ERR_BUFFER, "recvbuf");
+  expect_error(t, "allgather: sendcount -1", NHOOD_Neighbor_allgather(sb, -1, MPI_INT, rb, 1, MPI_INT, comm, ring),
+               MPI_ERR_COUNT, "sendcount");
+  expect_error(t, "allgather: recvcount -1", NHOOD_Neighbor_allgather(sb, 1, MPI_INT, rb, -1, MPI_INT, comm, ring),
+               MPI_ERR_COUNT, "recvcount");
   expect_error(t, "allgather: sendtype MPI_DATATYPE_NULL",
                NHOOD_Neighbor_allgather(sb, 1, MPI_DATATYPE_NULL, rb, 1, MPI_INT, comm, ring), MPI_ERR_TYPE,
                "sendtype");
@@ -141,45 +134,39 @@ static void test_collective_arguments(error_test *t) {
                NHOOD_Neighbor_alltoall(sb, 1, MPI_INT, MPI_IN_PLACE, 1, MPI_INT, comm, ring), MPI_ERR_BUFFER,
                "recvbuf");
   expect_error(t, "alltoall: comm MPI_COMM_NULL",
-               NHOOD_Neighbor_alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, MPI_COMM_NULL, ring), MPI_ERR_COMM,
-               "comm");
+               NHOOD_Neighbor_alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, MPI_COMM_NULL, ring), MPI_ERR_COMM, "comm");
   expect_error(t, "allgatherv: recvcounts[1] -1",
-               NHOOD_Neighbor_allgatherv(sb, 1, MPI_INT, rb, bad_counts, displs, MPI_INT, comm, ring),
-               MPI_ERR_COUNT, "recvcounts");
+               NHOOD_Neighbor_allgatherv(sb, 1, MPI_INT, rb, bad_counts, displs, MPI_INT, comm, ring), MPI_ERR_COUNT,
+               "recvcounts");
   expect_error(t, "allgatherv: displs NULL",
-               NHOOD_Neighbor_allgatherv(sb, 1, MPI_INT, rb, counts, NULL, MPI_INT, comm, ring), MPI_ERR_ARG,
-               "displs");
-  expect_error(
-      t, "alltoallv: sendcounts[1] -1",
-      NHOOD_Neighbor_alltoallv(sb, bad_counts, displs, MPI_INT, rb, counts, displs, MPI_INT, comm, ring),
-      MPI_ERR_COUNT, "sendcounts");
+               NHOOD_Neighbor_allgatherv(sb, 1, MPI_INT, rb, counts, NULL, MPI_INT, comm, ring), MPI_ERR_ARG, "displs");
+  expect_error(t, "alltoallv: sendcounts[1] -1",
+               NHOOD_Neighbor_alltoallv(sb, bad_counts, displs, MPI_INT, rb, counts, displs, MPI_INT, comm, ring),
+               MPI_ERR_COUNT, "sendcounts");
   expect_error(t, "alltoallv: recvcounts NULL",
                NHOOD_Neighbor_alltoallv(sb, counts, displs, MPI_INT, rb, NULL, displs, MPI_INT, comm, ring),
                MPI_ERR_ARG, "recvcounts");
   expect_error(t, "alltoallw: sendtypes[1] MPI_DATATYPE_NULL",
-               NHOOD_Neighbor_alltoallw(sb, counts, bd, bad_types, rb, counts, bd, types, comm, ring),
-               MPI_ERR_TYPE, "sendtypes");
+               NHOOD_Neighbor_alltoallw(sb, counts, bd, bad_types, rb, counts, bd, types, comm, ring), MPI_ERR_TYPE,
+               "sendtypes");
   expect_error(t, "alltoallw: recvcounts[1] -1",
-               NHOOD_Neighbor_alltoallw(sb, counts, bd, types, rb, bad_counts, bd, types, comm, ring),
-               MPI_ERR_COUNT, "recvcounts");
+               NHOOD_Neighbor_alltoallw(sb, counts, bd, types, rb, bad_counts, bd, types, comm, ring), MPI_ERR_COUNT,
+               "recvcounts");
   expect_error(t, "alltoallw: rdispls NULL",
-               NHOOD_Neighbor_alltoallw(sb, counts, bd, types, rb, counts, NULL, types, comm, ring),
-               MPI_ERR_ARG, "rdispls");
+               NHOOD_Neighbor_alltoallw(sb, counts, bd, types, rb, counts, NULL, types, comm, ring), MPI_ERR_ARG,
+               "rdispls");
   expect_error(t, "ineighbor_alltoall: request NULL",
-               NHOOD_Ineighbor_alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, comm, ring, NULL), MPI_ERR_ARG,
-               "request");
+               NHOOD_Ineighbor_alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, comm, ring, NULL), MPI_ERR_ARG, "request");
   expect_error(t, "ineighbor_allgather: recvcount -1",
                NHOOD_Ineighbor_allgather(sb, 1, MPI_INT, rb, -1, MPI_INT, comm, ring, &req), MPI_ERR_COUNT,
                "recvcount");
-  expect_true(t, "ineighbor_allgather: a failed call leaves the request NHOOD_REQUEST_NULL",
-              req == NHOOD_REQUEST_NULL);
-  expect_error(
-      t, "alltoall_init: sendtype MPI_DATATYPE_NULL",
-      NHOOD_Neighbor_alltoall_init(sb, 1, MPI_DATATYPE_NULL, rb, 1, MPI_INT, comm, ring, MPI_INFO_NULL, &req),
-      MPI_ERR_TYPE, "sendtype");
+  expect_true(t, "ineighbor_allgather: a failed call leaves the request NHOOD_REQUEST_NULL", req == NHOOD_REQUEST_NULL);
+  expect_error(t, "alltoall_init: sendtype MPI_DATATYPE_NULL",
+               NHOOD_Neighbor_alltoall_init(sb, 1, MPI_DATATYPE_NULL, rb, 1, MPI_INT, comm, ring, MPI_INFO_NULL, &req),
+               MPI_ERR_TYPE, "sendtype");
   expect_error(t, "alltoallv_init: request NULL",
-               NHOOD_Neighbor_alltoallv_init(sb, counts, displs, MPI_INT, rb, counts, displs, MPI_INT, comm,
-                                             ring, MPI_INFO_NULL, NULL),
+               NHOOD_Neighbor_alltoallv_init(sb, counts, displs, MPI_INT, rb, counts, displs, MPI_INT, comm, ring,
+                                             MPI_INFO_NULL, NULL),
                MPI_ERR_ARG, "request");
 
   expect_error(t, "reduce: count -1", NHOOD_Neighbor_reduce(sb, rb, -1, MPI_INT, MPI_SUM, comm, ring), MPI_ERR_COUNT,
@@ -193,8 +180,7 @@ static void test_collective_arguments(error_test *t) {
   MPI_Op noncommutative;
   TEST_CHECK(MPI_Op_create(first_of_pair, 0, &noncommutative));
   expect_error(t, "ineighbor_reduce: a non-commutative op",
-               NHOOD_Ineighbor_reduce(sb, rb, 1, MPI_INT, noncommutative, comm, ring, &req), MPI_ERR_OP,
-               "commutative");
+               NHOOD_Ineighbor_reduce(sb, rb, 1, MPI_INT, noncommutative, comm, ring, &req), MPI_ERR_OP, "commutative");
   expect_error(t, "scatter_reduce_init: request NULL",
                NHOOD_Neighbor_scatter_reduce_init(sb, rb, 1, MPI_INT, MPI_SUM, comm, ring, MPI_INFO_NULL, NULL),
                MPI_ERR_ARG, "request");
@@ -204,8 +190,8 @@ static void test_collective_arguments(error_test *t) {
   TEST_CHECK(MPI_Info_create(&bogus));
   TEST_CHECK(MPI_Info_set(bogus, NHOOD_INFO_ALGORITHM, "no-such-algorithm"));
   expect_error(t, "allgather_init: unknown algorithm in info",
-               NHOOD_Neighbor_allgather_init(sb, 1, MPI_INT, rb, 1, MPI_INT, comm, ring, bogus, &req),
-               MPI_ERR_INFO, NHOOD_INFO_ALGORITHM);
+               NHOOD_Neighbor_allgather_init(sb, 1, MPI_INT, rb, 1, MPI_INT, comm, ring, bogus, &req), MPI_ERR_INFO,
+               NHOOD_INFO_ALGORITHM);
   TEST_CHECK(MPI_Info_free(&bogus));
 }
 
@@ -215,23 +201,21 @@ static void test_topology_handles(error_test *t) {
   NHOOD_Request req = NHOOD_REQUEST_NULL;
 
   expect_error(t, "allgather: topo NHOOD_TOPO_NULL",
-               NHOOD_Neighbor_allgather(sb, 1, MPI_INT, rb, 1, MPI_INT, comm, NHOOD_TOPO_NULL),
-               MPI_ERR_TOPOLOGY, "topo");
+               NHOOD_Neighbor_allgather(sb, 1, MPI_INT, rb, 1, MPI_INT, comm, NHOOD_TOPO_NULL), MPI_ERR_TOPOLOGY,
+               "topo");
 
   /* A freed handle: the library must recognize the stale value, not dereference it. */
   int left = (t->rank + t->size - 1) % t->size, right = (t->rank + 1) % t->size;
   NHOOD_Topo topo, stale;
-  TEST_CHECK(NHOOD_Topo_create_adjacent(1, &left, test_unweighted(), 1, &right, test_unweighted(),
-                                        MPI_INFO_NULL, &topo));
+  TEST_CHECK(
+      NHOOD_Topo_create_adjacent(1, &left, test_unweighted(), 1, &right, test_unweighted(), MPI_INFO_NULL, &topo));
   stale = topo;
   expect_success(t, "NHOOD_Topo_free", NHOOD_Topo_free(&topo));
   expect_true(t, "NHOOD_Topo_free sets the handle to NHOOD_TOPO_NULL", topo == NHOOD_TOPO_NULL);
-  expect_error(t, "allgather: freed topology",
-               NHOOD_Neighbor_allgather(sb, 1, MPI_INT, rb, 1, MPI_INT, comm, stale), MPI_ERR_TOPOLOGY,
-               "topo");
+  expect_error(t, "allgather: freed topology", NHOOD_Neighbor_allgather(sb, 1, MPI_INT, rb, 1, MPI_INT, comm, stale),
+               MPI_ERR_TOPOLOGY, "topo");
   expect_error(t, "ineighbor_alltoall: freed topology",
-               NHOOD_Ineighbor_alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, comm, stale, &req), MPI_ERR_TOPOLOGY,
-               "topo");
+               NHOOD_Ineighbor_alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, comm, stale, &req), MPI_ERR_TOPOLOGY, "topo");
   expect_error(t, "NHOOD_Topo_degrees: freed topology", NHOOD_Topo_degrees(stale, 1, NULL, NULL, NULL),
                MPI_ERR_TOPOLOGY, "topo");
   expect_error(t, "NHOOD_Topo_free: freed topology", NHOOD_Topo_free(&stale), MPI_ERR_TOPOLOGY, "topo");
@@ -240,23 +224,21 @@ static void test_topology_handles(error_test *t) {
    * an error when used with one. */
   int too_big = t->size;
   NHOOD_Topo out_of_range;
-  TEST_CHECK(NHOOD_Topo_create_adjacent(1, &left, test_unweighted(), 1, &too_big, test_unweighted(),
-                                        MPI_INFO_NULL, &out_of_range));
+  TEST_CHECK(NHOOD_Topo_create_adjacent(1, &left, test_unweighted(), 1, &too_big, test_unweighted(), MPI_INFO_NULL,
+                                        &out_of_range));
   expect_error(t, "allgather: destination rank == comm size",
-               NHOOD_Neighbor_allgather(sb, 1, MPI_INT, rb, 1, MPI_INT, comm, out_of_range), MPI_ERR_RANK,
+               NHOOD_Neighbor_allgather(sb, 1, MPI_INT, rb, 1, MPI_INT, comm, out_of_range), MPI_ERR_RANK, "topo");
+  expect_error(t, "alltoall_init: destination rank == comm size",
+               NHOOD_Neighbor_alltoall_init(sb, 1, MPI_INT, rb, 1, MPI_INT, comm, out_of_range, MPI_INFO_NULL, &req),
+               MPI_ERR_RANK, "topo");
+  expect_error(t, "NHOOD_Topo_check: destination rank == comm size", NHOOD_Topo_check(out_of_range, comm), MPI_ERR_RANK,
                "topo");
-  expect_error(
-      t, "alltoall_init: destination rank == comm size",
-      NHOOD_Neighbor_alltoall_init(sb, 1, MPI_INT, rb, 1, MPI_INT, comm, out_of_range, MPI_INFO_NULL, &req),
-      MPI_ERR_RANK, "topo");
-  expect_error(t, "NHOOD_Topo_check: destination rank == comm size", NHOOD_Topo_check(out_of_range, comm),
-               MPI_ERR_RANK, "topo");
   TEST_CHECK(NHOOD_Topo_free(&out_of_range));
-  TEST_CHECK(NHOOD_Topo_create_adjacent(1, &too_big, test_unweighted(), 1, &right, test_unweighted(),
-                                        MPI_INFO_NULL, &out_of_range));
+  TEST_CHECK(NHOOD_Topo_create_adjacent(1, &too_big, test_unweighted(), 1, &right, test_unweighted(), MPI_INFO_NULL,
+                                        &out_of_range));
   expect_error(t, "ineighbor_allgather: source rank == comm size",
-               NHOOD_Ineighbor_allgather(sb, 1, MPI_INT, rb, 1, MPI_INT, comm, out_of_range, &req),
-               MPI_ERR_RANK, "topo");
+               NHOOD_Ineighbor_allgather(sb, 1, MPI_INT, rb, 1, MPI_INT, comm, out_of_range, &req), MPI_ERR_RANK,
+               "topo");
   TEST_CHECK(NHOOD_Topo_free(&out_of_range));
   expect_true(t, "failed calls leave the request NHOOD_REQUEST_NULL", req == NHOOD_REQUEST_NULL);
 }
@@ -267,82 +249,73 @@ static void test_topology_creation(error_test *t) {
   const int *unweighted = test_unweighted();
 
   expect_error(t, "create_adjacent: indegree -1",
-               NHOOD_Topo_create_adjacent(-1, &one, unweighted, 1, &one, unweighted, MPI_INFO_NULL, &topo),
-               MPI_ERR_ARG, "indegree");
+               NHOOD_Topo_create_adjacent(-1, &one, unweighted, 1, &one, unweighted, MPI_INFO_NULL, &topo), MPI_ERR_ARG,
+               "indegree");
   expect_error(t, "create_adjacent: outdegree -1",
-               NHOOD_Topo_create_adjacent(1, &one, unweighted, -1, &one, unweighted, MPI_INFO_NULL, &topo),
-               MPI_ERR_ARG, "outdegree");
+               NHOOD_Topo_create_adjacent(1, &one, unweighted, -1, &one, unweighted, MPI_INFO_NULL, &topo), MPI_ERR_ARG,
+               "outdegree");
   expect_error(t, "create_adjacent: sources NULL with indegree 1",
-               NHOOD_Topo_create_adjacent(1, NULL, unweighted, 1, &one, unweighted, MPI_INFO_NULL, &topo),
-               MPI_ERR_ARG, "sources");
-  expect_error(
-      t, "create_adjacent: sources[0] = -5",
-      NHOOD_Topo_create_adjacent(1, &bad_rank, unweighted, 1, &one, unweighted, MPI_INFO_NULL, &topo),
-      MPI_ERR_RANK, "sources");
-  expect_error(
-      t, "create_adjacent: destinations[0] = -5",
-      NHOOD_Topo_create_adjacent(1, &one, unweighted, 1, &bad_rank, unweighted, MPI_INFO_NULL, &topo),
-      MPI_ERR_RANK, "destinations");
+               NHOOD_Topo_create_adjacent(1, NULL, unweighted, 1, &one, unweighted, MPI_INFO_NULL, &topo), MPI_ERR_ARG,
+               "sources");
+  expect_error(t, "create_adjacent: sources[0] = -5",
+               NHOOD_Topo_create_adjacent(1, &bad_rank, unweighted, 1, &one, unweighted, MPI_INFO_NULL, &topo),
+               MPI_ERR_RANK, "sources");
+  expect_error(t, "create_adjacent: destinations[0] = -5",
+               NHOOD_Topo_create_adjacent(1, &one, unweighted, 1, &bad_rank, unweighted, MPI_INFO_NULL, &topo),
+               MPI_ERR_RANK, "destinations");
   expect_error(t, "create_adjacent: negative source weight",
-               NHOOD_Topo_create_adjacent(1, &one, bad_weight, 1, &one, weights, MPI_INFO_NULL, &topo),
-               MPI_ERR_ARG, "sourceweights");
+               NHOOD_Topo_create_adjacent(1, &one, bad_weight, 1, &one, weights, MPI_INFO_NULL, &topo), MPI_ERR_ARG,
+               "sourceweights");
   expect_error(t, "create_adjacent: weighted sources, unweighted destinations",
-               NHOOD_Topo_create_adjacent(1, &one, weights, 1, &one, unweighted, MPI_INFO_NULL, &topo),
-               MPI_ERR_ARG, "weights");
+               NHOOD_Topo_create_adjacent(1, &one, weights, 1, &one, unweighted, MPI_INFO_NULL, &topo), MPI_ERR_ARG,
+               "weights");
   expect_error(t, "create_adjacent: topo NULL",
-               NHOOD_Topo_create_adjacent(1, &one, unweighted, 1, &one, unweighted, MPI_INFO_NULL, NULL),
-               MPI_ERR_ARG, "topo");
+               NHOOD_Topo_create_adjacent(1, &one, unweighted, 1, &one, unweighted, MPI_INFO_NULL, NULL), MPI_ERR_ARG,
+               "topo");
   MPI_Info bogus;
   TEST_CHECK(MPI_Info_create(&bogus));
   TEST_CHECK(MPI_Info_set(bogus, NHOOD_INFO_ALGORITHM, "no-such-algorithm"));
   expect_error(t, "create_adjacent: unknown algorithm in info",
-               NHOOD_Topo_create_adjacent(1, &one, unweighted, 1, &one, unweighted, bogus, &topo),
-               MPI_ERR_INFO, NHOOD_INFO_ALGORITHM);
+               NHOOD_Topo_create_adjacent(1, &one, unweighted, 1, &one, unweighted, bogus, &topo), MPI_ERR_INFO,
+               NHOOD_INFO_ALGORITHM);
   TEST_CHECK(MPI_Info_free(&bogus));
   expect_true(t, "failed creations leave the topology NHOOD_TOPO_NULL", topo == NHOOD_TOPO_NULL);
 
-  expect_error(t, "create_from_comm: comm without topology",
-               NHOOD_Topo_create_from_comm(t->comm, MPI_INFO_NULL, &topo), MPI_ERR_TOPOLOGY, "comm");
-  expect_error(t, "create_from_comm: MPI_COMM_NULL",
-               NHOOD_Topo_create_from_comm(MPI_COMM_NULL, MPI_INFO_NULL, &topo), MPI_ERR_COMM, "comm");
+  expect_error(t, "create_from_comm: comm without topology", NHOOD_Topo_create_from_comm(t->comm, MPI_INFO_NULL, &topo),
+               MPI_ERR_TOPOLOGY, "comm");
+  expect_error(t, "create_from_comm: MPI_COMM_NULL", NHOOD_Topo_create_from_comm(MPI_COMM_NULL, MPI_INFO_NULL, &topo),
+               MPI_ERR_COMM, "comm");
   int offsets[2] = {1, 0};
   expect_error(t, "create_cart_offsets: comm without topology",
-               NHOOD_Topo_create_cart_offsets(t->comm, 1, offsets, MPI_INFO_NULL, &topo), MPI_ERR_TOPOLOGY,
-               "comm");
+               NHOOD_Topo_create_cart_offsets(t->comm, 1, offsets, MPI_INFO_NULL, &topo), MPI_ERR_TOPOLOGY, "comm");
   MPI_Comm graph;
   int self = t->rank;
-  TEST_CHECK(MPI_Dist_graph_create_adjacent(t->comm, 1, &self, unweighted, 1, &self, unweighted,
-                                            MPI_INFO_NULL, 0, &graph));
+  TEST_CHECK(
+      MPI_Dist_graph_create_adjacent(t->comm, 1, &self, unweighted, 1, &self, unweighted, MPI_INFO_NULL, 0, &graph));
   expect_error(t, "create_cart_offsets: distributed graph comm",
-               NHOOD_Topo_create_cart_offsets(graph, 1, offsets, MPI_INFO_NULL, &topo), MPI_ERR_TOPOLOGY,
-               "comm");
+               NHOOD_Topo_create_cart_offsets(graph, 1, offsets, MPI_INFO_NULL, &topo), MPI_ERR_TOPOLOGY, "comm");
   TEST_CHECK(MPI_Comm_free(&graph));
   MPI_Comm cart;
   int dims[2] = {t->size, 1}, periods[2] = {1, 0};
   TEST_CHECK(MPI_Cart_create(t->comm, 2, dims, periods, 0, &cart));
   expect_error(t, "create_cart_offsets: noffsets -1",
-               NHOOD_Topo_create_cart_offsets(cart, -1, offsets, MPI_INFO_NULL, &topo), MPI_ERR_ARG,
-               "noffsets");
+               NHOOD_Topo_create_cart_offsets(cart, -1, offsets, MPI_INFO_NULL, &topo), MPI_ERR_ARG, "noffsets");
   expect_error(t, "create_cart_offsets: offsets NULL",
                NHOOD_Topo_create_cart_offsets(cart, 1, NULL, MPI_INFO_NULL, &topo), MPI_ERR_ARG, "offsets");
   TEST_CHECK(MPI_Comm_free(&cart));
 
   int count, list[8 * 2];
-  expect_error(t, "moore_offsets: ndims 0", NHOOD_Cart_moore_offsets(0, 1, 8, &count, list), MPI_ERR_ARG,
-               "ndims");
-  expect_error(t, "moore_offsets: radius -1", NHOOD_Cart_moore_offsets(2, -1, 8, &count, list), MPI_ERR_ARG,
-               "radius");
+  expect_error(t, "moore_offsets: ndims 0", NHOOD_Cart_moore_offsets(0, 1, 8, &count, list), MPI_ERR_ARG, "ndims");
+  expect_error(t, "moore_offsets: radius -1", NHOOD_Cart_moore_offsets(2, -1, 8, &count, list), MPI_ERR_ARG, "radius");
   expect_error(t, "moore_offsets: capacity 7 for 8 offsets", NHOOD_Cart_moore_offsets(2, 1, 7, &count, list),
                MPI_ERR_ARG, "maxoffsets");
-  expect_error(t, "von_neumann_offsets: ndims 0", NHOOD_Cart_von_neumann_offsets(0, 1, 8, &count, list),
-               MPI_ERR_ARG, "ndims");
+  expect_error(t, "von_neumann_offsets: ndims 0", NHOOD_Cart_von_neumann_offsets(0, 1, 8, &count, list), MPI_ERR_ARG,
+               "ndims");
 
   int sources[2], destinations[2];
   expect_error(t, "NHOOD_Topo_neighbors: maxindegree below the indegree",
-               NHOOD_Topo_neighbors(t->ring, 1, 1, sources, NULL, 2, destinations, NULL), MPI_ERR_ARG,
-               "maxindegree");
-  expect_error(t, "NHOOD_Topo_reverse: reverse NULL", NHOOD_Topo_reverse(t->ring, NULL), MPI_ERR_ARG,
-               "reverse");
+               NHOOD_Topo_neighbors(t->ring, 1, 1, sources, NULL, 2, destinations, NULL), MPI_ERR_ARG, "maxindegree");
+  expect_error(t, "NHOOD_Topo_reverse: reverse NULL", NHOOD_Topo_reverse(t->ring, NULL), MPI_ERR_ARG, "reverse");
   expect_error(t, "NHOOD_Topo_reverse: topo NHOOD_TOPO_NULL", NHOOD_Topo_reverse(NHOOD_TOPO_NULL, &topo),
                MPI_ERR_TOPOLOGY, "topo");
   expect_error(t, "NHOOD_Topo_free: NULL", NHOOD_Topo_free(NULL), MPI_ERR_ARG, "topo");
@@ -359,13 +332,11 @@ static void test_requests(error_test *t) {
   expect_success(t, "NHOOD_Wait: NHOOD_REQUEST_NULL returns at once", NHOOD_Wait(&req));
 
   /* An active persistent request can be neither started again nor freed. */
-  TEST_CHECK(
-      NHOOD_Neighbor_allgather_init(sb, 1, MPI_INT, rb, 1, MPI_INT, comm, t->ring, MPI_INFO_NULL, &req));
+  TEST_CHECK(NHOOD_Neighbor_allgather_init(sb, 1, MPI_INT, rb, 1, MPI_INT, comm, t->ring, MPI_INFO_NULL, &req));
   expect_success(t, "NHOOD_Wait on an inactive persistent request", NHOOD_Wait(&req));
   expect_success(t, "NHOOD_Start", NHOOD_Start(&req));
   expect_error(t, "NHOOD_Start on an active request", NHOOD_Start(&req), MPI_ERR_REQUEST, "request");
-  expect_error(t, "NHOOD_Request_free on an active request", NHOOD_Request_free(&req), MPI_ERR_REQUEST,
-               "request");
+  expect_error(t, "NHOOD_Request_free on an active request", NHOOD_Request_free(&req), MPI_ERR_REQUEST, "request");
   expect_success(t, "NHOOD_Wait after the rejected calls", NHOOD_Wait(&req));
   stale = req;
   expect_success(t, "NHOOD_Request_free", NHOOD_Request_free(&req));
@@ -375,23 +346,20 @@ static void test_requests(error_test *t) {
   expect_error(t, "NHOOD_Start: freed request", NHOOD_Start(&stale), MPI_ERR_REQUEST, "request");
   expect_error(t, "NHOOD_Wait: freed request", NHOOD_Wait(&stale), MPI_ERR_REQUEST, "request");
   expect_error(t, "NHOOD_Test: freed request", NHOOD_Test(&stale, &flag), MPI_ERR_REQUEST, "request");
-  expect_error(t, "NHOOD_Request_free: freed request", NHOOD_Request_free(&stale), MPI_ERR_REQUEST,
-               "request");
+  expect_error(t, "NHOOD_Request_free: freed request", NHOOD_Request_free(&stale), MPI_ERR_REQUEST, "request");
 
   /* A non-blocking request is not startable, and is gone after completion. */
   TEST_CHECK(NHOOD_Ineighbor_alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, comm, t->ring, &req));
   expect_error(t, "NHOOD_Start on a non-blocking request", NHOOD_Start(&req), MPI_ERR_REQUEST, "request");
   stale = req;
   expect_success(t, "NHOOD_Wait on a non-blocking request", NHOOD_Wait(&req));
-  expect_error(t, "NHOOD_Wait: completed (freed) non-blocking request", NHOOD_Wait(&stale), MPI_ERR_REQUEST,
-               "request");
+  expect_error(t, "NHOOD_Wait: completed (freed) non-blocking request", NHOOD_Wait(&stale), MPI_ERR_REQUEST, "request");
 }
 
 /* Topologies that disagree between processes a and b (the last two ranks). */
 typedef enum { MISSING_SOURCE, MULTIPLICITY, MISSING_DESTINATION, NINCONSISTENT } inconsistency;
 static const char *const inconsistency_names[NINCONSISTENT] = {
-    "a lists b as destination, b does not list a as source",
-    "a lists b twice as destination, b lists a once as source",
+    "a lists b as destination, b does not list a as source", "a lists b twice as destination, b lists a once as source",
     "b lists a as source, a does not list b as destination"};
 
 static NHOOD_Topo inconsistent_topology(const error_test *t, inconsistency kind) {
@@ -412,8 +380,7 @@ static void expect_inconsistency(error_test *t, const char *what, int rc) {
   NHOOD_Error_message(msg, NULL);
   int named = text_names_rank(msg, a) && text_names_rank(msg, b);
   if (rc != MPI_SUCCESS && !named)
-    fprintf(stderr, "rank %d: FAILED %s: message \"%s\" does not name rank %d and rank %d\n", t->rank, what,
-            msg, a, b);
+    fprintf(stderr, "rank %d: FAILED %s: message \"%s\" does not name rank %d and rank %d\n", t->rank, what, msg, a, b);
   record_check(t, rc != MPI_SUCCESS && !named);
 }
 
@@ -436,16 +403,14 @@ static void test_check_mode(error_test *t) {
       expect_inconsistency(t, what, NHOOD_Neighbor_alltoall(sb, 1, MPI_INT, rb, 1, MPI_INT, t->comm, topo));
       snprintf(what, sizeof what, "NHOOD_CHECK=1 allgather_init (%s)", inconsistency_names[k]);
       expect_inconsistency(
-          t, what,
-          NHOOD_Neighbor_allgather_init(sb, 1, MPI_INT, rb, 1, MPI_INT, t->comm, topo, MPI_INFO_NULL, &req));
+          t, what, NHOOD_Neighbor_allgather_init(sb, 1, MPI_INT, rb, 1, MPI_INT, t->comm, topo, MPI_INFO_NULL, &req));
       if (req != NHOOD_REQUEST_NULL) TEST_CHECK(NHOOD_Request_free(&req)); /* never started: cannot hang */
       snprintf(what, sizeof what, "NHOOD_CHECK=1 ineighbor_allgather (%s)", inconsistency_names[k]);
-      expect_inconsistency(t, what,
-                           NHOOD_Ineighbor_allgather(sb, 1, MPI_INT, rb, 1, MPI_INT, t->comm, topo, &req));
+      expect_inconsistency(t, what, NHOOD_Ineighbor_allgather(sb, 1, MPI_INT, rb, 1, MPI_INT, t->comm, topo, &req));
       if (req != NHOOD_REQUEST_NULL) {
         /* Waiting for it would hang: stop here. */
-        fprintf(stderr, "rank %d: FAILED %s: a request was started on an inconsistent topology; aborting\n",
-                t->rank, what);
+        fprintf(stderr, "rank %d: FAILED %s: a request was started on an inconsistent topology; aborting\n", t->rank,
+                what);
         MPI_Abort(MPI_COMM_WORLD, 1);
       }
     }
@@ -496,8 +461,8 @@ int main(int argc, char **argv) {
   for (int k = 0; k < t.nchecks; k++) failed += t.check_failed[k];
   const char *env = getenv("NHOOD_CHECK");
   if (t.rank == 0)
-    printf("test_errors np=%d%s: %d passed, %d failed\n", t.size,
-           env && strcmp(env, "1") == 0 ? " NHOOD_CHECK=1" : "", t.nchecks - failed, failed);
+    printf("test_errors np=%d%s: %d passed, %d failed\n", t.size, env && strcmp(env, "1") == 0 ? " NHOOD_CHECK=1" : "",
+           t.nchecks - failed, failed);
 
   TEST_CHECK(NHOOD_Topo_free(&t.ring));
   TEST_CHECK(MPI_Comm_free(&t.comm));

@@ -26,7 +26,8 @@
 #include "nhood.h"
 #include "testutil.h"
 
-static const char *const algorithms[] = {"direct", "combine", "cart-direct", "cart-dim", "cart-dim-batch", "cart-bruck", "cart-2hop"};
+static const char *const algorithms[] = {"direct",         "combine",    "cart-direct", "cart-dim",
+                                         "cart-dim-batch", "cart-bruck", "cart-2hop"};
 #define NALGORITHMS ((int)(sizeof algorithms / sizeof algorithms[0]))
 
 enum { COLL_REDUCE, COLL_SCATTER_REDUCE, NCOLLS };
@@ -40,8 +41,8 @@ typedef struct {
   MPI_Datatype type;
   MPI_Op op;
   int count;
-  int is_double;    /* elements are doubles (else ints) */
-  int per_element;  /* basic elements per datatype element */
+  int is_double;   /* elements are doubles (else ints) */
+  int per_element; /* basic elements per datatype element */
   MPI_Aint extent;
 } op_case;
 
@@ -111,7 +112,8 @@ static void reference(const corpus_entry *e, MPI_Comm ref_graph, int coll, const
   int in = e->alltoallw_indegree, out = e->alltoallw_outdegree;
   size_t vb = vector_bytes(o);
   unsigned char *blocks = test_malloc(vb * (size_t)(e->indegree + 1));
-  int *sendcounts = test_malloc(sizeof(int) * (size_t)(out + 1)), *recvcounts = test_malloc(sizeof(int) * (size_t)(in + 1));
+  int *sendcounts = test_malloc(sizeof(int) * (size_t)(out + 1)),
+      *recvcounts = test_malloc(sizeof(int) * (size_t)(in + 1));
   MPI_Aint *sdispls = test_malloc(sizeof(MPI_Aint) * (size_t)(out + 1));
   MPI_Aint *rdispls = test_malloc(sizeof(MPI_Aint) * (size_t)(in + 1));
   MPI_Datatype *sendtypes = test_malloc(sizeof(MPI_Datatype) * (size_t)(out + 1));
@@ -126,8 +128,8 @@ static void reference(const corpus_entry *e, MPI_Comm ref_graph, int coll, const
     recvcounts[k] = block >= 0 ? o->count : 0, recvtypes[k] = o->type;
     rdispls[k] = block >= 0 ? (MPI_Aint)block * (MPI_Aint)vb : 0;
   }
-  TEST_CHECK(MPI_Neighbor_alltoallw(send, sendcounts, sdispls, sendtypes, blocks, recvcounts, rdispls, recvtypes,
-                                    ref_graph));
+  TEST_CHECK(
+      MPI_Neighbor_alltoallw(send, sendcounts, sdispls, sendtypes, blocks, recvcounts, rdispls, recvtypes, ref_graph));
   memset(expected, 0xA5, vb);
   int first = 1;
   for (int i = 0; i < e->indegree; i++) {
@@ -155,8 +157,8 @@ static void reference(const corpus_entry *e, MPI_Comm ref_graph, int coll, const
   free(recvtypes);
 }
 
-static int call_reduce(int coll, int mode, const void *send, void *recv, const op_case *o, MPI_Comm comm, NHOOD_Topo topo,
-                       NHOOD_Request *req) {
+static int call_reduce(int coll, int mode, const void *send, void *recv, const op_case *o, MPI_Comm comm,
+                       NHOOD_Topo topo, NHOOD_Request *req) {
   if (coll == COLL_REDUCE) {
     if (mode == MODE_BLOCKING) return NHOOD_Neighbor_reduce(send, recv, o->count, o->type, o->op, comm, topo);
     if (mode == MODE_NONBLOCKING) return NHOOD_Ineighbor_reduce(send, recv, o->count, o->type, o->op, comm, topo, req);
@@ -183,7 +185,8 @@ static void record(test_context *t, int failed, const char *what) {
 static void run_entry(test_context *t, const corpus_entry *e) {
   MPI_Comm ref_graph;
   int in = e->alltoallw_indegree, out = e->alltoallw_outdegree;
-  int *sources = test_malloc(sizeof(int) * (size_t)(in + 1)), *destinations = test_malloc(sizeof(int) * (size_t)(out + 1));
+  int *sources = test_malloc(sizeof(int) * (size_t)(in + 1)),
+      *destinations = test_malloc(sizeof(int) * (size_t)(out + 1));
   for (int k = 0; k < in; k++)
     sources[k] = e->alltoallw_recv_block[k] >= 0 ? e->sources[e->alltoallw_recv_block[k]] : MPI_PROC_NULL;
   for (int k = 0; k < out; k++)
@@ -208,12 +211,13 @@ static void run_entry(test_context *t, const corpus_entry *e) {
         if (!test_selected(algorithms[a], t->filter_algorithm)) continue;
         for (int mode = 0; mode < NMODES; mode++) {
           char what[256];
-          snprintf(what, sizeof what, "np=%d topo=%s coll=%s op=%s mode=%s algo=%s", t->size, e->name,
-                   coll_names[coll], op_names[o], mode_names[mode], algorithms[a]);
+          snprintf(what, sizeof what, "np=%d topo=%s coll=%s op=%s mode=%s algo=%s", t->size, e->name, coll_names[coll],
+                   op_names[o], mode_names[mode], algorithms[a]);
           watchdog_arm(what);
           NHOOD_Request req = NHOOD_REQUEST_NULL;
           int rounds = mode == MODE_PERSISTENT ? 2 : 1;
-          if (mode == MODE_PERSISTENT) TEST_CHECK(call_reduce(coll, mode, psend, got, oc, e->nhood_comm, e->topo[a], &req));
+          if (mode == MODE_PERSISTENT)
+            TEST_CHECK(call_reduce(coll, mode, psend, got, oc, e->nhood_comm, e->topo[a], &req));
           for (int r = 0; r < rounds; r++) {
             memset(got, 0xA5, vb);
             if (mode == MODE_PERSISTENT) {
@@ -276,10 +280,11 @@ int main(int argc, char **argv) {
   int total_failed = 0;
   TEST_CHECK(MPI_Allreduce(&t.nfailed, &total_failed, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
   if (t.rank == 0)
-    printf("test_reduce np=%d%s: %d cases per process, %d failures over all processes, %d corpus check(s) failed "
-           "(%d topologies) in %.1f s\n",
-           t.size, t.sabotage ? " [SABOTAGE: must fail]" : "", t.ncases, total_failed, corpus_failures, c.nentries,
-           MPI_Wtime() - start);
+    printf(
+        "test_reduce np=%d%s: %d cases per process, %d failures over all processes, %d corpus check(s) failed "
+        "(%d topologies) in %.1f s\n",
+        t.size, t.sabotage ? " [SABOTAGE: must fail]" : "", t.ncases, total_failed, corpus_failures, c.nentries,
+        MPI_Wtime() - start);
   corpus_free(&c);
   ops_free(t.ops);
   for (int a = 0; a < NALGORITHMS; a++) MPI_Info_free(&infos[a]);

@@ -17,8 +17,8 @@ void test_fatal(const char *file, int line, const char *what, int rc) {
   MPI_Error_string(rc, mpimsg, &len);
   NHOOD_Error_message(nhoodmsg, NULL);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  fprintf(stderr, "rank %d: FATAL %s:%d: %s returned %d (%s); nhood says: \"%s\"\n", rank, file, line, what,
-          rc, mpimsg, nhoodmsg);
+  fprintf(stderr, "rank %d: FATAL %s:%d: %s returned %d (%s); nhood says: \"%s\"\n", rank, file, line, what, rc, mpimsg,
+          nhoodmsg);
   fflush(stderr);
   MPI_Abort(MPI_COMM_WORLD, 2);
   exit(2); /* MPI_Abort does not return; this keeps _Noreturn honest */
@@ -36,9 +36,7 @@ void *test_calloc(size_t count, size_t size) {
   return p;
 }
 
-const int *test_unweighted(void) {
-  return MPI_UNWEIGHTED;
-}
+const int *test_unweighted(void) { return MPI_UNWEIGHTED; }
 
 /* Pre-formatted so that the signal handler only calls async-signal-safe write(). */
 static char watchdog_message[512];
@@ -64,18 +62,13 @@ void watchdog_arm(const char *case_description) {
   }
   int rank = -1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-  int n =
-      snprintf(watchdog_message, sizeof watchdog_message, "rank %d: TIMEOUT after %u s (a hang?) in: %s\n",
-               rank, watchdog_seconds, case_description);
-  watchdog_message_length = n < 0                                 ? 0
-                            : (size_t)n < sizeof watchdog_message ? (size_t)n
-                                                                  : sizeof watchdog_message - 1;
+  int n = snprintf(watchdog_message, sizeof watchdog_message, "rank %d: TIMEOUT after %u s (a hang?) in: %s\n", rank,
+                   watchdog_seconds, case_description);
+  watchdog_message_length = n < 0 ? 0 : (size_t)n < sizeof watchdog_message ? (size_t)n : sizeof watchdog_message - 1;
   alarm(watchdog_seconds);
 }
 
-void watchdog_disarm(void) {
-  alarm(0);
-}
+void watchdog_disarm(void) { alarm(0); }
 
 int text_names_rank(const char *text, int rank) {
   char needle[32];

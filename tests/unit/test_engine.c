@@ -131,8 +131,14 @@ static NHOOD_Topo make_topo(nhood_topo_kind kind, int indeg, const int *src, int
 }
 
 static nhood_coll_args alltoall_bytes(const void *sendbuf, void *recvbuf, int bytes) {
-  return (nhood_coll_args){.kind = NHOOD_ALLTOALL, .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = bytes,
-                           .recvcount = bytes, .sendtype = MPI_BYTE, .recvtype = MPI_BYTE, .send_extent = 1,
+  return (nhood_coll_args){.kind = NHOOD_ALLTOALL,
+                           .sendbuf = sendbuf,
+                           .recvbuf = recvbuf,
+                           .sendcount = bytes,
+                           .recvcount = bytes,
+                           .sendtype = MPI_BYTE,
+                           .recvtype = MPI_BYTE,
+                           .send_extent = 1,
                            .recv_extent = 1};
 }
 
@@ -221,7 +227,7 @@ static void test_rounds_and_scratch(void) {
   nhood_sched_reduce(&s1, scratch1, recv1, MPI_SUM); /* round 1 reads what round 0 received */
   nhood_sched_send(&s1, 0, 1, recv1);
   nhood_sched_fence(&s1);
-  nhood_sched_fence(&s1); /* empty rounds are dropped */
+  nhood_sched_fence(&s1);                                                          /* empty rounds are dropped */
   nhood_sched_copy(&s1, recv1, (nhood_region){0, MPI_BYTE, 2, NHOOD_BUF_SCRATCH}); /* local-only round */
   nhood_sched_finish(&s1);
   s1.scratch_bytes = 8;

@@ -172,11 +172,12 @@ static void run_spec(const char *spec_text, int P, int expect_savings) {
     CHECK(nhood_combine_build_local(P, topos, &params, b, NULL) == MPI_SUCCESS, "%s: phase 1 rerun failed", spec_text);
     CHECK(same_patterns(P, a, b), "%s: phase 1 is not deterministic", spec_text);
     long long direct = 0, with = verify(spec_text, P, topos, a, &direct);
-    printf("  %-26s P=%-5d %-6s supersteps %3d levels %2d  allgather messages %lld -> %lld (%.0f%%)  "
-           "model %.1f -> %.1f us  wall %.3f s\n",
-           spec_text, P, model ? "model" : "forced", stats.supersteps, a[0].nlevels, direct, with,
-           direct ? 100.0 * (double)(direct - with) / (double)direct : 0.0, a[0].predicted_us[0],
-           a[0].predicted_us[1], stats.wall_s);
+    printf(
+        "  %-26s P=%-5d %-6s supersteps %3d levels %2d  allgather messages %lld -> %lld (%.0f%%)  "
+        "model %.1f -> %.1f us  wall %.3f s\n",
+        spec_text, P, model ? "model" : "forced", stats.supersteps, a[0].nlevels, direct, with,
+        direct ? 100.0 * (double)(direct - with) / (double)direct : 0.0, a[0].predicted_us[0], a[0].predicted_us[1],
+        stats.wall_s);
     if (!model && expect_savings) CHECK(with < direct, "%s: combining saved nothing", spec_text);
     if (model) CHECK(a[0].predicted_us[1] <= a[0].predicted_us[0], "%s: the model chose a slower depth", spec_text);
     for (int r = 0; r < P; r++) {

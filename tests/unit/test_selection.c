@@ -39,8 +39,12 @@ static void test_tune(void) {
 
   /* Every malformed rule is MPI_ERR_INFO naming the source and the rule, also when an earlier
    * rule matched. */
-  const char *bad[] = {"allgather", "allgather=fast", "allgatherz=direct", "allgather:1-x=direct",
-                       "allgather:9-3=direct", "allgather=direct;alltoall:K=direct"};
+  const char *bad[] = {"allgather",
+                       "allgather=fast",
+                       "allgatherz=direct",
+                       "allgather:1-x=direct",
+                       "allgather:9-3=direct",
+                       "allgather=direct;alltoall:K=direct"};
   for (size_t k = 0; k < sizeof bad / sizeof *bad; k++) {
     char message[NHOOD_MAX_ERROR_STRING];
     lookup(bad[k], NHOOD_ALLGATHER, 1, &rc);
@@ -136,8 +140,15 @@ static void test_params_file(void) {
   int fd = mkstemp(path);
   CHECK(fd >= 0, "mkstemp");
   FILE *f = fdopen(fd, "w");
-  nhood_cost_params p = {.L = 210.5, .o = 9.25, .g = 0, .G = 0.0081, .Gcopy = 0.0012, .mpi_factor = 0.97,
-                         .eager = 4032, .rdv = 120.5, .rdv_round = 88.25},
+  nhood_cost_params p = {.L = 210.5,
+                         .o = 9.25,
+                         .g = 0,
+                         .G = 0.0081,
+                         .Gcopy = 0.0012,
+                         .mpi_factor = 0.97,
+                         .eager = 4032,
+                         .rdv = 120.5,
+                         .rdv_round = 88.25},
                     q;
   CHECK(nhood_cost_params_write(f, &p, "measured by hand\nsecond line") == 0, "write");
   fclose(f);
@@ -183,9 +194,9 @@ static const nhood_algorithm *choose(const nhood_cost_params *p, double bytes) {
   for (int r = 0; r < P; r++) {
     NHOOD_Topo t;
     int coords[2] = {r / N, r % N};
-    CHECK(nhood_topo_create_cart_offsets_on_grid(2, dims, periods, coords, 8, offsets, MPI_INFO_NULL, &t) ==
-              MPI_SUCCESS,
-          "topology");
+    CHECK(
+        nhood_topo_create_cart_offsets_on_grid(2, dims, periods, coords, 8, offsets, MPI_INFO_NULL, &t) == MPI_SUCCESS,
+        "topology");
     CHECK(nhood_auto_costs(t, NHOOD_ALLGATHER, 0, r, p, mine) == MPI_SUCCESS, "costs");
     for (size_t i = 0; i < n; i++) costs[i] = mine[i] > costs[i] ? mine[i] : costs[i];
     NHOOD_Topo_free(&t);

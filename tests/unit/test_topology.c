@@ -29,8 +29,7 @@ static void test_moore_and_von_neumann(void) {
           zero &= off[i * d + k] == 0;
         }
         ok &= !zero;
-        if (i > 0) ok &= memcmp(&off[(i - 1) * d], &off[i * d], sizeof(int) * d) != 0 &&
-                          off[(i - 1) * d] <= off[i * d];
+        if (i > 0) ok &= memcmp(&off[(i - 1) * d], &off[i * d], sizeof(int) * d) != 0 && off[(i - 1) * d] <= off[i * d];
       }
       CHECK(ok, "moore offsets d=%d r=%d malformed", d, r);
       free(off);
@@ -100,16 +99,13 @@ static void test_adjacent_errors(void) {
   NHOOD_Topo t;
   int ok[1] = {0}, bad[1] = {-5}, negw[1] = {-1};
   char msg[NHOOD_MAX_ERROR_STRING];
-  CHECK(NHOOD_Topo_create_adjacent(-1, NULL, MPI_UNWEIGHTED, 0, NULL, MPI_UNWEIGHTED, MPI_INFO_NULL, &t) ==
-            MPI_ERR_ARG,
+  CHECK(NHOOD_Topo_create_adjacent(-1, NULL, MPI_UNWEIGHTED, 0, NULL, MPI_UNWEIGHTED, MPI_INFO_NULL, &t) == MPI_ERR_ARG,
         "negative indegree");
   NHOOD_Error_message(msg, NULL);
   CHECK(strstr(msg, "indegree") != NULL, "message names indegree: %s", msg);
-  CHECK(NHOOD_Topo_create_adjacent(1, NULL, MPI_UNWEIGHTED, 0, NULL, MPI_UNWEIGHTED, MPI_INFO_NULL, &t) ==
-            MPI_ERR_ARG,
+  CHECK(NHOOD_Topo_create_adjacent(1, NULL, MPI_UNWEIGHTED, 0, NULL, MPI_UNWEIGHTED, MPI_INFO_NULL, &t) == MPI_ERR_ARG,
         "NULL sources");
-  CHECK(NHOOD_Topo_create_adjacent(0, NULL, MPI_UNWEIGHTED, 1, bad, MPI_UNWEIGHTED, MPI_INFO_NULL, &t) ==
-            MPI_ERR_RANK,
+  CHECK(NHOOD_Topo_create_adjacent(0, NULL, MPI_UNWEIGHTED, 1, bad, MPI_UNWEIGHTED, MPI_INFO_NULL, &t) == MPI_ERR_RANK,
         "negative rank");
   NHOOD_Error_message(msg, NULL);
   CHECK(strstr(msg, "destinations[0]") != NULL, "message names destinations[0]: %s", msg);

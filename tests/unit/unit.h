@@ -7,16 +7,16 @@
 
 static int unit_passed, unit_failed;
 
-#define CHECK(cond, ...)                                                  \
-  do {                                                                    \
-    if (cond) {                                                           \
-      unit_passed++;                                                      \
-    } else {                                                              \
-      unit_failed++;                                                      \
+#define CHECK(cond, ...)                                                       \
+  do {                                                                         \
+    if (cond) {                                                                \
+      unit_passed++;                                                           \
+    } else {                                                                   \
+      unit_failed++;                                                           \
       fprintf(stderr, "%s:%d: CHECK(%s) failed: ", __FILE__, __LINE__, #cond); \
-      fprintf(stderr, __VA_ARGS__);                                       \
-      fputc('\n', stderr);                                                \
-    }                                                                     \
+      fprintf(stderr, __VA_ARGS__);                                            \
+      fputc('\n', stderr);                                                     \
+    }                                                                          \
   } while (0)
 
 static int unit_summary(const char *name) {

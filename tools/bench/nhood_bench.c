@@ -55,8 +55,7 @@
 /* MPI_UNWEIGHTED. Open MPI defines it as the constant (int *)2, and GCC 12 then warns that
  * MPI_Dist_graph_create_adjacent reads weights from it (-Wstringop-overread); read through a
  * volatile object, the constant is hidden from the optimizer. */
-static int *unweighted(void)
-{
+static int *unweighted(void) {
   int *volatile weights = MPI_UNWEIGHTED;
   return weights;
 }
@@ -68,24 +67,15 @@ static int *unweighted(void)
 #define SENTINEL 0xA5
 #define EXIT_USAGE 2
 
-typedef enum {
-  COLL_ALLGATHER,
-  COLL_ALLGATHERV,
-  COLL_ALLTOALL,
-  COLL_ALLTOALLV,
-  COLL_ALLTOALLW,
-  NCOLLS
-} coll_kind;
-static const char *const coll_names[NCOLLS] = {"allgather", "allgatherv", "alltoall",
-                                               "alltoallv", "alltoallw"};
+typedef enum { COLL_ALLGATHER, COLL_ALLGATHERV, COLL_ALLTOALL, COLL_ALLTOALLV, COLL_ALLTOALLW, NCOLLS } coll_kind;
+static const char *const coll_names[NCOLLS] = {"allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"};
 
 typedef enum { MODE_BLOCKING, MODE_NONBLOCKING, MODE_PERSISTENT, NMODES } mode_kind;
 static const char *const mode_names[NMODES] = {"blocking", "nonblocking", "persistent"};
 
 /* malloc that gives up loudly: a benchmark has no use for running on without memory, and
  * failing on one rank only would leave the others waiting in a collective. */
-static void *xmalloc(size_t size)
-{
+static void *xmalloc(size_t size) {
   void *p = malloc(size > 0 ? size : 1);
   if (p == NULL) {
     fprintf(stderr, "nhood-bench: out of memory (%zu bytes)\n", size);
@@ -94,8 +84,7 @@ static void *xmalloc(size_t size)
   return p;
 }
 
-static void *xcalloc(size_t count, size_t size)
-{
+static void *xcalloc(size_t count, size_t size) {
   void *p = xmalloc(count * size);
   memset(p, 0, count * size);
   return p;
@@ -117,64 +106,59 @@ typedef struct options {
   int nalgos;
   char **algos;
   int iters, warmup;
-  int theta;            /* 0: the library's default */
+  int theta; /* 0: the library's default */
   const char *json_path;
   int help;
 } options;
 
-static void print_usage(FILE *out)
-{
-  fprintf(out,
-    "usage: mpiexec -n P nhood-bench --topo SPEC [--topo SPEC ...] [options]\n"
-    "\n"
-    "Times neighborhood collectives: the MPI library's own (algorithm 'mpi', on a\n"
-    "distributed-graph communicator) against nhood's algorithms. Every algorithm's received\n"
-    "bytes, MPI's own included, are first checked against the result MPI-4.1 defines.\n"
-    "\n"
-    "  --topo SPEC     topology, may be repeated:\n"
-    "                    er:density=D[,seed=S]             directed Erdos-Renyi graph\n"
-    "                    moore:d=D,r=R[,periodic=0|1]      Moore neighborhood on a D-dim grid\n"
-    "                    vonneumann:d=D,r=R[,periodic=0|1] von Neumann neighborhood\n"
-    "                    mtx:PATH                          SpMV halo of a Matrix Market file\n"
-    "  --coll LIST     allgather,allgatherv,alltoall,alltoallv,alltoallw (default: all)\n"
-    "  --sizes LIST    bytes per block (default 4,1024,65536); the v/w collectives send\n"
-    "                  that or half of it per edge, chosen by a hash of the edge\n"
-    "  --algo LIST     mpi and nhood algorithm names (direct, auto, ...; default mpi,direct)\n"
-    "  --mode LIST     blocking, nonblocking, persistent (default blocking)\n"
-    "  --iters N       timed calls per algorithm and case (default %d)\n"
-    "  --warmup W      untimed calls per algorithm before timing (default %d)\n"
-    "  --theta N       combine: least common targets for partners to merge (default: the\n"
-    "                  library's, or NHOOD_COMBINE_THETA)\n"
-    "  --json FILE     also write one JSON object per result line to FILE (truncated)\n"
-    "  --help          this text\n"
-    "\n"
-    "Latencies are per call in microseconds: a call's latency is its slowest rank's time, and\n"
-    "the table gives its median, min and max over calls. Rows with coll 'create' time topology creation, rows with\n"
-    "coll 'sched_build' the persistent init of each nhood algorithm.\n",
-    DEFAULT_ITERS, DEFAULT_WARMUP);
+static void print_usage(FILE *out) {
+  fprintf(
+      out,
+      "usage: mpiexec -n P nhood-bench --topo SPEC [--topo SPEC ...] [options]\n"
+      "\n"
+      "Times neighborhood collectives: the MPI library's own (algorithm 'mpi', on a\n"
+      "distributed-graph communicator) against nhood's algorithms. Every algorithm's received\n"
+      "bytes, MPI's own included, are first checked against the result MPI-4.1 defines.\n"
+      "\n"
+      "  --topo SPEC     topology, may be repeated:\n"
+      "                    er:density=D[,seed=S]             directed Erdos-Renyi graph\n"
+      "                    moore:d=D,r=R[,periodic=0|1]      Moore neighborhood on a D-dim grid\n"
+      "                    vonneumann:d=D,r=R[,periodic=0|1] von Neumann neighborhood\n"
+      "                    mtx:PATH                          SpMV halo of a Matrix Market file\n"
+      "  --coll LIST     allgather,allgatherv,alltoall,alltoallv,alltoallw (default: all)\n"
+      "  --sizes LIST    bytes per block (default 4,1024,65536); the v/w collectives send\n"
+      "                  that or half of it per edge, chosen by a hash of the edge\n"
+      "  --algo LIST     mpi and nhood algorithm names (direct, auto, ...; default mpi,direct)\n"
+      "  --mode LIST     blocking, nonblocking, persistent (default blocking)\n"
+      "  --iters N       timed calls per algorithm and case (default %d)\n"
+      "  --warmup W      untimed calls per algorithm before timing (default %d)\n"
+      "  --theta N       combine: least common targets for partners to merge (default: the\n"
+      "                  library's, or NHOOD_COMBINE_THETA)\n"
+      "  --json FILE     also write one JSON object per result line to FILE (truncated)\n"
+      "  --help          this text\n"
+      "\n"
+      "Latencies are per call in microseconds: a call's latency is its slowest rank's time, and\n"
+      "the table gives its median, min and max over calls. Rows with coll 'create' time topology creation, rows with\n"
+      "coll 'sched_build' the persistent init of each nhood algorithm.\n",
+      DEFAULT_ITERS, DEFAULT_WARMUP);
 }
 
 /* Looks name up in a table of names; returns its index or -1. */
-static int find_name(const char *name, const char *const *table, int n)
-{
+static int find_name(const char *name, const char *const *table, int n) {
   for (int i = 0; i < n; i++)
-    if (strcmp(name, table[i]) == 0)
-      return i;
+    if (strcmp(name, table[i]) == 0) return i;
   return -1;
 }
 
 /* Appends the comma-separated items of one option value to its list. */
-static int parse_list(const char *option, const char *value, options *opt, char *err,
-                      size_t errlen)
-{
+static int parse_list(const char *option, const char *value, options *opt, char *err, size_t errlen) {
   int rc = 1;
   char *copy = xmalloc(strlen(value) + 1);
   strcpy(copy, value);
   for (char *item = strtok(copy, ","); item != NULL; item = strtok(NULL, ",")) {
     if (strcmp(option, "--coll") == 0) {
       int c = find_name(item, coll_names, NCOLLS);
-      for (int k = 0; c >= 0 && k < opt->ncolls; k++)
-        c = opt->colls[k] == (coll_kind)c ? -1 : c;
+      for (int k = 0; c >= 0 && k < opt->ncolls; k++) c = opt->colls[k] == (coll_kind)c ? -1 : c;
       if (c < 0) {
         snprintf(err, errlen, "--coll: unknown or repeated collective '%s'", item);
         goto cleanup;
@@ -182,8 +166,7 @@ static int parse_list(const char *option, const char *value, options *opt, char 
       opt->colls[opt->ncolls++] = (coll_kind)c;
     } else if (strcmp(option, "--mode") == 0) {
       int m = find_name(item, mode_names, NMODES);
-      for (int k = 0; m >= 0 && k < opt->nmodes; k++)
-        m = opt->modes[k] == (mode_kind)m ? -1 : m;
+      for (int k = 0; m >= 0 && k < opt->nmodes; k++) m = opt->modes[k] == (mode_kind)m ? -1 : m;
       if (m < 0) {
         snprintf(err, errlen, "--mode: unknown or repeated mode '%s'", item);
         goto cleanup;
@@ -191,8 +174,7 @@ static int parse_list(const char *option, const char *value, options *opt, char 
       opt->modes[opt->nmodes++] = (mode_kind)m;
     } else if (strcmp(option, "--sizes") == 0) {
       int size;
-      if (cli_parse_int(option, item, 0, &size, err, errlen) != 0)
-        goto cleanup;
+      if (cli_parse_int(option, item, 0, &size, err, errlen) != 0) goto cleanup;
       int *grown = xmalloc((size_t)(opt->nsizes + 1) * sizeof(int));
       memcpy(grown, opt->sizes, (size_t)opt->nsizes * sizeof(int));
       free(opt->sizes);
@@ -218,10 +200,8 @@ cleanup:
   return rc;
 }
 
-static void free_options(options *opt)
-{
-  for (int a = 0; a < opt->nalgos; a++)
-    free(opt->algos[a]);
+static void free_options(options *opt) {
+  for (int a = 0; a < opt->nalgos; a++) free(opt->algos[a]);
   free(opt->algos);
   free(opt->sizes);
   free(opt->topos);
@@ -229,23 +209,17 @@ static void free_options(options *opt)
 }
 
 /* Fills in the defaults of the lists that were not given. */
-static int apply_defaults(options *opt, char *err, size_t errlen)
-{
+static int apply_defaults(options *opt, char *err, size_t errlen) {
   if (opt->ncolls == 0)
-    for (int c = 0; c < NCOLLS; c++)
-      opt->colls[opt->ncolls++] = (coll_kind)c;
-  if (opt->nmodes == 0)
-    opt->modes[opt->nmodes++] = MODE_BLOCKING;
-  if (opt->nsizes == 0 && parse_list("--sizes", "4,1024,65536", opt, err, errlen) != 0)
-    return 1;
-  if (opt->nalgos == 0 && parse_list("--algo", "mpi,direct", opt, err, errlen) != 0)
-    return 1;
+    for (int c = 0; c < NCOLLS; c++) opt->colls[opt->ncolls++] = (coll_kind)c;
+  if (opt->nmodes == 0) opt->modes[opt->nmodes++] = MODE_BLOCKING;
+  if (opt->nsizes == 0 && parse_list("--sizes", "4,1024,65536", opt, err, errlen) != 0) return 1;
+  if (opt->nalgos == 0 && parse_list("--algo", "mpi,direct", opt, err, errlen) != 0) return 1;
   return 0;
 }
 
 /* Options as "--name value" or "--name=value". Returns 0, or 1 with a message in err. */
-static int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen)
-{
+static int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen) {
   memset(opt, 0, sizeof *opt);
   opt->iters = DEFAULT_ITERS;
   opt->warmup = DEFAULT_WARMUP;
@@ -256,23 +230,20 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
       opt->help = 1;
       return 0;
     }
-    static const char *const with_value[] = {"--topo", "--coll", "--sizes", "--algo",
-                                             "--mode", "--iters", "--warmup", "--theta", "--json"};
+    static const char *const with_value[] = {"--topo",  "--coll",   "--sizes", "--algo", "--mode",
+                                             "--iters", "--warmup", "--theta", "--json"};
     const char *name, *value;
-    if (cli_option_with_value(argc, argv, &i, with_value, sizeof with_value / sizeof with_value[0], &name, &value,
-                              err, errlen) != 0)
+    if (cli_option_with_value(argc, argv, &i, with_value, sizeof with_value / sizeof with_value[0], &name, &value, err,
+                              errlen) != 0)
       return 1;
     if (strcmp(name, "--topo") == 0)
       opt->topos[opt->ntopos++] = value;
     else if (strcmp(name, "--iters") == 0) {
-      if (cli_parse_int(name, value, 1, &opt->iters, err, errlen) != 0)
-        return 1;
+      if (cli_parse_int(name, value, 1, &opt->iters, err, errlen) != 0) return 1;
     } else if (strcmp(name, "--warmup") == 0) {
-      if (cli_parse_int(name, value, 0, &opt->warmup, err, errlen) != 0)
-        return 1;
+      if (cli_parse_int(name, value, 0, &opt->warmup, err, errlen) != 0) return 1;
     } else if (strcmp(name, "--theta") == 0) {
-      if (cli_parse_int(name, value, 1, &opt->theta, err, errlen) != 0)
-        return 1;
+      if (cli_parse_int(name, value, 1, &opt->theta, err, errlen) != 0) return 1;
     } else if (strcmp(name, "--json") == 0)
       opt->json_path = value;
     else if (parse_list(name, value, opt, err, errlen) != 0)
@@ -292,11 +263,9 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
 /* Which of the duplicate edges to the same rank this list entry is: MPI-4.1 pairs the k-th
  * occurrence of q among my destinations with the k-th occurrence of me among q's sources,
  * so (sender, receiver, occurrence) names one block on both ends. */
-static int occurrence(const int *list, int index)
-{
+static int occurrence(const int *list, int index) {
   int count = 0;
-  for (int i = 0; i < index; i++)
-    count += list[i] == list[index];
+  for (int i = 0; i < index; i++) count += list[i] == list[index];
   return count;
 }
 
@@ -328,8 +297,7 @@ typedef struct exchange {
   size_t sendlen, recvlen;
 } exchange;
 
-static void exchange_free(exchange *x)
-{
+static void exchange_free(exchange *x) {
   free(x->sendcounts);
   free(x->sdispls);
   free(x->recvcounts);
@@ -344,13 +312,10 @@ static void exchange_free(exchange *x)
 }
 
 /* Lays out blocks of the given counts one after the other; 1 if that exceeds an int. */
-static int pack_displacements(int n, const int *counts, int *displs, MPI_Aint *displs_bytes,
-                              size_t *total)
-{
+static int pack_displacements(int n, const int *counts, int *displs, MPI_Aint *displs_bytes, size_t *total) {
   long long offset = 0;
   for (int i = 0; i < n; i++) {
-    if (offset > INT_MAX)
-      return 1;
+    if (offset > INT_MAX) return 1;
     displs[i] = (int)offset;
     displs_bytes[i] = (MPI_Aint)offset;
     offset += counts[i];
@@ -360,30 +325,24 @@ static int pack_displacements(int n, const int *counts, int *displs, MPI_Aint *d
 }
 
 /* The key of receive block i: who sent it, and which of its blocks it is. */
-static uint64_t recv_block_key(const exchange *x, const topospec_rank *lists, int rank, int i)
-{
+static uint64_t recv_block_key(const exchange *x, const topospec_rank *lists, int rank, int i) {
   int source = lists->sources[i];
-  if (x->coll == COLL_ALLGATHER || x->coll == COLL_ALLGATHERV)
-    return blockdata_rank_key(source);
+  if (x->coll == COLL_ALLGATHER || x->coll == COLL_ALLGATHERV) return blockdata_rank_key(source);
   return blockdata_edge_key(source, rank, occurrence(lists->sources, i));
 }
 
 /* What MPI-4.1 says the receive buffer holds: each real source's block, and the sentinel
  * (untouched) in the blocks of MPI_PROC_NULL sources. */
-static void expected_receive(exchange *x, const topospec_rank *lists, int rank)
-{
+static void expected_receive(exchange *x, const topospec_rank *lists, int rank) {
   memset(x->expected, SENTINEL, x->recvlen);
   for (int i = 0; i < lists->indegree; i++)
     if (lists->sources[i] != MPI_PROC_NULL)
-      blockdata_fill(x->expected + x->rdispls[i], x->recvcounts[i],
-                  recv_block_key(x, lists, rank, i));
+      blockdata_fill(x->expected + x->rdispls[i], x->recvcounts[i], recv_block_key(x, lists, rank, i));
 }
 
 /* Buffers, counts, send data and expected receive data of one collective at one size.
  * Returns 0, or 1 when a buffer would exceed what an int displacement addresses. */
-static int exchange_init(exchange *x, coll_kind coll, int bytes, const neighborhood *nb,
-                         int rank)
-{
+static int exchange_init(exchange *x, coll_kind coll, int bytes, const neighborhood *nb, int rank) {
   const topospec_rank *lists = &nb->lists;
   int in = lists->indegree, out = lists->outdegree;
   int maxdeg = in > out ? in : out;
@@ -397,21 +356,20 @@ static int exchange_init(exchange *x, coll_kind coll, int bytes, const neighborh
   x->sdispls_bytes = xmalloc((size_t)out * sizeof(MPI_Aint));
   x->rdispls_bytes = xmalloc((size_t)in * sizeof(MPI_Aint));
   x->types = xmalloc((size_t)maxdeg * sizeof(MPI_Datatype));
-  for (int k = 0; k < maxdeg; k++)
-    x->types[k] = MPI_BYTE;
+  for (int k = 0; k < maxdeg; k++) x->types[k] = MPI_BYTE;
 
   for (int i = 0; i < in; i++) {
     int source = lists->sources[i];
     switch (coll) {
-    case COLL_ALLGATHERV:
-      x->recvcounts[i] = blockdata_rank_bytes(source, bytes);
-      break;
-    case COLL_ALLTOALLV:
-    case COLL_ALLTOALLW:
-      x->recvcounts[i] = blockdata_edge_bytes(source, rank, bytes);
-      break;
-    default:
-      x->recvcounts[i] = bytes;
+      case COLL_ALLGATHERV:
+        x->recvcounts[i] = blockdata_rank_bytes(source, bytes);
+        break;
+      case COLL_ALLTOALLV:
+      case COLL_ALLTOALLW:
+        x->recvcounts[i] = blockdata_edge_bytes(source, rank, bytes);
+        break;
+      default:
+        x->recvcounts[i] = bytes;
     }
   }
   for (int j = 0; j < out; j++) {
@@ -423,8 +381,7 @@ static int exchange_init(exchange *x, coll_kind coll, int bytes, const neighborh
   if (pack_displacements(in, x->recvcounts, x->rdispls, x->rdispls_bytes, &x->recvlen) != 0 ||
       pack_displacements(out, x->sendcounts, x->sdispls, x->sdispls_bytes, &x->sendlen) != 0)
     return 1;
-  if (coll == COLL_ALLGATHER || coll == COLL_ALLGATHERV)
-    x->sendlen = (size_t)x->sendcount;
+  if (coll == COLL_ALLGATHER || coll == COLL_ALLGATHERV) x->sendlen = (size_t)x->sendcount;
 
   x->sendbuf = xmalloc(x->sendlen);
   x->recvbuf = xmalloc(x->recvlen);
@@ -435,8 +392,7 @@ static int exchange_init(exchange *x, coll_kind coll, int bytes, const neighborh
   } else {
     for (int j = 0; j < out; j++)
       blockdata_fill(x->sendbuf + x->sdispls[j], x->sendcounts[j],
-                  blockdata_edge_key(rank, lists->destinations[j],
-                                occurrence(lists->destinations, j)));
+                     blockdata_edge_key(rank, lists->destinations[j], occurrence(lists->destinations, j)));
   }
   return 0;
 }
@@ -445,80 +401,67 @@ static int exchange_init(exchange *x, coll_kind coll, int bytes, const neighborh
 /* The calls: MPI library                                                                 */
 /* ------------------------------------------------------------------------------------- */
 
-static int mpi_blocking(const exchange *x, MPI_Comm comm)
-{
+static int mpi_blocking(const exchange *x, MPI_Comm comm) {
   switch (x->coll) {
-  case COLL_ALLGATHER:
-    return MPI_Neighbor_allgather(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->bytes,
-                                  MPI_BYTE, comm);
-  case COLL_ALLGATHERV:
-    return MPI_Neighbor_allgatherv(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->recvcounts,
-                                   x->rdispls, MPI_BYTE, comm);
-  case COLL_ALLTOALL:
-    return MPI_Neighbor_alltoall(x->sendbuf, x->bytes, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE,
-                                 comm);
-  case COLL_ALLTOALLV:
-    return MPI_Neighbor_alltoallv(x->sendbuf, x->sendcounts, x->sdispls, MPI_BYTE, x->recvbuf,
-                                  x->recvcounts, x->rdispls, MPI_BYTE, comm);
-  default:
-    return MPI_Neighbor_alltoallw(x->sendbuf, x->sendcounts, x->sdispls_bytes, x->types,
-                                  x->recvbuf, x->recvcounts, x->rdispls_bytes, x->types, comm);
+    case COLL_ALLGATHER:
+      return MPI_Neighbor_allgather(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE, comm);
+    case COLL_ALLGATHERV:
+      return MPI_Neighbor_allgatherv(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->recvcounts, x->rdispls,
+                                     MPI_BYTE, comm);
+    case COLL_ALLTOALL:
+      return MPI_Neighbor_alltoall(x->sendbuf, x->bytes, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE, comm);
+    case COLL_ALLTOALLV:
+      return MPI_Neighbor_alltoallv(x->sendbuf, x->sendcounts, x->sdispls, MPI_BYTE, x->recvbuf, x->recvcounts,
+                                    x->rdispls, MPI_BYTE, comm);
+    default:
+      return MPI_Neighbor_alltoallw(x->sendbuf, x->sendcounts, x->sdispls_bytes, x->types, x->recvbuf, x->recvcounts,
+                                    x->rdispls_bytes, x->types, comm);
   }
 }
 
-static int mpi_nonblocking(const exchange *x, MPI_Comm comm, MPI_Request *request)
-{
+static int mpi_nonblocking(const exchange *x, MPI_Comm comm, MPI_Request *request) {
   switch (x->coll) {
-  case COLL_ALLGATHER:
-    return MPI_Ineighbor_allgather(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->bytes,
-                                   MPI_BYTE, comm, request);
-  case COLL_ALLGATHERV:
-    return MPI_Ineighbor_allgatherv(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf,
-                                    x->recvcounts, x->rdispls, MPI_BYTE, comm, request);
-  case COLL_ALLTOALL:
-    return MPI_Ineighbor_alltoall(x->sendbuf, x->bytes, MPI_BYTE, x->recvbuf, x->bytes,
-                                  MPI_BYTE, comm, request);
-  case COLL_ALLTOALLV:
-    return MPI_Ineighbor_alltoallv(x->sendbuf, x->sendcounts, x->sdispls, MPI_BYTE,
-                                   x->recvbuf, x->recvcounts, x->rdispls, MPI_BYTE, comm,
-                                   request);
-  default:
-    return MPI_Ineighbor_alltoallw(x->sendbuf, x->sendcounts, x->sdispls_bytes, x->types,
-                                   x->recvbuf, x->recvcounts, x->rdispls_bytes, x->types, comm,
-                                   request);
+    case COLL_ALLGATHER:
+      return MPI_Ineighbor_allgather(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE, comm, request);
+    case COLL_ALLGATHERV:
+      return MPI_Ineighbor_allgatherv(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->recvcounts, x->rdispls,
+                                      MPI_BYTE, comm, request);
+    case COLL_ALLTOALL:
+      return MPI_Ineighbor_alltoall(x->sendbuf, x->bytes, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE, comm, request);
+    case COLL_ALLTOALLV:
+      return MPI_Ineighbor_alltoallv(x->sendbuf, x->sendcounts, x->sdispls, MPI_BYTE, x->recvbuf, x->recvcounts,
+                                     x->rdispls, MPI_BYTE, comm, request);
+    default:
+      return MPI_Ineighbor_alltoallw(x->sendbuf, x->sendcounts, x->sdispls_bytes, x->types, x->recvbuf, x->recvcounts,
+                                     x->rdispls_bytes, x->types, comm, request);
   }
 }
 
 #ifdef PERSISTENT_NEIGHBOR_INIT
-static int mpi_persistent_init(const exchange *x, MPI_Comm comm, MPI_Request *request)
-{
+static int mpi_persistent_init(const exchange *x, MPI_Comm comm, MPI_Request *request) {
   switch (x->coll) {
-  case COLL_ALLGATHER:
-    return PERSISTENT_NEIGHBOR_INIT(allgather)(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf,
-                                              x->bytes, MPI_BYTE, comm, MPI_INFO_NULL, request);
-  case COLL_ALLGATHERV:
-    return PERSISTENT_NEIGHBOR_INIT(allgatherv)(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf,
-                                               x->recvcounts, x->rdispls, MPI_BYTE, comm,
-                                               MPI_INFO_NULL, request);
-  case COLL_ALLTOALL:
-    return PERSISTENT_NEIGHBOR_INIT(alltoall)(x->sendbuf, x->bytes, MPI_BYTE, x->recvbuf,
-                                             x->bytes, MPI_BYTE, comm, MPI_INFO_NULL, request);
-  case COLL_ALLTOALLV:
-    return PERSISTENT_NEIGHBOR_INIT(alltoallv)(x->sendbuf, x->sendcounts, x->sdispls, MPI_BYTE,
-                                              x->recvbuf, x->recvcounts, x->rdispls, MPI_BYTE,
-                                              comm, MPI_INFO_NULL, request);
-  default:
-    return PERSISTENT_NEIGHBOR_INIT(alltoallw)(x->sendbuf, x->sendcounts, x->sdispls_bytes,
-                                              x->types, x->recvbuf, x->recvcounts,
-                                              x->rdispls_bytes, x->types, comm, MPI_INFO_NULL,
-                                              request);
+    case COLL_ALLGATHER:
+      return PERSISTENT_NEIGHBOR_INIT(allgather)(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE,
+                                                 comm, MPI_INFO_NULL, request);
+    case COLL_ALLGATHERV:
+      return PERSISTENT_NEIGHBOR_INIT(allgatherv)(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->recvcounts,
+                                                  x->rdispls, MPI_BYTE, comm, MPI_INFO_NULL, request);
+    case COLL_ALLTOALL:
+      return PERSISTENT_NEIGHBOR_INIT(alltoall)(x->sendbuf, x->bytes, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE, comm,
+                                                MPI_INFO_NULL, request);
+    case COLL_ALLTOALLV:
+      return PERSISTENT_NEIGHBOR_INIT(alltoallv)(x->sendbuf, x->sendcounts, x->sdispls, MPI_BYTE, x->recvbuf,
+                                                 x->recvcounts, x->rdispls, MPI_BYTE, comm, MPI_INFO_NULL, request);
+    default:
+      return PERSISTENT_NEIGHBOR_INIT(alltoallw)(x->sendbuf, x->sendcounts, x->sdispls_bytes, x->types, x->recvbuf,
+                                                 x->recvcounts, x->rdispls_bytes, x->types, comm, MPI_INFO_NULL,
+                                                 request);
   }
 }
 #endif
 
 /* The mode "mpi" really runs in: persistent falls back to non-blocking without support. */
-static mode_kind mpi_effective_mode(mode_kind mode)
-{
+static mode_kind mpi_effective_mode(mode_kind mode) {
 #ifdef PERSISTENT_NEIGHBOR_INIT
   return mode;
 #else
@@ -536,8 +479,7 @@ static mode_kind mpi_effective_mode(mode_kind mode)
  *   distributed graph to the point-to-point layer and crash; its non-blocking and
  *   persistent forms (libnbc) are fine.
  */
-static const char *mpi_skip_reason(const neighborhood *nb, coll_kind coll, mode_kind mode)
-{
+static const char *mpi_skip_reason(const neighborhood *nb, coll_kind coll, mode_kind mode) {
   (void)nb;
   (void)coll;
   (void)mode;
@@ -558,76 +500,62 @@ static const char *mpi_skip_reason(const neighborhood *nb, coll_kind coll, mode_
 /* The calls: nhood                                                                       */
 /* ------------------------------------------------------------------------------------- */
 
-static int nhood_blocking(const exchange *x, MPI_Comm comm, NHOOD_Topo topo)
-{
+static int nhood_blocking(const exchange *x, MPI_Comm comm, NHOOD_Topo topo) {
   switch (x->coll) {
-  case COLL_ALLGATHER:
-    return NHOOD_Neighbor_allgather(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->bytes,
-                                    MPI_BYTE, comm, topo);
-  case COLL_ALLGATHERV:
-    return NHOOD_Neighbor_allgatherv(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf,
-                                     x->recvcounts, x->rdispls, MPI_BYTE, comm, topo);
-  case COLL_ALLTOALL:
-    return NHOOD_Neighbor_alltoall(x->sendbuf, x->bytes, MPI_BYTE, x->recvbuf, x->bytes,
-                                   MPI_BYTE, comm, topo);
-  case COLL_ALLTOALLV:
-    return NHOOD_Neighbor_alltoallv(x->sendbuf, x->sendcounts, x->sdispls, MPI_BYTE,
-                                    x->recvbuf, x->recvcounts, x->rdispls, MPI_BYTE, comm,
-                                    topo);
-  default:
-    return NHOOD_Neighbor_alltoallw(x->sendbuf, x->sendcounts, x->sdispls_bytes, x->types,
-                                    x->recvbuf, x->recvcounts, x->rdispls_bytes, x->types,
-                                    comm, topo);
+    case COLL_ALLGATHER:
+      return NHOOD_Neighbor_allgather(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE, comm, topo);
+    case COLL_ALLGATHERV:
+      return NHOOD_Neighbor_allgatherv(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->recvcounts, x->rdispls,
+                                       MPI_BYTE, comm, topo);
+    case COLL_ALLTOALL:
+      return NHOOD_Neighbor_alltoall(x->sendbuf, x->bytes, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE, comm, topo);
+    case COLL_ALLTOALLV:
+      return NHOOD_Neighbor_alltoallv(x->sendbuf, x->sendcounts, x->sdispls, MPI_BYTE, x->recvbuf, x->recvcounts,
+                                      x->rdispls, MPI_BYTE, comm, topo);
+    default:
+      return NHOOD_Neighbor_alltoallw(x->sendbuf, x->sendcounts, x->sdispls_bytes, x->types, x->recvbuf, x->recvcounts,
+                                      x->rdispls_bytes, x->types, comm, topo);
   }
 }
 
-static int nhood_nonblocking(const exchange *x, MPI_Comm comm, NHOOD_Topo topo,
-                             NHOOD_Request *request)
-{
+static int nhood_nonblocking(const exchange *x, MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request) {
   switch (x->coll) {
-  case COLL_ALLGATHER:
-    return NHOOD_Ineighbor_allgather(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->bytes,
-                                     MPI_BYTE, comm, topo, request);
-  case COLL_ALLGATHERV:
-    return NHOOD_Ineighbor_allgatherv(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf,
-                                      x->recvcounts, x->rdispls, MPI_BYTE, comm, topo, request);
-  case COLL_ALLTOALL:
-    return NHOOD_Ineighbor_alltoall(x->sendbuf, x->bytes, MPI_BYTE, x->recvbuf, x->bytes,
-                                    MPI_BYTE, comm, topo, request);
-  case COLL_ALLTOALLV:
-    return NHOOD_Ineighbor_alltoallv(x->sendbuf, x->sendcounts, x->sdispls, MPI_BYTE,
-                                     x->recvbuf, x->recvcounts, x->rdispls, MPI_BYTE, comm,
-                                     topo, request);
-  default:
-    return NHOOD_Ineighbor_alltoallw(x->sendbuf, x->sendcounts, x->sdispls_bytes, x->types,
-                                     x->recvbuf, x->recvcounts, x->rdispls_bytes, x->types,
-                                     comm, topo, request);
+    case COLL_ALLGATHER:
+      return NHOOD_Ineighbor_allgather(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE, comm, topo,
+                                       request);
+    case COLL_ALLGATHERV:
+      return NHOOD_Ineighbor_allgatherv(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->recvcounts, x->rdispls,
+                                        MPI_BYTE, comm, topo, request);
+    case COLL_ALLTOALL:
+      return NHOOD_Ineighbor_alltoall(x->sendbuf, x->bytes, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE, comm, topo,
+                                      request);
+    case COLL_ALLTOALLV:
+      return NHOOD_Ineighbor_alltoallv(x->sendbuf, x->sendcounts, x->sdispls, MPI_BYTE, x->recvbuf, x->recvcounts,
+                                       x->rdispls, MPI_BYTE, comm, topo, request);
+    default:
+      return NHOOD_Ineighbor_alltoallw(x->sendbuf, x->sendcounts, x->sdispls_bytes, x->types, x->recvbuf, x->recvcounts,
+                                       x->rdispls_bytes, x->types, comm, topo, request);
   }
 }
 
-static int nhood_persistent_init(const exchange *x, MPI_Comm comm, NHOOD_Topo topo,
-                                 MPI_Info info, NHOOD_Request *request)
-{
+static int nhood_persistent_init(const exchange *x, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info,
+                                 NHOOD_Request *request) {
   switch (x->coll) {
-  case COLL_ALLGATHER:
-    return NHOOD_Neighbor_allgather_init(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf,
-                                         x->bytes, MPI_BYTE, comm, topo, info, request);
-  case COLL_ALLGATHERV:
-    return NHOOD_Neighbor_allgatherv_init(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf,
-                                          x->recvcounts, x->rdispls, MPI_BYTE, comm, topo,
+    case COLL_ALLGATHER:
+      return NHOOD_Neighbor_allgather_init(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE, comm,
+                                           topo, info, request);
+    case COLL_ALLGATHERV:
+      return NHOOD_Neighbor_allgatherv_init(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->recvcounts, x->rdispls,
+                                            MPI_BYTE, comm, topo, info, request);
+    case COLL_ALLTOALL:
+      return NHOOD_Neighbor_alltoall_init(x->sendbuf, x->bytes, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE, comm, topo,
                                           info, request);
-  case COLL_ALLTOALL:
-    return NHOOD_Neighbor_alltoall_init(x->sendbuf, x->bytes, MPI_BYTE, x->recvbuf, x->bytes,
-                                        MPI_BYTE, comm, topo, info, request);
-  case COLL_ALLTOALLV:
-    return NHOOD_Neighbor_alltoallv_init(x->sendbuf, x->sendcounts, x->sdispls, MPI_BYTE,
-                                         x->recvbuf, x->recvcounts, x->rdispls, MPI_BYTE,
-                                         comm, topo, info, request);
-  default:
-    return NHOOD_Neighbor_alltoallw_init(x->sendbuf, x->sendcounts, x->sdispls_bytes,
-                                         x->types, x->recvbuf, x->recvcounts,
-                                         x->rdispls_bytes, x->types, comm, topo, info,
-                                         request);
+    case COLL_ALLTOALLV:
+      return NHOOD_Neighbor_alltoallv_init(x->sendbuf, x->sendcounts, x->sdispls, MPI_BYTE, x->recvbuf, x->recvcounts,
+                                           x->rdispls, MPI_BYTE, comm, topo, info, request);
+    default:
+      return NHOOD_Neighbor_alltoallw_init(x->sendbuf, x->sendcounts, x->sdispls_bytes, x->types, x->recvbuf,
+                                           x->recvcounts, x->rdispls_bytes, x->types, comm, topo, info, request);
   }
 }
 
@@ -674,15 +602,12 @@ typedef struct bench {
  * Agrees over all ranks whether a step failed on any of them. Returns 1 if so; rank 0's
  * message is then the one of the lowest failing rank, so a failure elsewhere is reported.
  */
-static int agree_on_failure(const bench *b, int failed, char *message)
-{
+static int agree_on_failure(const bench *b, int failed, char *message) {
   int mine = failed ? b->rank : b->size, first;
   MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
-  if (first == b->size)
-    return 0;
+  if (first == b->size) return 0;
   if (first != 0) {
-    if (b->rank == first)
-      MPI_Send(message, ERROR_LEN, MPI_CHAR, 0, 0, MPI_COMM_WORLD);
+    if (b->rank == first) MPI_Send(message, ERROR_LEN, MPI_CHAR, 0, 0, MPI_COMM_WORLD);
     if (b->rank == 0) {
       char remote[ERROR_LEN];
       MPI_Recv(remote, ERROR_LEN, MPI_CHAR, first, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -693,26 +618,22 @@ static int agree_on_failure(const bench *b, int failed, char *message)
 }
 
 /* The message of a failed nhood call: the call, the error class, nhood's explanation. */
-static void nhood_failure(char *message, const char *what, int rc)
-{
+static void nhood_failure(char *message, const char *what, int rc) {
   char detail[NHOOD_MAX_ERROR_STRING] = "", class_name[MPI_MAX_ERROR_STRING] = "";
   int len;
   NHOOD_Error_message(detail, NULL);
   MPI_Error_string(rc, class_name, &len);
-  snprintf(message, ERROR_LEN, "%s failed (%.*s): %s", what, (int)strcspn(class_name, ":"),
-           class_name, detail);
+  snprintf(message, ERROR_LEN, "%s failed (%.*s): %s", what, (int)strcspn(class_name, ":"), class_name, detail);
 }
 
-static void algorithms_create(const bench *b, const neighborhood *nb, algorithm *algos)
-{
+static void algorithms_create(const bench *b, const neighborhood *nb, algorithm *algos) {
   for (int a = 0; a < b->opt.nalgos; a++) {
     algorithm *algo = &algos[a];
     algo->name = b->opt.algos[a];
     algo->is_mpi = strcmp(algo->name, "mpi") == 0;
     algo->info = MPI_INFO_NULL;
     algo->topo = NHOOD_TOPO_NULL;
-    if (algo->is_mpi)
-      continue;
+    if (algo->is_mpi) continue;
     MPI_Info_create(&algo->info);
     MPI_Info_set(algo->info, NHOOD_INFO_ALGORITHM, algo->name);
     /* Stencils as relative offsets on a Cartesian communicator without reordering (its ranks
@@ -727,23 +648,18 @@ static void algorithms_create(const bench *b, const neighborhood *nb, algorithm 
         MPI_Comm_free(&cart);
       }
     } else {
-      rc = NHOOD_Topo_create_adjacent(nb->lists.indegree, nb->lists.sources, unweighted(),
-                                      nb->lists.outdegree, nb->lists.destinations, unweighted(),
-                                      algo->info, &algo->topo);
+      rc = NHOOD_Topo_create_adjacent(nb->lists.indegree, nb->lists.sources, unweighted(), nb->lists.outdegree,
+                                      nb->lists.destinations, unweighted(), algo->info, &algo->topo);
     }
-    if (rc != MPI_SUCCESS)
-      nhood_failure(algo->error, "creating the topology object", rc);
+    if (rc != MPI_SUCCESS) nhood_failure(algo->error, "creating the topology object", rc);
     algo->failed = agree_on_failure(b, rc != MPI_SUCCESS, algo->error);
   }
 }
 
-static void algorithms_free(const bench *b, algorithm *algos)
-{
+static void algorithms_free(const bench *b, algorithm *algos) {
   for (int a = 0; a < b->opt.nalgos; a++) {
-    if (algos[a].topo != NHOOD_TOPO_NULL)
-      NHOOD_Topo_free(&algos[a].topo);
-    if (algos[a].info != MPI_INFO_NULL)
-      MPI_Info_free(&algos[a].info);
+    if (algos[a].topo != NHOOD_TOPO_NULL) NHOOD_Topo_free(&algos[a].topo);
+    if (algos[a].info != MPI_INFO_NULL) MPI_Info_free(&algos[a].info);
   }
 }
 
@@ -754,51 +670,42 @@ static void algorithms_free(const bench *b, algorithm *algos)
 typedef struct result_row {
   const char *topo, *coll, *mode, *algo, *algo_resolved;
   int bytes, iters, warmup;
-  int timed;                 /* latencies below are meaningful */
-  double median, min, max;   /* microseconds: each call's slowest rank; median, min, max over calls */
-  double rank_median;        /* microseconds: each rank's median over its calls, maximum over ranks */
-  double mpi_median;         /* > 0: the row's latency is compared with it */
-  int msgs, rounds;          /* < 0: not applicable */
+  int timed;               /* latencies below are meaningful */
+  double median, min, max; /* microseconds: each call's slowest rank; median, min, max over calls */
+  double rank_median;      /* microseconds: each rank's median over its calls, maximum over ranks */
+  double mpi_median;       /* > 0: the row's latency is compared with it */
+  int msgs, rounds;        /* < 0: not applicable */
   int validated;
-  double us_per_nbr;         /* sched_build rows only, else < 0 */
+  double us_per_nbr;          /* sched_build rows only, else < 0 */
   const char *mpi_persistent; /* "mpi" rows of persistent mode */
   const char *error;
 } result_row;
 
-static void json_field(FILE *out, const char *key, const char *value)
-{
+static void json_field(FILE *out, const char *key, const char *value) {
   fprintf(out, ",\"%s\":", key);
   cli_json_string(out, value);
 }
 
 /* A count, or null when it does not apply (negative). */
-static void json_count(FILE *out, const char *key, int value)
-{
+static void json_count(FILE *out, const char *key, int value) {
   if (value >= 0)
     fprintf(out, ",\"%s\":%d", key, value);
   else
     fprintf(out, ",\"%s\":null", key);
 }
 
-static void print_table_header(void)
-{
-  printf("%-11s %-11s %9s %-12s %10s %10s %10s %7s %5s %6s %-5s %s\n", "coll", "mode",
-         "bytes", "algo", "median_us", "min_us", "max_us", "vs_mpi", "msgs", "rounds", "valid",
-         "note");
+static void print_table_header(void) {
+  printf("%-11s %-11s %9s %-12s %10s %10s %10s %7s %5s %6s %-5s %s\n", "coll", "mode", "bytes", "algo", "median_us",
+         "min_us", "max_us", "vs_mpi", "msgs", "rounds", "valid", "note");
 }
 
 /* Rank 0: one table line on stdout and one JSON object in the --json file. */
-static void emit_row(const bench *b, const result_row *row)
-{
-  if (b->rank != 0)
-    return;
+static void emit_row(const bench *b, const result_row *row) {
+  if (b->rank != 0) return;
   char ratio[32] = "-", msgs[16] = "-", rounds[16] = "-", note[ERROR_LEN + 64] = "";
-  if (row->timed && row->mpi_median > 0)
-    snprintf(ratio, sizeof ratio, "%.3g", row->median / row->mpi_median);
-  if (row->msgs >= 0)
-    snprintf(msgs, sizeof msgs, "%d", row->msgs);
-  if (row->rounds >= 0)
-    snprintf(rounds, sizeof rounds, "%d", row->rounds);
+  if (row->timed && row->mpi_median > 0) snprintf(ratio, sizeof ratio, "%.3g", row->median / row->mpi_median);
+  if (row->msgs >= 0) snprintf(msgs, sizeof msgs, "%d", row->msgs);
+  if (row->rounds >= 0) snprintf(rounds, sizeof rounds, "%d", row->rounds);
   if (row->error != NULL)
     snprintf(note, sizeof note, "error: %s", row->error);
   else if (row->us_per_nbr >= 0)
@@ -813,44 +720,36 @@ static void emit_row(const bench *b, const result_row *row)
     snprintf(min, sizeof min, "%.2f", row->min);
     snprintf(max, sizeof max, "%.2f", row->max);
   }
-  printf("%-11s %-11s %9d %-12s %10s %10s %10s %7s %5s %6s %-5s %s\n", row->coll, row->mode,
-         row->bytes, row->algo, median, min, max, ratio, msgs, rounds,
-         row->validated ? "yes" : "NO", note);
+  printf("%-11s %-11s %9d %-12s %10s %10s %10s %7s %5s %6s %-5s %s\n", row->coll, row->mode, row->bytes, row->algo,
+         median, min, max, ratio, msgs, rounds, row->validated ? "yes" : "NO", note);
   fflush(stdout);
 
   FILE *out = b->json;
-  if (out == NULL)
-    return;
+  if (out == NULL) return;
   fprintf(out, "{\"topo\":");
   cli_json_string(out, row->topo);
   json_field(out, "coll", row->coll);
   json_field(out, "mode", row->mode);
   fprintf(out, ",\"bytes\":%d", row->bytes);
   json_field(out, "algo", row->algo);
-  if (row->algo_resolved != NULL)
-    json_field(out, "algo_resolved", row->algo_resolved);
+  if (row->algo_resolved != NULL) json_field(out, "algo_resolved", row->algo_resolved);
   fprintf(out, ",\"ranks\":%d,\"iters\":%d,\"warmup\":%d", b->size, row->iters, row->warmup);
   if (row->timed)
     fprintf(out, ",\"lat_us_median\":%.3f,\"lat_us_min\":%.3f,\"lat_us_max\":%.3f,\"lat_us_rank_median\":%.3f",
             row->median, row->min, row->max, row->rank_median);
   else
     fprintf(out, ",\"lat_us_median\":null,\"lat_us_min\":null,\"lat_us_max\":null,\"lat_us_rank_median\":null");
-  if (row->timed && row->mpi_median > 0)
-    fprintf(out, ",\"ratio_to_mpi\":%.6g", row->median / row->mpi_median);
+  if (row->timed && row->mpi_median > 0) fprintf(out, ",\"ratio_to_mpi\":%.6g", row->median / row->mpi_median);
   json_count(out, "msgs_sent_max", row->msgs);
   json_count(out, "rounds_max", row->rounds);
   fprintf(out, ",\"validated\":%s", row->validated ? "true" : "false");
-  if (row->us_per_nbr >= 0)
-    fprintf(out, ",\"us_per_nbr\":%.4f", row->us_per_nbr);
-  if (row->mpi_persistent != NULL)
-    json_field(out, "mpi_persistent", row->mpi_persistent);
-  if (row->error != NULL)
-    json_field(out, "error", row->error);
+  if (row->us_per_nbr >= 0) fprintf(out, ",\"us_per_nbr\":%.4f", row->us_per_nbr);
+  if (row->mpi_persistent != NULL) json_field(out, "mpi_persistent", row->mpi_persistent);
+  if (row->error != NULL) json_field(out, "error", row->error);
   json_field(out, "mpi_library", b->mpi_library);
   fprintf(out, "}\n");
   fflush(out);
 }
-
 
 /* A call's latency is its slowest rank's time (every call starts after a barrier): the median,
  * min and max over calls of that, in microseconds (n is the same on every rank, and sample i
@@ -858,8 +757,7 @@ static void emit_row(const bench *b, const result_row *row)
  * ranks: it let one rank's unlucky calls set the figure, and moved twice as much between
  * algorithms that ran the very same schedule (docs/PERFORMANCE.md, issue 5). Meaningful on
  * rank 0, which emits the row. Sorts the samples. */
-static void reduce_latency(double *samples, int n, result_row *row)
-{
+static void reduce_latency(double *samples, int n, result_row *row) {
   double *slowest = xmalloc((size_t)n * sizeof *slowest);
   MPI_Reduce(samples, slowest, n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
   double local = cli_median(samples, n), global;
@@ -872,8 +770,7 @@ static void reduce_latency(double *samples, int n, result_row *row)
   free(slowest);
 }
 
-static int max_over_ranks(int value)
-{
+static int max_over_ranks(int value) {
   int result;
   MPI_Allreduce(&value, &result, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
   return result;
@@ -885,9 +782,8 @@ static int max_over_ranks(int value)
 
 /* Times NHOOD_Topo_create_adjacent (cart == NULL) or NHOOD_Topo_create_cart_offsets on *cart,
  * each with NHOOD_Topo_free, repetition by repetition, and emits the row as `algo`. */
-static void time_nhood_creation(const bench *b, const neighborhood *nb, const MPI_Comm *cart,
-                                const char *algo, double *samples, result_row *row)
-{
+static void time_nhood_creation(const bench *b, const neighborhood *nb, const MPI_Comm *cart, const char *algo,
+                                double *samples, result_row *row) {
   const topospec_rank *lists = &nb->lists;
   char error[ERROR_LEN] = "";
   int rc = MPI_SUCCESS;
@@ -902,8 +798,7 @@ static void time_nhood_creation(const bench *b, const neighborhood *nb, const MP
     else
       rc = NHOOD_Topo_create_adjacent(lists->indegree, lists->sources, unweighted(), lists->outdegree,
                                       lists->destinations, unweighted(), MPI_INFO_NULL, &topo);
-    if (rc == MPI_SUCCESS)
-      rc = NHOOD_Topo_free(&topo);
+    if (rc == MPI_SUCCESS) rc = NHOOD_Topo_free(&topo);
     samples[k] = MPI_Wtime() - t0;
   }
   if (rc != MPI_SUCCESS)
@@ -921,22 +816,27 @@ static void time_nhood_creation(const bench *b, const neighborhood *nb, const MP
 /* MPI_Dist_graph_create_adjacent + MPI_Comm_free against NHOOD_Topo_create_adjacent +
  * NHOOD_Topo_free (and for stencils NHOOD_Topo_create_cart_offsets), each repetition timed on
  * its own. */
-static void bench_creation(const bench *b, const neighborhood *nb)
-{
+static void bench_creation(const bench *b, const neighborhood *nb) {
   const topospec_rank *lists = &nb->lists;
   double *samples = xmalloc(CREATE_REPS_NHOOD * sizeof(double));
 
-  result_row row = {.topo = nb->spec_text, .coll = "create", .mode = "-", .algo = "mpi",
-                    .algo_resolved = "mpi", .iters = CREATE_REPS_MPI, .msgs = -1,
-                    .rounds = -1, .validated = 1, .us_per_nbr = -1};
+  result_row row = {.topo = nb->spec_text,
+                    .coll = "create",
+                    .mode = "-",
+                    .algo = "mpi",
+                    .algo_resolved = "mpi",
+                    .iters = CREATE_REPS_MPI,
+                    .msgs = -1,
+                    .rounds = -1,
+                    .validated = 1,
+                    .us_per_nbr = -1};
   for (int k = 0; k < CREATE_REPS_MPI; k++) {
     MPI_Comm comm;
     /* The MPI creation is collective: a barrier keeps late ranks from inflating it. */
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, lists->indegree, lists->sources,
-                                   unweighted(), lists->outdegree, lists->destinations,
-                                   unweighted(), MPI_INFO_NULL, 0, &comm);
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, lists->indegree, lists->sources, unweighted(), lists->outdegree,
+                                   lists->destinations, unweighted(), MPI_INFO_NULL, 0, &comm);
     MPI_Comm_free(&comm);
     samples[k] = MPI_Wtime() - t0;
   }
@@ -964,17 +864,14 @@ static void bench_creation(const bench *b, const neighborhood *nb)
 
 /* Times init + free of one algorithm's persistent request, after an untimed one (one-time
  * setup such as the private communicator is not schedule building), and fills the row. */
-static void time_schedule_build(const bench *b, const neighborhood *nb, const exchange *x,
-                                const algorithm *algo, double *samples, result_row *row)
-{
+static void time_schedule_build(const bench *b, const neighborhood *nb, const exchange *x, const algorithm *algo,
+                                double *samples, result_row *row) {
   int reps = b->opt.iters;
   char error[ERROR_LEN] = "";
   NHOOD_Request request = NHOOD_REQUEST_NULL;
   int rc = nhood_persistent_init(x, MPI_COMM_WORLD, algo->topo, algo->info, &request);
-  if (rc != MPI_SUCCESS)
-    nhood_failure(error, "persistent init", rc);
-  if (agree_on_failure(b, rc != MPI_SUCCESS, error))
-    goto failed;
+  if (rc != MPI_SUCCESS) nhood_failure(error, "persistent init", rc);
+  if (agree_on_failure(b, rc != MPI_SUCCESS, error)) goto failed;
   int sends = 0, rounds = 0;
   NHOOD_Request_schedule_info(request, &row->algo_resolved, &rounds, &sends, NULL, NULL);
   row->msgs = max_over_ranks(sends);
@@ -986,14 +883,11 @@ static void time_schedule_build(const bench *b, const neighborhood *nb, const ex
   for (int k = 0; k < reps && rc == MPI_SUCCESS; k++) {
     double t0 = MPI_Wtime();
     rc = nhood_persistent_init(x, MPI_COMM_WORLD, algo->topo, algo->info, &request);
-    if (rc == MPI_SUCCESS)
-      rc = NHOOD_Request_free(&request);
+    if (rc == MPI_SUCCESS) rc = NHOOD_Request_free(&request);
     samples[k] = MPI_Wtime() - t0;
   }
-  if (rc != MPI_SUCCESS)
-    nhood_failure(error, "persistent init/free", rc);
-  if (agree_on_failure(b, rc != MPI_SUCCESS, error))
-    goto failed;
+  if (rc != MPI_SUCCESS) nhood_failure(error, "persistent init/free", rc);
+  if (agree_on_failure(b, rc != MPI_SUCCESS, error)) goto failed;
 
   reduce_latency(samples, reps, row);
   /* Per neighbor on each rank (building a schedule is O(degree)), then the worst rank. */
@@ -1011,12 +905,9 @@ failed:
 
 /* One row per nhood algorithm: NHOOD_Neighbor_<coll>_init + NHOOD_Request_free at the
  * smallest size. */
-static void bench_schedule_build(const bench *b, const neighborhood *nb, algorithm *algos,
-                                 coll_kind coll)
-{
+static void bench_schedule_build(const bench *b, const neighborhood *nb, algorithm *algos, coll_kind coll) {
   int smallest = b->opt.sizes[0];
-  for (int s = 1; s < b->opt.nsizes; s++)
-    smallest = b->opt.sizes[s] < smallest ? b->opt.sizes[s] : smallest;
+  for (int s = 1; s < b->opt.nsizes; s++) smallest = b->opt.sizes[s] < smallest ? b->opt.sizes[s] : smallest;
   exchange x;
   if (max_over_ranks(exchange_init(&x, coll, smallest, nb, b->rank)) != 0) {
     exchange_free(&x);
@@ -1025,11 +916,17 @@ static void bench_schedule_build(const bench *b, const neighborhood *nb, algorit
   double *samples = xmalloc((size_t)b->opt.iters * sizeof(double));
   for (int a = 0; a < b->opt.nalgos; a++) {
     const algorithm *algo = &algos[a];
-    if (algo->is_mpi)
-      continue;
-    result_row row = {.topo = nb->spec_text, .coll = "sched_build", .mode = "persistent",
-                      .bytes = smallest, .algo = algo->name, .iters = b->opt.iters,
-                      .warmup = 1, .msgs = -1, .rounds = -1, .us_per_nbr = -1};
+    if (algo->is_mpi) continue;
+    result_row row = {.topo = nb->spec_text,
+                      .coll = "sched_build",
+                      .mode = "persistent",
+                      .bytes = smallest,
+                      .algo = algo->name,
+                      .iters = b->opt.iters,
+                      .warmup = 1,
+                      .msgs = -1,
+                      .rounds = -1,
+                      .us_per_nbr = -1};
     if (algo->failed) {
       row.error = algo->error;
       emit_row(b, &row);
@@ -1046,94 +943,75 @@ static void bench_schedule_build(const bench *b, const neighborhood *nb, algorit
 /* ------------------------------------------------------------------------------------- */
 
 /* Sets a runner up for its case: the persistent request, and what its schedule does. */
-static int runner_setup(const neighborhood *nb, const exchange *x, runner *r)
-{
+static int runner_setup(const neighborhood *nb, const exchange *x, runner *r) {
   if (r->algo->is_mpi) {
     r->resolved = "mpi";
     r->rounds = 1;
     r->sends = nb->real_destinations;
 #ifdef PERSISTENT_NEIGHBOR_INIT
-    if (r->mode == MODE_PERSISTENT)
-      return mpi_persistent_init(x, nb->graph_comm, &r->mpi_request);
+    if (r->mode == MODE_PERSISTENT) return mpi_persistent_init(x, nb->graph_comm, &r->mpi_request);
 #endif
     return MPI_SUCCESS;
   }
   /* A persistent request tells what the schedule does; other modes build one to ask. */
-  int rc = nhood_persistent_init(x, MPI_COMM_WORLD, r->algo->topo, r->algo->info,
-                                 &r->nhood_request);
+  int rc = nhood_persistent_init(x, MPI_COMM_WORLD, r->algo->topo, r->algo->info, &r->nhood_request);
   if (rc != MPI_SUCCESS) {
     nhood_failure(r->error, "persistent init", rc);
     return rc;
   }
-  NHOOD_Request_schedule_info(r->nhood_request, &r->resolved, &r->rounds, &r->sends, NULL,
-                              NULL);
-  if (r->mode != MODE_PERSISTENT)
-    NHOOD_Request_free(&r->nhood_request);
+  NHOOD_Request_schedule_info(r->nhood_request, &r->resolved, &r->rounds, &r->sends, NULL, NULL);
+  if (r->mode != MODE_PERSISTENT) NHOOD_Request_free(&r->nhood_request);
   return MPI_SUCCESS;
 }
 
-static void runner_teardown(runner *r)
-{
-  if (r->mpi_request != MPI_REQUEST_NULL)
-    MPI_Request_free(&r->mpi_request);
-  if (r->nhood_request != NHOOD_REQUEST_NULL)
-    NHOOD_Request_free(&r->nhood_request);
+static void runner_teardown(runner *r) {
+  if (r->mpi_request != MPI_REQUEST_NULL) MPI_Request_free(&r->mpi_request);
+  if (r->nhood_request != NHOOD_REQUEST_NULL) NHOOD_Request_free(&r->nhood_request);
   free(r->samples);
   r->samples = NULL;
 }
 
 /* One call of the runner's algorithm in its mode, complete when it returns. */
-static int runner_call(const neighborhood *nb, const exchange *x, runner *r)
-{
+static int runner_call(const neighborhood *nb, const exchange *x, runner *r) {
   int rc;
   if (r->algo->is_mpi) {
     switch (r->mode) {
-    case MODE_BLOCKING:
-      return mpi_blocking(x, nb->graph_comm);
-    case MODE_NONBLOCKING:
-      rc = mpi_nonblocking(x, nb->graph_comm, &r->mpi_request);
-      break;
-    default:
-      rc = MPI_Start(&r->mpi_request);
+      case MODE_BLOCKING:
+        return mpi_blocking(x, nb->graph_comm);
+      case MODE_NONBLOCKING:
+        rc = mpi_nonblocking(x, nb->graph_comm, &r->mpi_request);
+        break;
+      default:
+        rc = MPI_Start(&r->mpi_request);
     }
     return rc != MPI_SUCCESS ? rc : MPI_Wait(&r->mpi_request, MPI_STATUS_IGNORE);
   }
   switch (r->mode) {
-  case MODE_BLOCKING:
-    rc = nhood_blocking(x, MPI_COMM_WORLD, r->algo->topo);
-    if (rc != MPI_SUCCESS)
-      nhood_failure(r->error, "blocking call", rc);
-    return rc;
-  case MODE_NONBLOCKING:
-    rc = nhood_nonblocking(x, MPI_COMM_WORLD, r->algo->topo, &r->nhood_request);
-    break;
-  default:
-    rc = NHOOD_Start(&r->nhood_request);
+    case MODE_BLOCKING:
+      rc = nhood_blocking(x, MPI_COMM_WORLD, r->algo->topo);
+      if (rc != MPI_SUCCESS) nhood_failure(r->error, "blocking call", rc);
+      return rc;
+    case MODE_NONBLOCKING:
+      rc = nhood_nonblocking(x, MPI_COMM_WORLD, r->algo->topo, &r->nhood_request);
+      break;
+    default:
+      rc = NHOOD_Start(&r->nhood_request);
   }
-  if (rc == MPI_SUCCESS)
-    rc = NHOOD_Wait(&r->nhood_request);
-  if (rc != MPI_SUCCESS)
-    nhood_failure(r->error, r->mode == MODE_NONBLOCKING ? "non-blocking call" : "start/wait",
-                  rc);
+  if (rc == MPI_SUCCESS) rc = NHOOD_Wait(&r->nhood_request);
+  if (rc != MPI_SUCCESS) nhood_failure(r->error, r->mode == MODE_NONBLOCKING ? "non-blocking call" : "start/wait", rc);
   return rc;
 }
 
 /* A call that failed after the same call validated: other ranks may be inside it, so there
  * is nothing to recover. */
-static void call_or_abort(const bench *b, const neighborhood *nb, const exchange *x,
-                          runner *r)
-{
-  if (runner_call(nb, x, r) == MPI_SUCCESS)
-    return;
-  fprintf(stderr, "nhood-bench: rank %d: %s: %s after a successful validation\n", b->rank,
-          r->algo->name, r->error);
+static void call_or_abort(const bench *b, const neighborhood *nb, const exchange *x, runner *r) {
+  if (runner_call(nb, x, r) == MPI_SUCCESS) return;
+  fprintf(stderr, "nhood-bench: rank %d: %s: %s after a successful validation\n", b->rank, r->algo->name, r->error);
   MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
 /* Sets up every runner and checks its first result against the expected one. */
-static void validate_runners(const bench *b, const neighborhood *nb, const exchange *x,
-                             runner *runners)
-{
+static void validate_runners(const bench *b, const neighborhood *nb, const exchange *x, runner *runners) {
   for (int a = 0; a < b->opt.nalgos; a++) {
     runner *r = &runners[a];
     if (r->algo->failed) {
@@ -1146,12 +1024,10 @@ static void validate_runners(const bench *b, const neighborhood *nb, const excha
       continue;
     }
     int rc = runner_setup(nb, x, r);
-    if (agree_on_failure(b, rc != MPI_SUCCESS, r->error))
-      continue;
+    if (agree_on_failure(b, rc != MPI_SUCCESS, r->error)) continue;
     memset(x->recvbuf, SENTINEL, x->recvlen);
     rc = runner_call(nb, x, r);
-    if (agree_on_failure(b, rc != MPI_SUCCESS, r->error))
-      continue;
+    if (agree_on_failure(b, rc != MPI_SUCCESS, r->error)) continue;
     int same = memcmp(x->recvbuf, x->expected, x->recvlen) == 0;
     MPI_Allreduce(&same, &r->validated, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
     r->ok = 1;
@@ -1168,18 +1044,14 @@ static void validate_runners(const bench *b, const neighborhood *nb, const excha
  * (rendezvous completions of large messages finish after the barrier) then lands on every
  * algorithm alike. With a fixed rotation, "auto" (listed first) always followed the last
  * algorithm, and ran 20% slower than "direct" with the very same schedule. */
-static void time_runners(const bench *b, const neighborhood *nb, const exchange *x,
-                         runner *runners)
-{
+static void time_runners(const bench *b, const neighborhood *nb, const exchange *x, runner *runners) {
   int n = b->opt.nalgos;
   int *order = xcalloc((size_t)n, sizeof *order);
   for (int a = 0; a < n; a++)
-    for (int k = 0; runners[a].ok && k < b->opt.warmup; k++)
-      call_or_abort(b, nb, x, &runners[a]);
+    for (int k = 0; runners[a].ok && k < b->opt.warmup; k++) call_or_abort(b, nb, x, &runners[a]);
   for (int batch = 0; batch < b->opt.iters; batch++) {
     uint64_t state = 0x9e3779b97f4a7c15ull * (uint64_t)(batch + 1);
-    for (int a = 0; a < n; a++)
-      order[a] = a;
+    for (int a = 0; a < n; a++) order[a] = a;
     for (int a = n - 1; a > 0; a--) { /* Fisher-Yates with a splitmix64 step */
       state += 0x9e3779b97f4a7c15ull;
       uint64_t z = state;
@@ -1192,8 +1064,7 @@ static void time_runners(const bench *b, const neighborhood *nb, const exchange 
     }
     for (int turn = 0; turn < n; turn++) {
       runner *r = &runners[order[turn]];
-      if (!r->ok)
-        continue;
+      if (!r->ok) continue;
       MPI_Barrier(MPI_COMM_WORLD);
       double t0 = MPI_Wtime();
       call_or_abort(b, nb, x, r);
@@ -1204,20 +1075,23 @@ static void time_runners(const bench *b, const neighborhood *nb, const exchange 
 }
 
 /* The rows of one case, reduced over ranks; emitted once "mpi"'s median is known. */
-static void report_case(const bench *b, const neighborhood *nb, const exchange *x,
-                        mode_kind mode, runner *runners)
-{
+static void report_case(const bench *b, const neighborhood *nb, const exchange *x, mode_kind mode, runner *runners) {
   result_row *rows = xcalloc((size_t)b->opt.nalgos, sizeof *rows);
   double mpi_median = 0;
   for (int a = 0; a < b->opt.nalgos; a++) {
     runner *r = &runners[a];
     result_row *row = &rows[a];
-    *row = (result_row){.topo = nb->spec_text, .coll = coll_names[x->coll],
-                        .mode = mode_names[mode], .bytes = x->bytes, .algo = r->algo->name,
-                        .iters = b->opt.iters, .warmup = b->opt.warmup, .msgs = -1,
-                        .rounds = -1, .us_per_nbr = -1};
-    if (r->algo->is_mpi && mode == MODE_PERSISTENT)
-      row->mpi_persistent = PERSISTENT_KIND;
+    *row = (result_row){.topo = nb->spec_text,
+                        .coll = coll_names[x->coll],
+                        .mode = mode_names[mode],
+                        .bytes = x->bytes,
+                        .algo = r->algo->name,
+                        .iters = b->opt.iters,
+                        .warmup = b->opt.warmup,
+                        .msgs = -1,
+                        .rounds = -1,
+                        .us_per_nbr = -1};
+    if (r->algo->is_mpi && mode == MODE_PERSISTENT) row->mpi_persistent = PERSISTENT_KIND;
     if (!r->ok) {
       row->error = r->error;
       continue;
@@ -1227,8 +1101,7 @@ static void report_case(const bench *b, const neighborhood *nb, const exchange *
     row->msgs = max_over_ranks(r->sends);
     row->rounds = max_over_ranks(r->rounds);
     row->validated = r->validated;
-    if (r->algo->is_mpi)
-      mpi_median = row->median;
+    if (r->algo->is_mpi) mpi_median = row->median;
   }
   for (int a = 0; a < b->opt.nalgos; a++) {
     rows[a].mpi_median = mpi_median;
@@ -1237,14 +1110,13 @@ static void report_case(const bench *b, const neighborhood *nb, const exchange *
   free(rows);
 }
 
-static void bench_case(const bench *b, const neighborhood *nb, algorithm *algos,
-                       coll_kind coll, mode_kind mode, int bytes)
-{
+static void bench_case(const bench *b, const neighborhood *nb, algorithm *algos, coll_kind coll, mode_kind mode,
+                       int bytes) {
   exchange x;
   if (max_over_ranks(exchange_init(&x, coll, bytes, nb, b->rank)) != 0) {
     if (b->rank == 0)
-      printf("%-11s %-11s %9d skipped: a buffer exceeds int displacements\n",
-             coll_names[coll], mode_names[mode], bytes);
+      printf("%-11s %-11s %9d skipped: a buffer exceeds int displacements\n", coll_names[coll], mode_names[mode],
+             bytes);
     exchange_free(&x);
     return;
   }
@@ -1262,8 +1134,7 @@ static void bench_case(const bench *b, const neighborhood *nb, algorithm *algos,
   time_runners(b, nb, &x, runners);
   report_case(b, nb, &x, mode, runners);
 
-  for (int a = 0; a < b->opt.nalgos; a++)
-    runner_teardown(&runners[a]);
+  for (int a = 0; a < b->opt.nalgos; a++) runner_teardown(&runners[a]);
   free(runners);
   exchange_free(&x);
 }
@@ -1272,39 +1143,31 @@ static void bench_case(const bench *b, const neighborhood *nb, algorithm *algos,
 /* Topologies                                                                             */
 /* ------------------------------------------------------------------------------------- */
 
-static void print_topology_header(const bench *b, const neighborhood *nb)
-{
+static void print_topology_header(const bench *b, const neighborhood *nb) {
   int local[2] = {nb->lists.indegree, nb->lists.outdegree}, max[2];
   long long edges = nb->real_destinations, total_edges;
   MPI_Reduce(local, max, 2, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
   MPI_Reduce(&edges, &total_edges, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
-  if (b->rank != 0)
-    return;
-  printf("\n# topo %s: %d ranks, %lld edges, max indegree %d, max outdegree %d\n",
-         nb->spec_text, b->size, total_edges, max[0], max[1]);
+  if (b->rank != 0) return;
+  printf("\n# topo %s: %d ranks, %lld edges, max indegree %d, max outdegree %d\n", nb->spec_text, b->size, total_edges,
+         max[0], max[1]);
   print_table_header();
 }
 
-static void bench_topology(const bench *b, const topospec *spec)
-{
+static void bench_topology(const bench *b, const topospec *spec) {
   neighborhood nb = {.spec_text = spec->text, .graph_comm = MPI_COMM_NULL};
   algorithm *algos = NULL;
   char err[512];
   int failed = topospec_for_rank(spec, b->rank, b->size, &nb.lists, err, sizeof err) != 0;
-  if (failed)
-    fprintf(stderr, "nhood-bench: rank %d: %s: %s\n", b->rank, spec->text, err);
-  if (max_over_ranks(failed))
-    goto cleanup;
+  if (failed) fprintf(stderr, "nhood-bench: rank %d: %s: %s\n", b->rank, spec->text, err);
+  if (max_over_ranks(failed)) goto cleanup;
   int proc_null = 0;
-  for (int j = 0; j < nb.lists.outdegree; j++)
-    nb.real_destinations += nb.lists.destinations[j] != MPI_PROC_NULL;
-  for (int i = 0; i < nb.lists.indegree; i++)
-    proc_null |= nb.lists.sources[i] == MPI_PROC_NULL;
+  for (int j = 0; j < nb.lists.outdegree; j++) nb.real_destinations += nb.lists.destinations[j] != MPI_PROC_NULL;
+  for (int i = 0; i < nb.lists.indegree; i++) proc_null |= nb.lists.sources[i] == MPI_PROC_NULL;
   nb.any_proc_null = max_over_ranks(proc_null || nb.real_destinations < nb.lists.outdegree);
   nb.any_unequal_degrees = max_over_ranks(nb.lists.indegree != nb.lists.outdegree);
-  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, nb.lists.indegree, nb.lists.sources,
-                                 unweighted(), nb.lists.outdegree, nb.lists.destinations,
-                                 unweighted(), MPI_INFO_NULL, 0, &nb.graph_comm);
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, nb.lists.indegree, nb.lists.sources, unweighted(), nb.lists.outdegree,
+                                 nb.lists.destinations, unweighted(), MPI_INFO_NULL, 0, &nb.graph_comm);
   algos = xcalloc((size_t)b->opt.nalgos, sizeof *algos);
   algorithms_create(b, &nb, algos);
 
@@ -1317,29 +1180,24 @@ static void bench_topology(const bench *b, const topospec *spec)
         bench_case(b, &nb, algos, b->opt.colls[c], b->opt.modes[m], b->opt.sizes[s]);
   }
 cleanup:
-  if (algos != NULL)
-    algorithms_free(b, algos);
+  if (algos != NULL) algorithms_free(b, algos);
   free(algos);
-  if (nb.graph_comm != MPI_COMM_NULL)
-    MPI_Comm_free(&nb.graph_comm);
+  if (nb.graph_comm != MPI_COMM_NULL) MPI_Comm_free(&nb.graph_comm);
   topospec_rank_free(&nb.lists);
 }
 
 /* "Open MPI v4.1.4, package: ..." -> "Open MPI v4.1.4": the first clause, one line. */
-static void short_library_version(char *out, size_t outlen)
-{
+static void short_library_version(char *out, size_t outlen) {
   char version[MPI_MAX_LIBRARY_VERSION_STRING];
   int len;
   MPI_Get_library_version(version, &len);
   size_t n = strcspn(version, ",\n");
   for (size_t i = 0; i < n; i++)
-    if (version[i] == '\t')
-      version[i] = ' ';
+    if (version[i] == '\t') version[i] = ' ';
   snprintf(out, outlen, "%.*s", (int)n, version);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   bench b = {.json = NULL};
   topospec *specs = NULL;
   char err[512] = "";
@@ -1350,14 +1208,12 @@ int main(int argc, char **argv)
 
   /* Every rank parses the same arguments and reaches the same verdict; only rank 0 talks. */
   if (parse_options(argc, argv, &b.opt, err, sizeof err) != 0) {
-    if (b.rank == 0)
-      fprintf(stderr, "nhood-bench: %s\n", err);
+    if (b.rank == 0) fprintf(stderr, "nhood-bench: %s\n", err);
     exit_code = EXIT_USAGE;
     goto cleanup;
   }
   if (b.opt.help) {
-    if (b.rank == 0)
-      print_usage(stdout);
+    if (b.rank == 0) print_usage(stdout);
     goto cleanup;
   }
   if (b.opt.theta > 0) { /* read by the library when it builds a combining pattern */
@@ -1369,13 +1225,11 @@ int main(int argc, char **argv)
   /* All SPECs first, so a typo in the last one does not surface after an hour. */
   specs = xcalloc((size_t)b.opt.ntopos, sizeof *specs);
   int bad = 0;
-  for (int t = 0; t < b.opt.ntopos && !bad; t++)
-    bad = topospec_parse(b.opt.topos[t], &specs[t], err, sizeof err) != 0;
+  for (int t = 0; t < b.opt.ntopos && !bad; t++) bad = topospec_parse(b.opt.topos[t], &specs[t], err, sizeof err) != 0;
   if (b.rank == 0 && b.opt.json_path != NULL && !bad) {
     b.json = fopen(b.opt.json_path, "w");
     if (b.json == NULL) {
-      snprintf(err, sizeof err, "cannot write --json %s: %s", b.opt.json_path,
-               strerror(errno));
+      snprintf(err, sizeof err, "cannot write --json %s: %s", b.opt.json_path, strerror(errno));
       bad = 1;
     }
   }
@@ -1394,17 +1248,14 @@ int main(int argc, char **argv)
 
   short_library_version(b.mpi_library, sizeof b.mpi_library);
   if (b.rank == 0)
-    printf("nhood-bench: %d ranks, %s, iters %d, warmup %d, MPI persistent collectives: %s\n",
-           b.size, b.mpi_library, b.opt.iters, b.opt.warmup, PERSISTENT_KIND);
-  for (int t = 0; t < b.opt.ntopos; t++)
-    bench_topology(&b, &specs[t]);
+    printf("nhood-bench: %d ranks, %s, iters %d, warmup %d, MPI persistent collectives: %s\n", b.size, b.mpi_library,
+           b.opt.iters, b.opt.warmup, PERSISTENT_KIND);
+  for (int t = 0; t < b.opt.ntopos; t++) bench_topology(&b, &specs[t]);
 
 cleanup:
-  for (int t = 0; specs != NULL && t < b.opt.ntopos; t++)
-    topospec_free(&specs[t]);
+  for (int t = 0; specs != NULL && t < b.opt.ntopos; t++) topospec_free(&specs[t]);
   free(specs);
-  if (b.json != NULL)
-    fclose(b.json);
+  if (b.json != NULL) fclose(b.json);
   free_options(&b.opt);
   MPI_Finalize();
   return exit_code;

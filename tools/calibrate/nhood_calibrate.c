@@ -97,7 +97,7 @@
 #define SHARE_MPI 0.3
 
 #define MAX_POINTS 32
-#define BYTES_PEERS 4    /* neighbours in the bytes series and the mpi comparison */
+#define BYTES_PEERS 4         /* neighbours in the bytes series and the mpi comparison */
 #define HANDSHAKE_BYTES 16384 /* the handshake series: above most eager limits */
 #define COPY_MAX (4 << 20)
 #define MPI_SMALL 8
@@ -112,8 +112,7 @@ static const int mpi_sizes[] = {MPI_SMALL, MPI_MEDIUM};
 #define NELEMS(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
 /* malloc that gives up loudly: failing on one rank only would leave the others waiting. */
-static void *xmalloc(size_t size)
-{
+static void *xmalloc(size_t size) {
   void *p = malloc(size > 0 ? size : 1);
   if (p == NULL) {
     fprintf(stderr, TOOL ": out of memory (%zu bytes)\n", size);
@@ -124,8 +123,7 @@ static void *xmalloc(size_t size)
 
 /* MPI_UNWEIGHTED through a volatile object: Open MPI defines it as (int *)2, and GCC 12 then
  * warns that MPI_Dist_graph_create_adjacent reads weights from it (see nhood-bench). */
-static int *unweighted(void)
-{
+static int *unweighted(void) {
   int *volatile weights = MPI_UNWEIGHTED;
   return weights;
 }
@@ -137,37 +135,37 @@ static int *unweighted(void)
 typedef struct options {
   const char *out_path;
   const char *json_path;
-  int iters;  /* 0: the default for the mode */
+  int iters; /* 0: the default for the mode */
   int quick;
   int help;
 } options;
 
-static void print_usage(FILE *out)
-{
+static void print_usage(FILE *out) {
   fprintf(out,
-    "usage: mpiexec -n P " TOOL " [--out FILE] [--iters N] [--quick] [--json FILE]\n"
-    "\n"
-    "Measures the parameters of nhood's cost model (L, o, g, G, Gcopy, mpi_factor; see\n"
-    "src/selection/cost.h) on the ranks it runs on, all of them at once, and writes the\n"
-    "file the library reads with NHOOD_PARAMS=FILE. Run it with the ranks and placement of\n"
-    "the jobs it should describe.\n"
-    "\n"
-    "  --out FILE    parameter file to write (default " DEFAULT_OUT "; replaced)\n"
-    "  --iters N     timed samples per point, after warm-up (default %d, fewer where they would\n"
-    "                take much longer than %.0f s in all; %d with --quick)\n"
-    "  --quick       few samples and short chains: a rough result in seconds (for tests)\n"
-    "  --json FILE   also write the measured points and the fit as JSON to FILE (replaced)\n"
-    "  --help        this text\n"
-    "\n"
-    "Times are the median of each rank's samples, then the maximum over ranks, in\n"
-    "microseconds. With one rank nothing can be measured and FILE gets the built-in\n"
-    "defaults.\n",
-    DEFAULT_ITERS, BUDGET_S, QUICK_ITERS);
+          "usage: mpiexec -n P " TOOL
+          " [--out FILE] [--iters N] [--quick] [--json FILE]\n"
+          "\n"
+          "Measures the parameters of nhood's cost model (L, o, g, G, Gcopy, mpi_factor; see\n"
+          "src/selection/cost.h) on the ranks it runs on, all of them at once, and writes the\n"
+          "file the library reads with NHOOD_PARAMS=FILE. Run it with the ranks and placement of\n"
+          "the jobs it should describe.\n"
+          "\n"
+          "  --out FILE    parameter file to write (default " DEFAULT_OUT
+          "; replaced)\n"
+          "  --iters N     timed samples per point, after warm-up (default %d, fewer where they would\n"
+          "                take much longer than %.0f s in all; %d with --quick)\n"
+          "  --quick       few samples and short chains: a rough result in seconds (for tests)\n"
+          "  --json FILE   also write the measured points and the fit as JSON to FILE (replaced)\n"
+          "  --help        this text\n"
+          "\n"
+          "Times are the median of each rank's samples, then the maximum over ranks, in\n"
+          "microseconds. With one rank nothing can be measured and FILE gets the built-in\n"
+          "defaults.\n",
+          DEFAULT_ITERS, BUDGET_S, QUICK_ITERS);
 }
 
 /* Every rank parses the same arguments and reaches the same verdict. 0, or 1 with a message. */
-static int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen)
-{
+static int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen) {
   memset(opt, 0, sizeof *opt);
   opt->out_path = DEFAULT_OUT;
   for (int i = 1; i < argc; i++) {
@@ -182,8 +180,8 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
     }
     static const char *const with_value[] = {"--out", "--iters", "--json"};
     const char *name, *value;
-    if (cli_option_with_value(argc, argv, &i, with_value, sizeof with_value / sizeof with_value[0], &name, &value,
-                              err, errlen) != 0)
+    if (cli_option_with_value(argc, argv, &i, with_value, sizeof with_value / sizeof with_value[0], &name, &value, err,
+                              errlen) != 0)
       return 1;
     if (strcmp(name, "--out") == 0)
       opt->out_path = value;
@@ -202,8 +200,7 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
 /* Whether path can be written, checked before the measurements rather than after them, without
  * destroying what it holds (opened for appending; a file this check creates is removed again).
  * 0, or 1 with a message. */
-static int check_writable(const char *option, const char *path, char *err, size_t errlen)
-{
+static int check_writable(const char *option, const char *path, char *err, size_t errlen) {
   struct stat st;
   int existed = stat(path, &st) == 0;
   if (existed && S_ISDIR(st.st_mode)) {
@@ -216,8 +213,7 @@ static int check_writable(const char *option, const char *path, char *err, size_
     return 1;
   }
   fclose(f);
-  if (!existed)
-    remove(path);
+  if (!existed) remove(path);
   return 0;
 }
 
@@ -229,9 +225,9 @@ typedef struct calib {
   MPI_Comm comm; /* a duplicate of MPI_COMM_WORLD */
   int rank, size;
   int iters, warmup, rounds;
-  int adaptive;         /* iters may be cut to fit BUDGET_S */
-  double *samples;      /* iters per-sample times (s), this rank's */
-  double *samples2;     /* the second series of an interleaved comparison */
+  int adaptive;     /* iters may be cut to fit BUDGET_S */
+  double *samples;  /* iters per-sample times (s), this rank's */
+  double *samples2; /* the second series of an interleaved comparison */
   unsigned char *sendbuf, *recvbuf;
   size_t buflen;
   unsigned char *copy_src, *copy_dst; /* COPY_MAX each */
@@ -240,10 +236,8 @@ typedef struct calib {
   MPI_Request *requests;
 } calib;
 
-
 /* This rank's median of n samples, then the maximum over ranks, in microseconds. */
-static double max_median_us(const calib *c, double *samples, int n)
-{
+static double max_median_us(const calib *c, double *samples, int n) {
   double local = cli_median(samples, n), global;
   MPI_Allreduce(&local, &global, 1, MPI_DOUBLE, MPI_MAX, c->comm);
   return global * 1e6;
@@ -252,13 +246,11 @@ static double max_median_us(const calib *c, double *samples, int n)
 /* How many samples to take after a warm-up of c->warmup samples that took warm_s seconds on
  * this rank: c->iters, or fewer where they would exceed share * BUDGET_S (without --iters).
  * The same answer on every rank. */
-static int samples_to_take(const calib *c, double warm_s, double share)
-{
+static int samples_to_take(const calib *c, double warm_s, double share) {
   double per_sample;
   warm_s /= c->warmup;
   MPI_Allreduce(&warm_s, &per_sample, 1, MPI_DOUBLE, MPI_MAX, c->comm);
-  if (!c->adaptive || per_sample * c->iters <= share * BUDGET_S)
-    return c->iters;
+  if (!c->adaptive || per_sample * c->iters <= share * BUDGET_S) return c->iters;
   int n = (int)(share * BUDGET_S / per_sample);
   int least = c->iters < MIN_ITERS ? c->iters : MIN_ITERS;
   return n < least ? least : n;
@@ -266,15 +258,11 @@ static int samples_to_take(const calib *c, double warm_s, double share)
 
 /* The j-th of k ring neighbours is at distance 1 + j mod (P-1): distinct while k < P, repeated
  * beyond (then the tag j keeps the pairs apart). */
-static int ring_distance(const calib *c, int j)
-{
-  return 1 + j % (c->size - 1);
-}
+static int ring_distance(const calib *c, int j) { return 1 + j % (c->size - 1); }
 
 /* One round: k receives from rank-d_j and k sends to rank+d_j, `bytes` each, then Waitall,
  * then a local copy of c->copy bytes (none when 0). */
-static void ring_round(calib *c, int k, int bytes)
-{
+static void ring_round(calib *c, int k, int bytes) {
   static volatile unsigned char sink;
   for (int j = 0; j < k; j++) {
     int d = ring_distance(c, j);
@@ -297,26 +285,21 @@ static void ring_round(calib *c, int k, int bytes)
 /* Per-round times (µs) of chains of c->rounds rounds, one for each of the n (k, bytes) pairs.
  * The points take turns, sample by sample, so that a disturbance of a few milliseconds (on a
  * shared or oversubscribed machine) spreads over all of them rather than spoiling one. */
-static int time_rounds(calib *c, int n, const int *k, const int *bytes, double *us)
-{
+static int time_rounds(calib *c, int n, const int *k, const int *bytes, double *us) {
   double *samples = xmalloc((size_t)n * (size_t)c->iters * sizeof(double));
   double warm_start = MPI_Wtime();
   int iters = c->iters;
   for (int i = -c->warmup; i < iters; i++) {
-    if (i == 0)
-      iters = samples_to_take(c, MPI_Wtime() - warm_start, SHARE_ROUNDS);
+    if (i == 0) iters = samples_to_take(c, MPI_Wtime() - warm_start, SHARE_ROUNDS);
     for (int p = 0; p < n; p++) {
       MPI_Barrier(c->comm);
       double t0 = MPI_Wtime();
-      for (int r = 0; r < c->rounds; r++)
-        ring_round(c, k[p], bytes[p]);
+      for (int r = 0; r < c->rounds; r++) ring_round(c, k[p], bytes[p]);
       double t = MPI_Wtime() - t0;
-      if (i >= 0)
-        samples[(size_t)p * c->iters + i] = t / c->rounds;
+      if (i >= 0) samples[(size_t)p * c->iters + i] = t / c->rounds;
     }
   }
-  for (int p = 0; p < n; p++)
-    us[p] = max_median_us(c, samples + (size_t)p * c->iters, iters);
+  for (int p = 0; p < n; p++) us[p] = max_median_us(c, samples + (size_t)p * c->iters, iters);
   free(samples);
   return iters;
 }
@@ -327,22 +310,18 @@ typedef void (*pair_step)(calib *c, int variant, const void *arg);
 /* Per-step times (µs) of two variants of a step, each timed in chains of c->rounds steps;
  * the two alternate which goes first, sample by sample, so that drift hits both alike.
  * share: this comparison's share of BUDGET_S. Returns the samples taken of each. */
-static int time_pair(calib *c, double share, pair_step step, const void *arg, double us[2])
-{
+static int time_pair(calib *c, double share, pair_step step, const void *arg, double us[2]) {
   double warm_start = MPI_Wtime();
   int iters = c->iters;
   for (int i = -c->warmup; i < iters; i++) {
-    if (i == 0)
-      iters = samples_to_take(c, MPI_Wtime() - warm_start, share);
+    if (i == 0) iters = samples_to_take(c, MPI_Wtime() - warm_start, share);
     for (int half = 0; half < 2; half++) {
       int variant = (half == 0) == ((i & 1) == 0) ? 0 : 1;
       MPI_Barrier(c->comm);
       double t0 = MPI_Wtime();
-      for (int r = 0; r < c->rounds; r++)
-        step(c, variant, arg);
+      for (int r = 0; r < c->rounds; r++) step(c, variant, arg);
       double t = (MPI_Wtime() - t0) / c->rounds;
-      if (i >= 0)
-        (variant == 0 ? c->samples : c->samples2)[i] = t;
+      if (i >= 0) (variant == 0 ? c->samples : c->samples2)[i] = t;
     }
   }
   us[0] = max_median_us(c, c->samples, iters);
@@ -355,8 +334,7 @@ typedef struct copy_step_args {
 } copy_step_args;
 
 /* Variant 0: a round of k 1-byte messages, then a copy of `bytes`; variant 1: the round alone. */
-static void copy_step(calib *c, int variant, const void *arg)
-{
+static void copy_step(calib *c, int variant, const void *arg) {
   const copy_step_args *a = arg;
   c->copy = variant == 0 ? (size_t)a->bytes : 0;
   ring_round(c, a->k, 1);
@@ -364,8 +342,7 @@ static void copy_step(calib *c, int variant, const void *arg)
 
 /* What a copy of `bytes` adds to a round of k 1-byte messages (µs) when every rank copies:
  * chains with and without the copy, interleaved; *taken: the samples. */
-static double time_copy(calib *c, int k, int bytes, int *taken)
-{
+static double time_copy(calib *c, int k, int bytes, int *taken) {
   copy_step_args args = {.k = k, .bytes = bytes};
   double us[2];
   *taken = time_pair(c, SHARE_COPY / NELEMS(copy_sizes), copy_step, &args, us);
@@ -374,8 +351,7 @@ static double time_copy(calib *c, int k, int bytes, int *taken)
 }
 
 /* The exchange MPI_Neighbor_alltoall does on graph (k ring neighbours), by hand. */
-static void direct_exchange(calib *c, int k, int bytes)
-{
+static void direct_exchange(calib *c, int k, int bytes) {
   for (int j = 0; j < k; j++)
     MPI_Irecv(c->recvbuf + (size_t)j * bytes, bytes, MPI_BYTE, (c->rank - 1 - j + c->size) % c->size, 0, c->comm,
               &c->requests[j]);
@@ -391,8 +367,7 @@ typedef struct exchange_step_args {
 } exchange_step_args;
 
 /* Variant 0: MPI_Neighbor_alltoall on the graph; variant 1: the same exchange by hand. */
-static void exchange_step(calib *c, int variant, const void *arg)
-{
+static void exchange_step(calib *c, int variant, const void *arg) {
   const exchange_step_args *a = arg;
   if (variant == 0)
     MPI_Neighbor_alltoall(c->sendbuf, a->bytes, MPI_BYTE, c->recvbuf, a->bytes, MPI_BYTE, a->graph);
@@ -402,8 +377,7 @@ static void exchange_step(calib *c, int variant, const void *arg)
 
 /* Per-call times (µs) of MPI_Neighbor_alltoall on graph and of the direct exchange, in chains
  * of c->rounds calls; the two alternate which goes first. Returns the samples taken of each. */
-static int time_mpi_vs_direct(calib *c, MPI_Comm graph, int k, int bytes, double *mpi_us, double *direct_us)
-{
+static int time_mpi_vs_direct(calib *c, MPI_Comm graph, int k, int bytes, double *mpi_us, double *direct_us) {
   exchange_step_args args = {.graph = graph, .k = k, .bytes = bytes};
   double us[2];
   int taken = time_pair(c, SHARE_MPI / NELEMS(mpi_sizes), exchange_step, &args, us);
@@ -428,15 +402,12 @@ typedef struct point {
 
 /* Solves the n x n system a x = b (row-major, n <= MAX_UNKNOWNS) by elimination with partial
  * pivoting; 0, or 1 when it is singular. */
-static int solve(int n, double a[MAX_UNKNOWNS][MAX_UNKNOWNS], double b[MAX_UNKNOWNS], double x[MAX_UNKNOWNS])
-{
+static int solve(int n, double a[MAX_UNKNOWNS][MAX_UNKNOWNS], double b[MAX_UNKNOWNS], double x[MAX_UNKNOWNS]) {
   for (int col = 0; col < n; col++) {
     int pivot = col;
     for (int r = col + 1; r < n; r++)
-      if (fabs(a[r][col]) > fabs(a[pivot][col]))
-        pivot = r;
-    if (fabs(a[pivot][col]) < 1e-12)
-      return 1;
+      if (fabs(a[r][col]) > fabs(a[pivot][col])) pivot = r;
+    if (fabs(a[pivot][col]) < 1e-12) return 1;
     for (int j = 0; j < n; j++) {
       double t = a[col][j];
       a[col][j] = a[pivot][j];
@@ -447,15 +418,13 @@ static int solve(int n, double a[MAX_UNKNOWNS][MAX_UNKNOWNS], double b[MAX_UNKNO
     b[pivot] = t;
     for (int r = col + 1; r < n; r++) {
       double f = a[r][col] / a[col][col];
-      for (int j = col; j < n; j++)
-        a[r][j] -= f * a[col][j];
+      for (int j = col; j < n; j++) a[r][j] -= f * a[col][j];
       b[r] -= f * b[col];
     }
   }
   for (int r = n - 1; r >= 0; r--) {
     double s = b[r];
-    for (int j = r + 1; j < n; j++)
-      s -= a[r][j] * x[j];
+    for (int j = r + 1; j < n; j++) s -= a[r][j] * x[j];
     x[r] = s / a[r][r];
   }
   return 0;
@@ -465,25 +434,20 @@ static int solve(int n, double a[MAX_UNKNOWNS][MAX_UNKNOWNS], double b[MAX_UNKNO
  * over beta >= 0, x row-major n x m. The solution is the unconstrained least-squares solution
  * on its support, so trying every support and keeping the best feasible one is exact. Returns
  * the weighted residual sum of squares. */
-static double nnls(int n, int m, const double *x, const double *y, const double *w, double *beta)
-{
+static double nnls(int n, int m, const double *x, const double *y, const double *w, double *beta) {
   double best = 0;
-  for (int i = 0; i < n; i++)
-    best += w[i] * w[i] * y[i] * y[i];
-  for (int j = 0; j < m; j++)
-    beta[j] = 0;
+  for (int i = 0; i < n; i++) best += w[i] * w[i] * y[i] * y[i];
+  for (int j = 0; j < m; j++) beta[j] = 0;
   for (unsigned mask = 1; mask < (1u << m); mask++) {
     int cols[MAX_UNKNOWNS], f = 0;
     for (int j = 0; j < m; j++)
-      if (mask & (1u << j))
-        cols[f++] = j;
+      if (mask & (1u << j)) cols[f++] = j;
     /* Normal equations on the free columns, scaled to a unit diagonal (the columns differ by
      * six orders of magnitude). */
     double a[MAX_UNKNOWNS][MAX_UNKNOWNS] = {{0}}, b[MAX_UNKNOWNS] = {0}, z[MAX_UNKNOWNS], scale[MAX_UNKNOWNS];
     for (int i = 0; i < n; i++)
       for (int p = 0; p < f; p++) {
-        for (int q = 0; q < f; q++)
-          a[p][q] += w[i] * w[i] * x[i * m + cols[p]] * x[i * m + cols[q]];
+        for (int q = 0; q < f; q++) a[p][q] += w[i] * w[i] * x[i * m + cols[p]] * x[i * m + cols[q]];
         b[p] += w[i] * w[i] * x[i * m + cols[p]] * y[i];
       }
     int degenerate = 0;
@@ -491,28 +455,23 @@ static double nnls(int n, int m, const double *x, const double *y, const double 
       scale[p] = sqrt(a[p][p]);
       degenerate |= !(scale[p] > 0);
     }
-    if (degenerate)
-      continue;
+    if (degenerate) continue;
     for (int p = 0; p < f; p++) {
-      for (int q = 0; q < f; q++)
-        a[p][q] /= scale[p] * scale[q];
+      for (int q = 0; q < f; q++) a[p][q] /= scale[p] * scale[q];
       b[p] /= scale[p];
     }
-    if (solve(f, a, b, z) != 0)
-      continue;
+    if (solve(f, a, b, z) != 0) continue;
     double candidate[MAX_UNKNOWNS] = {0};
     int feasible = 1;
     for (int p = 0; p < f; p++) {
       candidate[cols[p]] = z[p] / scale[p];
       feasible &= candidate[cols[p]] >= 0 && isfinite(candidate[cols[p]]);
     }
-    if (!feasible)
-      continue;
+    if (!feasible) continue;
     double rss = 0;
     for (int i = 0; i < n; i++) {
       double r = -y[i];
-      for (int j = 0; j < m; j++)
-        r += x[i * m + j] * candidate[j];
+      for (int j = 0; j < m; j++) r += x[i * m + j] * candidate[j];
       rss += w[i] * w[i] * r * r;
     }
     if (rss < best) {
@@ -525,8 +484,7 @@ static double nnls(int n, int m, const double *x, const double *y, const double 
 
 /* One least-squares fit of the round points with rendezvous above `eager` (eager < 0: none);
  * beta = (L - floor, 2o + g, G, rdv, rdv_round). Returns the weighted residual. */
-static double fit_with_limit(const point *pts, int n, double floor_L, double eager, double beta[MAX_UNKNOWNS])
-{
+static double fit_with_limit(const point *pts, int n, double floor_L, double eager, double beta[MAX_UNKNOWNS]) {
   double x[MAX_POINTS * MAX_UNKNOWNS], y[MAX_POINTS], w[MAX_POINTS];
   int m = eager < 0 ? 3 : 5;
   for (int i = 0; i < n; i++) {
@@ -546,20 +504,16 @@ static double fit_with_limit(const point *pts, int n, double floor_L, double eag
 
 /* L, o (g = 0), G, eager and rdv from the round points; fills each point's model_us. Returns
  * the largest relative error of the model over the points. */
-static double fit_rounds(point *pts, int n, nhood_cost_params *p)
-{
+static double fit_rounds(point *pts, int n, nhood_cost_params *p) {
   double beta[MAX_UNKNOWNS];
   double fastest = pts[0].us;
-  for (int i = 1; i < n; i++)
-    fastest = fmin(fastest, pts[i].us);
+  for (int i = 1; i < n; i++) fastest = fmin(fastest, pts[i].us);
   double floor_L = 0.1 * fastest; /* a round always costs some latency */
   double without = fit_with_limit(pts, n, floor_L, -1, beta), best = without, eager = -1;
   int largest = 0;
-  for (int i = 0; i < n; i++)
-    largest = pts[i].bytes > largest ? pts[i].bytes : largest;
+  for (int i = 0; i < n; i++) largest = pts[i].bytes > largest ? pts[i].bytes : largest;
   for (int i = 0; i < n; i++) {
-    if (pts[i].bytes >= largest || strcmp(pts[i].series, "bytes") != 0)
-      continue;
+    if (pts[i].bytes >= largest || strcmp(pts[i].series, "bytes") != 0) continue;
     double trial[MAX_UNKNOWNS];
     double rss = fit_with_limit(pts, n, floor_L, pts[i].bytes, trial);
     if ((trial[3] > 0 || trial[4] > 0) && rss < 0.5 * without && rss < best) {
@@ -593,7 +547,7 @@ typedef struct results {
   int nranks, nodes, ranks_per_node, cores; /* ranks_per_node: the most on one node */
   char library[256];
   char date[64];
-  int iters, warmup, rounds;             /* asked for */
+  int iters, warmup, rounds;               /* asked for */
   int iters_rounds, iters_copy, iters_mpi; /* taken (the least over the points) */
   int npoints;
   point points[MAX_POINTS];
@@ -606,22 +560,18 @@ typedef struct results {
 } results;
 
 /* The library version's first line, tabs as spaces. */
-static void library_version(char *out, size_t outlen)
-{
+static void library_version(char *out, size_t outlen) {
   char version[MPI_MAX_LIBRARY_VERSION_STRING];
   int len;
   MPI_Get_library_version(version, &len);
   size_t n = strcspn(version, "\n");
-  while (n > 0 && (version[n - 1] == ' ' || version[n - 1] == '\r'))
-    n--;
+  while (n > 0 && (version[n - 1] == ' ' || version[n - 1] == '\r')) n--;
   for (size_t i = 0; i < n; i++)
-    if (version[i] == '\t')
-      version[i] = ' ';
+    if (version[i] == '\t') version[i] = ' ';
   snprintf(out, outlen, "%.*s", (int)n, version);
 }
 
-static void now_string(char *out, size_t outlen)
-{
+static void now_string(char *out, size_t outlen) {
   time_t t = time(NULL);
   struct tm tm;
   if (localtime_r(&t, &tm) == NULL || strftime(out, outlen, "%Y-%m-%d %H:%M:%S %z", &tm) == 0)
@@ -629,8 +579,7 @@ static void now_string(char *out, size_t outlen)
 }
 
 /* Nodes (shared-memory domains), the most ranks on one, and that node's cores (rank 0's). */
-static void placement(results *res)
-{
+static void placement(results *res) {
   MPI_Comm node;
   int node_rank, node_size;
   MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
@@ -645,14 +594,10 @@ static void placement(results *res)
   MPI_Bcast(&res->cores, 1, MPI_INT, 0, MPI_COMM_WORLD);
 }
 
-static int oversubscribed(const results *res)
-{
-  return res->cores > 0 && res->ranks_per_node > res->cores;
-}
+static int oversubscribed(const results *res) { return res->cores > 0 && res->ranks_per_node > res->cores; }
 
 /* The comment lines at the top of the parameter file. */
-static void file_header(const results *res, const char *out_path, char *h, size_t hlen)
-{
+static void file_header(const results *res, const char *out_path, char *h, size_t hlen) {
   size_t n = 0;
 #define ADD(...) n += (size_t)snprintf(h + n, n < hlen ? hlen - n : 0, __VA_ARGS__)
   ADD("nhood cost-model parameters (src/selection/cost.h), written by " TOOL " on %s\n", res->date);
@@ -666,14 +611,12 @@ static void file_header(const results *res, const char *out_path, char *h, size_
   } else {
     ADD("Times: median of %d samples per rank (%d of copies, %d of MPI's exchange) after %d warm-up,\n",
         res->iters_rounds, res->iters_copy, res->iters_mpi, res->warmup);
-    ADD("maximum over ranks; rounds in chains of %d (k sends and k receives each, ring neighbours).\n",
-        res->rounds);
+    ADD("maximum over ranks; rounds in chains of %d (k sends and k receives each, ring neighbours).\n", res->rounds);
     ADD("L, o, G, rdv, rdv_round: least squares on relative error, non-negative, of\n");
     ADD("L + (2o+g)*k + G*k*bytes + (rdv*2k + rdv_round)*[bytes > eager] over\n");
     int kmax = 1;
     for (int i = 0; i < res->npoints; i++)
-      if (res->points[i].bytes == 1 && res->points[i].k > kmax)
-        kmax = res->points[i].k;
+      if (res->points[i].bytes == 1 && res->points[i].k > kmax) kmax = res->points[i].k;
     ADD("%d rounds (1 byte, k = 1 to %d; k = %d, 1 KiB to 256 KiB; %d KiB, k = 1 to %d); largest error %.0f%%.\n",
         res->npoints, kmax, res->bytes_peers, HANDSHAKE_BYTES / 1024, kmax, 100 * res->max_error);
     if (res->params.eager > 0)
@@ -683,18 +626,17 @@ static void file_header(const results *res, const char *out_path, char *h, size_
       ADD("No rendezvous step: fitting one did not halve the residual (rdv = 0).\n");
     ADD("g = 0: rounds with as many sends as receives cannot tell o from g, so o holds the\n");
     ADD("whole per-message slope (2o+g)/2.\n");
-    ADD("Gcopy: what a memcpy of 256 KiB-4 MiB adds to a round of %d 1-byte messages, every rank copying.\n", res->mpi_peers);
-    ADD("mpi_factor: MPI_Neighbor_alltoall / Isend+Irecv by hand, %d neighbours, geometric mean\n",
+    ADD("Gcopy: what a memcpy of 256 KiB-4 MiB adds to a round of %d 1-byte messages, every rank copying.\n",
         res->mpi_peers);
-    ADD("over %d and %d bytes (%.3g; clamped to [%.1f, %.0f]).\n", MPI_SMALL, MPI_MEDIUM, res->raw_factor,
-        FACTOR_MIN, FACTOR_MAX);
+    ADD("mpi_factor: MPI_Neighbor_alltoall / Isend+Irecv by hand, %d neighbours, geometric mean\n", res->mpi_peers);
+    ADD("over %d and %d bytes (%.3g; clamped to [%.1f, %.0f]).\n", MPI_SMALL, MPI_MEDIUM, res->raw_factor, FACTOR_MIN,
+        FACTOR_MAX);
   }
   ADD("Use: NHOOD_PARAMS=%s mpiexec ... (read once per process; see src/selection/cost.h)\n", out_path);
 #undef ADD
 }
 
-static void print_results(const results *res)
-{
+static void print_results(const results *res) {
   const nhood_cost_params *p = &res->params;
   printf("\n%-9s %5s %9s %12s %12s %7s\n", "series", "k", "bytes", "us/round", "model", "error");
   for (int i = 0; i < res->npoints; i++) {
@@ -711,7 +653,8 @@ static void print_results(const results *res)
     printf("%-9s %5d %9d %12.3f %12.3f %7.3f\n", "alltoall", res->mpi_peers, mpi_sizes[i], res->mpi_us[i],
            res->direct_us[i], res->mpi_us[i] / res->direct_us[i]);
   if (res->iters_rounds < res->iters || res->iters_copy < res->iters || res->iters_mpi < res->iters)
-    printf("\n" TOOL ": note: slow rounds; took %d samples of each round point, %d of each copy and %d of each "
+    printf("\n" TOOL
+           ": note: slow rounds; took %d samples of each round point, %d of each copy and %d of each "
            "exchange instead of %d, to stay near %.0f s (--iters N takes N regardless)\n",
            res->iters_rounds, res->iters_copy, res->iters_mpi, res->iters, BUDGET_S);
   printf("\nfitted (largest error of the round model %.0f%%):\n", 100 * res->max_error);
@@ -722,10 +665,11 @@ static void print_results(const results *res)
   printf("  Gcopy      = %-12.4g us per byte (%.3g GB/s)\n", p->Gcopy, p->Gcopy > 0 ? 1e-3 / p->Gcopy : INFINITY);
   printf("  mpi_factor = %-12.4g (measured %.3g)\n", p->mpi_factor, res->raw_factor);
   if (p->eager > 0)
-    printf("  eager      = %-12.6g bytes (rendezvous above; the step lies before the next size measured)\n"
-           "  rdv        = %-12.4g us per message above eager, at each end\n"
-           "  rdv_round  = %-12.4g us per round with such a message\n",
-           p->eager, p->rdv, p->rdv_round);
+    printf(
+        "  eager      = %-12.6g bytes (rendezvous above; the step lies before the next size measured)\n"
+        "  rdv        = %-12.4g us per message above eager, at each end\n"
+        "  rdv_round  = %-12.4g us per round with such a message\n",
+        p->eager, p->rdv, p->rdv_round);
   else
     printf("  eager, rdv : no rendezvous step found (rdv = 0)\n");
   if (res->max_error > 0.5) {
@@ -733,38 +677,40 @@ static void print_results(const results *res)
     for (int i = 1; i < res->npoints; i++)
       if (fabs(res->points[i].model_us / res->points[i].us - 1) > fabs(worst->model_us / worst->us - 1))
         worst = &res->points[i];
-    printf(TOOL ": note: the model misses the round with k = %d, %d bytes by %.0f%%: the machine may be noisy "
-                "(try more --iters), or MPI may switch protocols more than once (the model has one step)\n", worst->k, worst->bytes, 100 * fabs(worst->model_us / worst->us - 1));
+    printf(TOOL
+           ": note: the model misses the round with k = %d, %d bytes by %.0f%%: the machine may be noisy "
+           "(try more --iters), or MPI may switch protocols more than once (the model has one step)\n",
+           worst->k, worst->bytes, 100 * fabs(worst->model_us / worst->us - 1));
   }
 }
 
-static void json_params(FILE *f, const nhood_cost_params *p)
-{
-  fprintf(f,
-          "{\"L\": %.6g, \"o\": %.6g, \"g\": %.6g, \"G\": %.6g, \"Gcopy\": %.6g, \"mpi_factor\": %.6g, \"eager\": %.6g, "
-          "\"rdv\": %.6g, \"rdv_round\": %.6g}",
-          p->L, p->o, p->g, p->G, p->Gcopy, p->mpi_factor, p->eager, p->rdv, p->rdv_round);
+static void json_params(FILE *f, const nhood_cost_params *p) {
+  fprintf(
+      f,
+      "{\"L\": %.6g, \"o\": %.6g, \"g\": %.6g, \"G\": %.6g, \"Gcopy\": %.6g, \"mpi_factor\": %.6g, \"eager\": %.6g, "
+      "\"rdv\": %.6g, \"rdv_round\": %.6g}",
+      p->L, p->o, p->g, p->G, p->Gcopy, p->mpi_factor, p->eager, p->rdv, p->rdv_round);
 }
 
-static int write_json(const results *res, const char *path)
-{
+static int write_json(const results *res, const char *path) {
   FILE *f = fopen(path, "w");
-  if (f == NULL)
-    return 1;
+  if (f == NULL) return 1;
   fprintf(f, "{\n  \"tool\": \"" TOOL "\",\n  \"date\": ");
   cli_json_string(f, res->date);
   fprintf(f, ",\n  \"mpi_library\": ");
   cli_json_string(f, res->library);
   fprintf(f, ",\n  \"ranks\": %d, \"nodes\": %d, \"ranks_per_node\": %d, \"cores\": %d,\n", res->nranks, res->nodes,
           res->ranks_per_node, res->cores);
-  fprintf(f, "  \"iters\": %d, \"iters_rounds\": %d, \"iters_copy\": %d, \"iters_mpi\": %d, \"warmup\": %d, "
-             "\"rounds_per_chain\": %d,\n",
+  fprintf(f,
+          "  \"iters\": %d, \"iters_rounds\": %d, \"iters_copy\": %d, \"iters_mpi\": %d, \"warmup\": %d, "
+          "\"rounds_per_chain\": %d,\n",
           res->iters, res->iters_rounds, res->iters_copy, res->iters_mpi, res->warmup, res->rounds);
   fprintf(f, "  \"rounds\": [");
   for (int i = 0; i < res->npoints; i++) {
     const point *pt = &res->points[i];
-    fprintf(f, "%s\n    {\"series\": \"%s\", \"k\": %d, \"bytes\": %d, \"repeated\": %s, \"us\": %.6g, "
-               "\"model_us\": %.6g}",
+    fprintf(f,
+            "%s\n    {\"series\": \"%s\", \"k\": %d, \"bytes\": %d, \"repeated\": %s, \"us\": %.6g, "
+            "\"model_us\": %.6g}",
             i ? "," : "", pt->series, pt->k, pt->bytes, pt->repeated ? "true" : "false", pt->us, pt->model_us);
   }
   fprintf(f, "%s],\n  \"copy\": [", res->npoints ? "\n  " : "");
@@ -787,8 +733,7 @@ static int write_json(const results *res, const char *path)
 /* The measurements                                                                       */
 /* ------------------------------------------------------------------------------------- */
 
-static void add_point(results *res, const calib *c, const char *series, int k, int bytes)
-{
+static void add_point(results *res, const calib *c, const char *series, int k, int bytes) {
   point *pt = &res->points[res->npoints++];
   pt->series = series;
   pt->k = k;
@@ -796,30 +741,24 @@ static void add_point(results *res, const calib *c, const char *series, int k, i
   pt->repeated = k > c->size - 1;
 }
 
-static void measure(calib *c, results *res)
-{
+static void measure(calib *c, results *res) {
   int P = c->size;
   /* The points: message counts 1, 2, 4, ... up to P-1 (and P-1 itself), at least three. */
   int counts[NELEMS(message_counts) + 3], ncounts = 0;
-  for (int i = 0; i < NELEMS(message_counts) && message_counts[i] <= P - 1; i++)
-    counts[ncounts++] = message_counts[i];
-  if (P - 1 < message_counts[NELEMS(message_counts) - 1] && counts[ncounts - 1] != P - 1)
-    counts[ncounts++] = P - 1;
+  for (int i = 0; i < NELEMS(message_counts) && message_counts[i] <= P - 1; i++) counts[ncounts++] = message_counts[i];
+  if (P - 1 < message_counts[NELEMS(message_counts) - 1] && counts[ncounts - 1] != P - 1) counts[ncounts++] = P - 1;
   if (ncounts < 3) { /* P <= 3: repeat destinations */
     ncounts = 0;
     counts[ncounts++] = 1;
     counts[ncounts++] = 2;
     counts[ncounts++] = 4;
   }
-  for (int i = 0; i < ncounts; i++)
-    add_point(res, c, i == 0 ? "latency" : "messages", counts[i], 1);
+  for (int i = 0; i < ncounts; i++) add_point(res, c, i == 0 ? "latency" : "messages", counts[i], 1);
   int kb = P - 1 < BYTES_PEERS ? P - 1 : BYTES_PEERS;
   res->bytes_peers = kb;
-  for (int i = 0; i < NELEMS(message_sizes); i++)
-    add_point(res, c, "bytes", kb, message_sizes[i]);
+  for (int i = 0; i < NELEMS(message_sizes); i++) add_point(res, c, "bytes", kb, message_sizes[i]);
   for (int i = 0; i < ncounts; i++)
-    if (counts[i] != kb)
-      add_point(res, c, "handshake", counts[i], HANDSHAKE_BYTES);
+    if (counts[i] != kb) add_point(res, c, "handshake", counts[i], HANDSHAKE_BYTES);
 
   size_t need = 0;
   for (int i = 0; i < res->npoints; i++) {
@@ -847,8 +786,7 @@ static void measure(calib *c, results *res)
     sizes[i] = res->points[i].bytes;
   }
   res->iters_rounds = time_rounds(c, res->npoints, ks, sizes, us);
-  for (int i = 0; i < res->npoints; i++)
-    res->points[i].us = us[i];
+  for (int i = 0; i < res->npoints; i++) res->points[i].us = us[i];
 
   /* Local copies. */
   if (c->rank == 0) {
@@ -876,8 +814,8 @@ static void measure(calib *c, results *res)
     destinations[j] = (c->rank + 1 + j) % P;
   }
   MPI_Comm graph;
-  MPI_Dist_graph_create_adjacent(c->comm, kb, sources, unweighted(), kb, destinations, unweighted(),
-                                 MPI_INFO_NULL, 0, &graph);
+  MPI_Dist_graph_create_adjacent(c->comm, kb, sources, unweighted(), kb, destinations, unweighted(), MPI_INFO_NULL, 0,
+                                 &graph);
   res->iters_mpi = c->iters;
   for (int i = 0; i < NELEMS(mpi_sizes); i++) {
     int taken = time_mpi_vs_direct(c, graph, kb, mpi_sizes[i], &res->mpi_us[i], &res->direct_us[i]);
@@ -896,8 +834,7 @@ static void measure(calib *c, results *res)
       num += copy_sizes[i] / res->copy_us[i];
       den += (double)copy_sizes[i] * copy_sizes[i] / (res->copy_us[i] * res->copy_us[i]);
     }
-  if (den > 0)
-    p->Gcopy = num / den;
+  if (den > 0) p->Gcopy = num / den;
   double log_sum = 0;
   int nratios = 0;
   for (int i = 0; i < NELEMS(mpi_sizes); i++)
@@ -916,8 +853,7 @@ static void measure(calib *c, results *res)
 /* ------------------------------------------------------------------------------------- */
 
 /* Rank 0 writes the files; every rank learns whether that worked. 0, or 1 (reported). */
-static int write_outputs(const results *res, const options *opt, int rank)
-{
+static int write_outputs(const results *res, const options *opt, int rank) {
   int failed = 0;
   if (rank == 0) {
     char header[4096];
@@ -929,23 +865,21 @@ static int write_outputs(const results *res, const options *opt, int rank)
     } else {
       failed = nhood_cost_params_write(f, &res->params, header) != 0;
       failed |= fclose(f) != 0;
-      if (failed)
-        fprintf(stderr, TOOL ": writing %s failed\n", opt->out_path);
+      if (failed) fprintf(stderr, TOOL ": writing %s failed\n", opt->out_path);
     }
     if (!failed && opt->json_path != NULL && write_json(res, opt->json_path) != 0) {
       fprintf(stderr, TOOL ": writing --json %s failed\n", opt->json_path);
       failed = 1;
     }
     if (!failed)
-      printf(TOOL ": wrote %s%s%s; use it with NHOOD_PARAMS=%s\n", opt->out_path,
-             opt->json_path ? " and " : "", opt->json_path ? opt->json_path : "", opt->out_path);
+      printf(TOOL ": wrote %s%s%s; use it with NHOOD_PARAMS=%s\n", opt->out_path, opt->json_path ? " and " : "",
+             opt->json_path ? opt->json_path : "", opt->out_path);
   }
   MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
   return failed;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   options opt;
   results res;
   memset(&res, 0, sizeof res);
@@ -956,24 +890,20 @@ int main(int argc, char **argv)
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
   if (parse_options(argc, argv, &opt, err, sizeof err) != 0) {
-    if (rank == 0)
-      fprintf(stderr, TOOL ": %s\n", err);
+    if (rank == 0) fprintf(stderr, TOOL ": %s\n", err);
     exit_code = EXIT_USAGE;
     goto done;
   }
   if (opt.help) {
-    if (rank == 0)
-      print_usage(stdout);
+    if (rank == 0) print_usage(stdout);
     goto done;
   }
   /* The output files before the measurements, so that a typo does not surface after them. */
   int bad = 0;
   if (rank == 0) {
     bad = check_writable("--out", opt.out_path, err, sizeof err) != 0;
-    if (!bad && opt.json_path != NULL)
-      bad = check_writable("--json", opt.json_path, err, sizeof err) != 0;
-    if (bad)
-      fprintf(stderr, TOOL ": %s\n", err);
+    if (!bad && opt.json_path != NULL) bad = check_writable("--json", opt.json_path, err, sizeof err) != 0;
+    if (bad) fprintf(stderr, TOOL ": %s\n", err);
   }
   MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
   if (bad) {
@@ -987,8 +917,9 @@ int main(int argc, char **argv)
   placement(&res);
   if (size == 1) {
     if (rank == 0)
-      printf(TOOL ": one rank, nothing to measure (run it with the ranks of the jobs it should "
-                  "describe); writing the built-in defaults\n");
+      printf(TOOL
+             ": one rank, nothing to measure (run it with the ranks of the jobs it should "
+             "describe); writing the built-in defaults\n");
     nhood_cost_params_default(&res.params);
   } else {
     calib c = {.rank = rank, .size = size};
@@ -1005,8 +936,10 @@ int main(int argc, char **argv)
              res.nodes == 1 ? "" : "s", res.ranks_per_node, res.cores, res.library);
       printf(TOOL ": %d samples per point after %d warm-up, chains of %d rounds\n", c.iters, c.warmup, c.rounds);
       if (oversubscribed(&res))
-        printf(TOOL ": note: %d ranks share %d cores: the machine is oversubscribed, and the parameters will "
-                    "describe that\n", res.ranks_per_node, res.cores);
+        printf(TOOL
+               ": note: %d ranks share %d cores: the machine is oversubscribed, and the parameters will "
+               "describe that\n",
+               res.ranks_per_node, res.cores);
       fflush(stdout);
     }
     c.samples = xmalloc((size_t)c.iters * sizeof(double));
@@ -1022,8 +955,7 @@ int main(int argc, char **argv)
       printf(TOOL ": measured in %.2f s\n", elapsed);
     }
   }
-  if (write_outputs(&res, &opt, rank) != 0)
-    exit_code = 1;
+  if (write_outputs(&res, &opt, rank) != 0) exit_code = 1;
 
 done:
   MPI_Finalize();

@@ -41,8 +41,7 @@ int cli_option_with_value(int argc, char **argv, int *i, const char *const names
   return 0;
 }
 
-void cli_json_string(FILE *out, const char *s)
-{
+void cli_json_string(FILE *out, const char *s) {
   fputc('"', out);
   for (; *s != '\0'; s++) {
     unsigned char c = (unsigned char)*s;
@@ -56,14 +55,12 @@ void cli_json_string(FILE *out, const char *s)
   fputc('"', out);
 }
 
-static int compare_double(const void *a, const void *b)
-{
+static int compare_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
 }
 
-double cli_median(double *samples, int n)
-{
+double cli_median(double *samples, int n) {
   qsort(samples, (size_t)n, sizeof(double), compare_double);
   return n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
 }

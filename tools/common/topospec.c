@@ -24,8 +24,7 @@
 /* ------------------------------------------------------------------------------------- */
 
 /* Formats a message into err (if any) and returns 1, so callers can `return fail(...)`. */
-static int fail(char *err, size_t errlen, const char *fmt, ...)
-{
+static int fail(char *err, size_t errlen, const char *fmt, ...) {
   if (err != NULL && errlen > 0) {
     va_list ap;
     va_start(ap, fmt);
@@ -35,73 +34,55 @@ static int fail(char *err, size_t errlen, const char *fmt, ...)
   return 1;
 }
 
-static uint64_t splitmix64(uint64_t x)
-{
+static uint64_t splitmix64(uint64_t x) {
   x += 0x9E3779B97F4A7C15ULL;
   x = (x ^ (x >> 30)) * 0xBF58476D1CE4E5B9ULL;
   x = (x ^ (x >> 27)) * 0x94D049BB133111EBULL;
   return x ^ (x >> 31);
 }
 
-static int compare_int(const void *a, const void *b)
-{
+static int compare_int(const void *a, const void *b) {
   int x = *(const int *)a, y = *(const int *)b;
   return (x > y) - (x < y);
 }
 
-static int compare_int_descending(const void *a, const void *b)
-{
-  return compare_int(b, a);
-}
+static int compare_int_descending(const void *a, const void *b) { return compare_int(b, a); }
 
 /* malloc of n ints, never NULL for n == 0, so callers can hand the lists to MPI as they are. */
-static int *alloc_ints(size_t n)
-{
-  return malloc((n > 0 ? n : 1) * sizeof(int));
-}
+static int *alloc_ints(size_t n) { return malloc((n > 0 ? n : 1) * sizeof(int)); }
 
 /* ------------------------------------------------------------------------------------- */
 /* Parsing of "key=value,key=value"                                                       */
 /* ------------------------------------------------------------------------------------- */
 
-static int parse_int_value(const char *key, const char *value, long min, long max, int *out,
-                           char *err, size_t errlen)
-{
+static int parse_int_value(const char *key, const char *value, long min, long max, int *out, char *err, size_t errlen) {
   char *end;
   errno = 0;
   long v = strtol(value, &end, 10);
-  if (value[0] == '\0' || *end != '\0' || errno != 0)
-    return fail(err, errlen, "%s=%s is not an integer", key, value);
-  if (v < min || v > max)
-    return fail(err, errlen, "%s=%ld is out of range [%ld, %ld]", key, v, min, max);
+  if (value[0] == '\0' || *end != '\0' || errno != 0) return fail(err, errlen, "%s=%s is not an integer", key, value);
+  if (v < min || v > max) return fail(err, errlen, "%s=%ld is out of range [%ld, %ld]", key, v, min, max);
   *out = (int)v;
   return 0;
 }
 
-static int parse_density_value(const char *value, double *out, char *err, size_t errlen)
-{
+static int parse_density_value(const char *value, double *out, char *err, size_t errlen) {
   char *end;
   errno = 0;
   double v = strtod(value, &end);
   if (value[0] == '\0' || *end != '\0' || errno != 0 || !isfinite(v))
     return fail(err, errlen, "density=%s is not a number", value);
-  if (v < 0.0 || v > 1.0)
-    return fail(err, errlen, "density=%s is outside [0, 1]", value);
+  if (v < 0.0 || v > 1.0) return fail(err, errlen, "density=%s is outside [0, 1]", value);
   *out = v;
   return 0;
 }
 
-static int parse_seed_value(const char *value, unsigned long long *out, char *err,
-                            size_t errlen)
-{
+static int parse_seed_value(const char *value, unsigned long long *out, char *err, size_t errlen) {
   char *end;
   errno = 0;
   /* strtoull accepts a minus sign and negates; a seed must be written as a plain number. */
-  if (!isdigit((unsigned char)value[0]))
-    return fail(err, errlen, "seed=%s is not a non-negative integer", value);
+  if (!isdigit((unsigned char)value[0])) return fail(err, errlen, "seed=%s is not a non-negative integer", value);
   unsigned long long v = strtoull(value, &end, 0);
-  if (*end != '\0' || errno != 0)
-    return fail(err, errlen, "seed=%s is not a non-negative integer", value);
+  if (*end != '\0' || errno != 0) return fail(err, errlen, "seed=%s is not a non-negative integer", value);
   *out = v;
   return 0;
 }
@@ -116,48 +97,38 @@ typedef struct param_context {
   size_t errlen;
 } param_context;
 
-static int mark_seen(param_context *ctx, int flag, const char *key)
-{
-  if (ctx->seen & flag)
-    return fail(ctx->err, ctx->errlen, "parameter '%s' given twice", key);
+static int mark_seen(param_context *ctx, int flag, const char *key) {
+  if (ctx->seen & flag) return fail(ctx->err, ctx->errlen, "parameter '%s' given twice", key);
   ctx->seen |= flag;
   return 0;
 }
 
-static int handle_er_param(param_context *ctx, const char *key, const char *value)
-{
+static int handle_er_param(param_context *ctx, const char *key, const char *value) {
   if (strcmp(key, "density") == 0)
-    return mark_seen(ctx, SEEN_DENSITY, key) ||
-           parse_density_value(value, &ctx->spec->density, ctx->err, ctx->errlen);
+    return mark_seen(ctx, SEEN_DENSITY, key) || parse_density_value(value, &ctx->spec->density, ctx->err, ctx->errlen);
   if (strcmp(key, "seed") == 0)
-    return mark_seen(ctx, SEEN_SEED, key) ||
-           parse_seed_value(value, &ctx->spec->seed, ctx->err, ctx->errlen);
-  return fail(ctx->err, ctx->errlen, "unknown er parameter '%s' (expected density, seed)",
-              key);
+    return mark_seen(ctx, SEEN_SEED, key) || parse_seed_value(value, &ctx->spec->seed, ctx->err, ctx->errlen);
+  return fail(ctx->err, ctx->errlen, "unknown er parameter '%s' (expected density, seed)", key);
 }
 
-static int handle_grid_param(param_context *ctx, const char *key, const char *value)
-{
+static int handle_grid_param(param_context *ctx, const char *key, const char *value) {
   topospec *spec = ctx->spec;
   if (strcmp(key, "d") == 0)
     return mark_seen(ctx, SEEN_D, key) ||
-           parse_int_value(key, value, 1, TOPOSPEC_MAX_DIMS, &spec->ndims, ctx->err,
-                           ctx->errlen);
+           parse_int_value(key, value, 1, TOPOSPEC_MAX_DIMS, &spec->ndims, ctx->err, ctx->errlen);
   if (strcmp(key, "r") == 0)
     return mark_seen(ctx, SEEN_R, key) ||
            parse_int_value(key, value, 0, INT_MAX / 2, &spec->radius, ctx->err, ctx->errlen);
   if (strcmp(key, "periodic") == 0)
     return mark_seen(ctx, SEEN_PERIODIC, key) ||
            parse_int_value(key, value, 0, 1, &spec->periodic, ctx->err, ctx->errlen);
-  return fail(ctx->err, ctx->errlen,
-              "unknown grid parameter '%s' (expected d, r, periodic)", key);
+  return fail(ctx->err, ctx->errlen, "unknown grid parameter '%s' (expected d, r, periodic)", key);
 }
 
 typedef int (*param_handler)(param_context *ctx, const char *key, const char *value);
 
 /* Splits params ("k=v,k=v", modified in place) and hands each pair to a kind's handler. */
-static int parse_params(char *params, param_context *ctx, param_handler handle)
-{
+static int parse_params(char *params, param_context *ctx, param_handler handle) {
   char *cursor = params;
   while (*cursor != '\0') {
     char *item = cursor;
@@ -172,8 +143,7 @@ static int parse_params(char *params, param_context *ctx, param_handler handle)
     if (eq == NULL || eq == item)
       return fail(ctx->err, ctx->errlen, "parameter '%s' is not of the form key=value", item);
     *eq = '\0';
-    if (handle(ctx, item, eq + 1) != 0)
-      return 1;
+    if (handle(ctx, item, eq + 1) != 0) return 1;
   }
   return 0;
 }
@@ -184,8 +154,7 @@ static int parse_params(char *params, param_context *ctx, param_handler handle)
 
 typedef enum { MTX_GENERAL, MTX_SYMMETRIC } mtx_symmetry;
 
-static int read_whole_file(const char *path, char **text_out, char *err, size_t errlen)
-{
+static int read_whole_file(const char *path, char **text_out, char *err, size_t errlen) {
   int rc = 1;
   char *text = NULL;
   FILE *file = fopen(path, "rb");
@@ -205,8 +174,7 @@ static int read_whole_file(const char *path, char **text_out, char *err, size_t 
       fail(err, errlen, "error reading '%s'", path);
       goto cleanup;
     }
-    if (len < cap - 1)
-      break;
+    if (len < cap - 1) break;
     char *bigger = realloc(text, cap * 2);
     if (bigger == NULL) {
       fail(err, errlen, "out of memory reading '%s'", path);
@@ -221,41 +189,32 @@ static int read_whole_file(const char *path, char **text_out, char *err, size_t 
   rc = 0;
 cleanup:
   free(text);
-  if (file != NULL)
-    fclose(file);
+  if (file != NULL) fclose(file);
   return rc;
 }
 
 /* Case-insensitive comparison of the word at *cursor with word; advances past it. */
-static int take_word(const char **cursor, const char *word)
-{
+static int take_word(const char **cursor, const char *word) {
   const char *p = *cursor;
-  while (*p == ' ' || *p == '\t')
-    p++;
+  while (*p == ' ' || *p == '\t') p++;
   size_t n = strlen(word);
   for (size_t i = 0; i < n; i++)
-    if (tolower((unsigned char)p[i]) != word[i])
-      return 0;
-  if (p[n] != '\0' && !isspace((unsigned char)p[n]))
-    return 0;
+    if (tolower((unsigned char)p[i]) != word[i]) return 0;
+  if (p[n] != '\0' && !isspace((unsigned char)p[n])) return 0;
   *cursor = p + n;
   return 1;
 }
 
-static const char *next_line(const char *p)
-{
-  while (*p != '\0' && *p != '\n')
-    p++;
+static const char *next_line(const char *p) {
+  while (*p != '\0' && *p != '\n') p++;
   return *p == '\n' ? p + 1 : p;
 }
 
 /* Skips comment (%) and blank lines; returns the start of the next data line, or of "". */
-static const char *skip_comments(const char *p)
-{
+static const char *skip_comments(const char *p) {
   for (;;) {
     const char *q = p;
-    while (*q == ' ' || *q == '\t' || *q == '\r')
-      q++;
+    while (*q == ' ' || *q == '\t' || *q == '\r') q++;
     if (*q == '%' || *q == '\n')
       p = next_line(q);
     else
@@ -263,44 +222,42 @@ static const char *skip_comments(const char *p)
   }
 }
 
-static int parse_mtx_banner(const char **cursor, mtx_symmetry *symmetry, const char *path,
-                            char *err, size_t errlen)
-{
+static int parse_mtx_banner(const char **cursor, mtx_symmetry *symmetry, const char *path, char *err, size_t errlen) {
   const char *p = *cursor;
   if (!take_word(&p, "%%matrixmarket") || !take_word(&p, "matrix"))
-    return fail(err, errlen, "'%s' is not a Matrix Market file (no %%%%MatrixMarket matrix "
-                             "banner)", path);
+    return fail(err, errlen,
+                "'%s' is not a Matrix Market file (no %%%%MatrixMarket matrix "
+                "banner)",
+                path);
   if (!take_word(&p, "coordinate"))
     return fail(err, errlen, "'%s': only the sparse 'coordinate' format is supported", path);
-  if (!take_word(&p, "real") && !take_word(&p, "integer") && !take_word(&p, "pattern") &&
-      !take_word(&p, "complex"))
-    return fail(err, errlen, "'%s': unknown field (expected real, integer, pattern or "
-                             "complex)", path);
+  if (!take_word(&p, "real") && !take_word(&p, "integer") && !take_word(&p, "pattern") && !take_word(&p, "complex"))
+    return fail(err, errlen,
+                "'%s': unknown field (expected real, integer, pattern or "
+                "complex)",
+                path);
   if (take_word(&p, "general"))
     *symmetry = MTX_GENERAL;
-  else if (take_word(&p, "symmetric") || take_word(&p, "skew-symmetric") ||
-           take_word(&p, "hermitian"))
+  else if (take_word(&p, "symmetric") || take_word(&p, "skew-symmetric") || take_word(&p, "hermitian"))
     *symmetry = MTX_SYMMETRIC;
   else
-    return fail(err, errlen, "'%s': unknown symmetry (expected general, symmetric, "
-                             "skew-symmetric or hermitian)", path);
+    return fail(err, errlen,
+                "'%s': unknown symmetry (expected general, symmetric, "
+                "skew-symmetric or hermitian)",
+                path);
   *cursor = next_line(p);
   return 0;
 }
 
 /* Reads the next integer of the current line into *value; 0 when the line has none left. */
-static int take_integer(const char **cursor, long long *value)
-{
+static int take_integer(const char **cursor, long long *value) {
   const char *p = *cursor;
-  while (*p == ' ' || *p == '\t')
-    p++;
-  if (!isdigit((unsigned char)*p) && *p != '-' && *p != '+')
-    return 0;
+  while (*p == ' ' || *p == '\t') p++;
+  if (!isdigit((unsigned char)*p) && *p != '-' && *p != '+') return 0;
   char *end;
   errno = 0;
   long long v = strtoll(p, &end, 10);
-  if (end == p || errno != 0 || (*end != '\0' && !isspace((unsigned char)*end)))
-    return 0;
+  if (end == p || errno != 0 || (*end != '\0' && !isspace((unsigned char)*end))) return 0;
   *value = v;
   *cursor = end;
   return 1;
@@ -310,9 +267,8 @@ static int take_integer(const char **cursor, long long *value)
  * Turns (row, col) pairs (0-based, possibly repeated) into compressed rows with sorted,
  * distinct column indices.
  */
-static int build_csr(int nrows, long long npairs, const int *rows, const int *cols,
-                     topospec *out, char *err, size_t errlen)
-{
+static int build_csr(int nrows, long long npairs, const int *rows, const int *cols, topospec *out, char *err,
+                     size_t errlen) {
   long long *rowptr = calloc((size_t)nrows + 1, sizeof(long long));
   long long *fill = malloc(((size_t)nrows + 1) * sizeof(long long));
   int *colind = alloc_ints((size_t)npairs);
@@ -322,13 +278,10 @@ static int build_csr(int nrows, long long npairs, const int *rows, const int *co
     free(colind);
     return fail(err, errlen, "out of memory for a matrix of %lld entries", npairs);
   }
-  for (long long k = 0; k < npairs; k++)
-    rowptr[rows[k] + 1]++;
-  for (int i = 0; i < nrows; i++)
-    rowptr[i + 1] += rowptr[i];
+  for (long long k = 0; k < npairs; k++) rowptr[rows[k] + 1]++;
+  for (int i = 0; i < nrows; i++) rowptr[i + 1] += rowptr[i];
   memcpy(fill, rowptr, ((size_t)nrows + 1) * sizeof(long long));
-  for (long long k = 0; k < npairs; k++)
-    colind[fill[rows[k]]++] = cols[k];
+  for (long long k = 0; k < npairs; k++) colind[fill[rows[k]]++] = cols[k];
   free(fill);
 
   /* Sort each row and drop duplicates, compacting in place. */
@@ -338,8 +291,7 @@ static int build_csr(int nrows, long long npairs, const int *rows, const int *co
     qsort(colind + begin, (size_t)(end - begin), sizeof(int), compare_int);
     rowptr[i] = write;
     for (long long k = begin; k < end; k++)
-      if (write == rowptr[i] || colind[write - 1] != colind[k])
-        colind[write++] = colind[k];
+      if (write == rowptr[i] || colind[write - 1] != colind[k]) colind[write++] = colind[k];
     begin = end;
   }
   rowptr[nrows] = write;
@@ -350,35 +302,28 @@ static int build_csr(int nrows, long long npairs, const int *rows, const int *co
   return 0;
 }
 
-static int read_mtx(const char *path, topospec *out, char *err, size_t errlen)
-{
+static int read_mtx(const char *path, topospec *out, char *err, size_t errlen) {
   int rc = 1;
   char *text = NULL;
   int *rows = NULL, *cols = NULL;
-  if (read_whole_file(path, &text, err, errlen) != 0)
-    goto cleanup;
+  if (read_whole_file(path, &text, err, errlen) != 0) goto cleanup;
 
   const char *p = text;
   mtx_symmetry symmetry = MTX_GENERAL;
-  if (parse_mtx_banner(&p, &symmetry, path, err, errlen) != 0)
-    goto cleanup;
+  if (parse_mtx_banner(&p, &symmetry, path, err, errlen) != 0) goto cleanup;
 
   p = skip_comments(p);
   long long nrows, ncols, nentries;
-  if (!take_integer(&p, &nrows) || !take_integer(&p, &ncols) ||
-      !take_integer(&p, &nentries)) {
+  if (!take_integer(&p, &nrows) || !take_integer(&p, &ncols) || !take_integer(&p, &nentries)) {
     fail(err, errlen, "'%s': bad size line (expected: rows cols entries)", path);
     goto cleanup;
   }
-  if (nrows < 1 || nrows > INT_MAX || ncols < 1 || ncols > INT_MAX || nentries < 0 ||
-      nentries > LLONG_MAX / 16) {
-    fail(err, errlen, "'%s': unsupported size %lld x %lld with %lld entries", path, nrows,
-         ncols, nentries);
+  if (nrows < 1 || nrows > INT_MAX || ncols < 1 || ncols > INT_MAX || nentries < 0 || nentries > LLONG_MAX / 16) {
+    fail(err, errlen, "'%s': unsupported size %lld x %lld with %lld entries", path, nrows, ncols, nentries);
     goto cleanup;
   }
   if (symmetry == MTX_SYMMETRIC && nrows != ncols) {
-    fail(err, errlen, "'%s': a symmetric matrix must be square, not %lld x %lld", path,
-         nrows, ncols);
+    fail(err, errlen, "'%s': a symmetric matrix must be square, not %lld x %lld", path, nrows, ncols);
     goto cleanup;
   }
   p = next_line(p);
@@ -404,8 +349,8 @@ static int read_mtx(const char *path, topospec *out, char *err, size_t errlen)
       goto cleanup;
     }
     if (i < 1 || i > nrows || j < 1 || j > ncols) {
-      fail(err, errlen, "'%s': entry %lld (%lld, %lld) is outside the %lld x %lld matrix",
-           path, k + 1, i, j, nrows, ncols);
+      fail(err, errlen, "'%s': entry %lld (%lld, %lld) is outside the %lld x %lld matrix", path, k + 1, i, j, nrows,
+           ncols);
       goto cleanup;
     }
     rows[npairs] = (int)(i - 1);
@@ -419,15 +364,13 @@ static int read_mtx(const char *path, topospec *out, char *err, size_t errlen)
     p = next_line(p);
   }
   if (*skip_comments(p) != '\0') {
-    fail(err, errlen, "'%s': more entries than the %lld the size line announces", path,
-         nentries);
+    fail(err, errlen, "'%s': more entries than the %lld the size line announces", path, nentries);
     goto cleanup;
   }
 
   out->mtx_rows = (int)nrows;
   out->mtx_cols = (int)ncols;
-  if (build_csr(out->mtx_rows, npairs, rows, cols, out, err, errlen) != 0)
-    goto cleanup;
+  if (build_csr(out->mtx_rows, npairs, rows, cols, out, err, errlen) != 0) goto cleanup;
   rc = 0;
 cleanup:
   free(text);
@@ -440,8 +383,7 @@ cleanup:
 /* topospec_parse                                                                         */
 /* ------------------------------------------------------------------------------------- */
 
-int topospec_parse(const char *spec, topospec *out, char *err, size_t errlen)
-{
+int topospec_parse(const char *spec, topospec *out, char *err, size_t errlen) {
   int rc = 1;
   char params[sizeof out->text];
   memset(out, 0, sizeof *out);
@@ -464,8 +406,7 @@ int topospec_parse(const char *spec, topospec *out, char *err, size_t errlen)
   if (kind_len == 2 && strncmp(spec, "er", 2) == 0) {
     out->kind = TOPOSPEC_ER;
     out->seed = 1;
-    if (parse_params(params, &ctx, handle_er_param) != 0)
-      goto cleanup;
+    if (parse_params(params, &ctx, handle_er_param) != 0) goto cleanup;
     if (!(ctx.seen & SEEN_DENSITY)) {
       fail(err, errlen, "'%s': er needs density=D", spec);
       goto cleanup;
@@ -474,8 +415,7 @@ int topospec_parse(const char *spec, topospec *out, char *err, size_t errlen)
              (kind_len == 10 && strncmp(spec, "vonneumann", 10) == 0)) {
     out->kind = kind_len == 5 ? TOPOSPEC_MOORE : TOPOSPEC_VONNEUMANN;
     out->periodic = 1;
-    if (parse_params(params, &ctx, handle_grid_param) != 0)
-      goto cleanup;
+    if (parse_params(params, &ctx, handle_grid_param) != 0) goto cleanup;
     if ((ctx.seen & (SEEN_D | SEEN_R)) != (SEEN_D | SEEN_R)) {
       fail(err, errlen, "'%s': grid neighborhoods need d=D and r=R", spec);
       goto cleanup;
@@ -486,24 +426,22 @@ int topospec_parse(const char *spec, topospec *out, char *err, size_t errlen)
       fail(err, errlen, "'%s': mtx needs a file, as mtx:PATH", spec);
       goto cleanup;
     }
-    if (read_mtx(rest, out, err, errlen) != 0)
-      goto cleanup;
+    if (read_mtx(rest, out, err, errlen) != 0) goto cleanup;
   } else {
-    fail(err, errlen, "unknown topology '%.*s' in '%s' (expected er:, moore:, vonneumann: "
-                      "or mtx:)", (int)kind_len, spec, spec);
+    fail(err, errlen,
+         "unknown topology '%.*s' in '%s' (expected er:, moore:, vonneumann: "
+         "or mtx:)",
+         (int)kind_len, spec, spec);
     goto cleanup;
   }
   rc = 0;
 cleanup:
-  if (rc != 0)
-    topospec_free(out);
+  if (rc != 0) topospec_free(out);
   return rc;
 }
 
-void topospec_free(topospec *spec)
-{
-  if (spec == NULL)
-    return;
+void topospec_free(topospec *spec) {
+  if (spec == NULL) return;
   free(spec->mtx_rowptr);
   free(spec->mtx_colind);
   spec->mtx_rowptr = NULL;
@@ -511,10 +449,8 @@ void topospec_free(topospec *spec)
   spec->mtx_nnz = 0;
 }
 
-void topospec_rank_free(topospec_rank *r)
-{
-  if (r == NULL)
-    return;
+void topospec_rank_free(topospec_rank *r) {
+  if (r == NULL) return;
   free(r->sources);
   free(r->destinations);
   free(r->recv_elems);
@@ -529,28 +465,20 @@ void topospec_rank_free(topospec_rank *r)
 
 /* Whether the directed edge from -> to exists: a hash of (seed, from, to) compared with the
  * density, so any process decides any edge alone. */
-static int er_edge(const topospec *spec, int from, int to)
-{
-  uint64_t h = splitmix64(splitmix64(splitmix64(spec->seed) ^ (uint64_t)(uint32_t)from) ^
-                          (uint64_t)(uint32_t)to);
+static int er_edge(const topospec *spec, int from, int to) {
+  uint64_t h = splitmix64(splitmix64(splitmix64(spec->seed) ^ (uint64_t)(uint32_t)from) ^ (uint64_t)(uint32_t)to);
   double uniform = (double)(h >> 11) * 0x1.0p-53; /* in [0, 1) */
   return uniform < spec->density;
 }
 
-static int er_for_rank(const topospec *spec, int rank, int nranks, topospec_rank *out,
-                       char *err, size_t errlen)
-{
+static int er_for_rank(const topospec *spec, int rank, int nranks, topospec_rank *out, char *err, size_t errlen) {
   out->sources = alloc_ints((size_t)nranks);
   out->destinations = alloc_ints((size_t)nranks);
-  if (out->sources == NULL || out->destinations == NULL)
-    return fail(err, errlen, "out of memory for %d ranks", nranks);
+  if (out->sources == NULL || out->destinations == NULL) return fail(err, errlen, "out of memory for %d ranks", nranks);
   for (int other = 0; other < nranks; other++) {
-    if (other == rank)
-      continue;
-    if (er_edge(spec, rank, other))
-      out->destinations[out->outdegree++] = other;
-    if (er_edge(spec, other, rank))
-      out->sources[out->indegree++] = other;
+    if (other == rank) continue;
+    if (er_edge(spec, rank, other)) out->destinations[out->outdegree++] = other;
+    if (er_edge(spec, other, rank)) out->sources[out->indegree++] = other;
   }
   return 0;
 }
@@ -578,17 +506,13 @@ typedef struct dims_search {
  * MPI_Dims_create (checked for all n <= 3000, up to 5 dimensions). Open MPI 4.1 differs for
  * a few sizes (72 on 2 dims: 12 x 6 instead of 9 x 8).
  */
-static void search_dims(dims_search *s, int remaining, int k, int max_factor)
-{
+static void search_dims(dims_search *s, int remaining, int k, int max_factor) {
   if (k == s->ndims - 1) {
-    if (remaining > max_factor)
-      return;
+    if (remaining > max_factor) return;
     s->current[k] = remaining;
     long long spread = s->current[0] - remaining, sum = 0;
-    for (int i = 0; i < s->ndims; i++)
-      sum += s->current[i];
-    if (!s->found || spread < s->best_spread ||
-        (spread == s->best_spread && sum < s->best_sum)) {
+    for (int i = 0; i < s->ndims; i++) sum += s->current[i];
+    if (!s->found || spread < s->best_spread || (spread == s->best_spread && sum < s->best_sum)) {
       s->found = 1;
       s->best_spread = spread;
       s->best_sum = sum;
@@ -599,38 +523,30 @@ static void search_dims(dims_search *s, int remaining, int k, int max_factor)
   int left = s->ndims - k; /* factors still to choose, this one included */
   for (int i = 0; i < s->ndivisors; i++) {
     int f = s->divisors[i];
-    if (f > max_factor || remaining % f != 0)
-      continue;
+    if (f > max_factor || remaining % f != 0) continue;
     /* f is the largest of the remaining factors: f^left must reach remaining. */
     long long power = 1;
-    for (int n = 0; n < left && power < remaining; n++)
-      power *= f;
-    if (power < remaining)
-      break; /* smaller divisors cannot reach it either */
+    for (int n = 0; n < left && power < remaining; n++) power *= f;
+    if (power < remaining) break; /* smaller divisors cannot reach it either */
     s->current[k] = f;
     search_dims(s, remaining / f, k + 1, f);
   }
 }
 
 /* dims: a balanced factorization of nranks, non-increasing, as MPI_Dims_create. */
-static int balanced_dims(int nranks, int ndims, int dims[], char *err, size_t errlen)
-{
+static int balanced_dims(int nranks, int ndims, int dims[], char *err, size_t errlen) {
   dims_search s;
   memset(&s, 0, sizeof s);
   s.ndims = ndims;
   /* Divisors come in pairs (f, nranks / f) with f <= sqrt(nranks). */
   int capacity = 2;
-  while ((long long)capacity * capacity < 4LL * nranks)
-    capacity *= 2;
+  while ((long long)capacity * capacity < 4LL * nranks) capacity *= 2;
   s.divisors = alloc_ints((size_t)capacity);
-  if (s.divisors == NULL)
-    return fail(err, errlen, "out of memory factoring %d", nranks);
+  if (s.divisors == NULL) return fail(err, errlen, "out of memory factoring %d", nranks);
   for (long long f = 1; f * f <= nranks; f++) {
-    if (nranks % f != 0)
-      continue;
+    if (nranks % f != 0) continue;
     s.divisors[s.ndivisors++] = (int)f;
-    if (f * f != nranks)
-      s.divisors[s.ndivisors++] = (int)(nranks / f);
+    if (f * f != nranks) s.divisors[s.ndivisors++] = (int)(nranks / f);
   }
   qsort(s.divisors, (size_t)s.ndivisors, sizeof(int), compare_int_descending);
   search_dims(&s, nranks, 0, nranks);
@@ -640,20 +556,16 @@ static int balanced_dims(int nranks, int ndims, int dims[], char *err, size_t er
 }
 
 /* All offsets of the neighborhood, lexicographic with each coordinate from -r to r. */
-static int grid_offsets(const topospec *spec, int **offsets_out, int *noffsets_out, char *err,
-                        size_t errlen)
-{
+static int grid_offsets(const topospec *spec, int **offsets_out, int *noffsets_out, char *err, size_t errlen) {
   int d = spec->ndims, r = spec->radius;
   long long side = 2LL * r + 1, cube = 1;
   for (int i = 0; i < d; i++) {
     cube *= side;
     if (cube > INT_MAX / d)
-      return fail(err, errlen, "'%s': too many offsets ((2r+1)^d above %d)", spec->text,
-                  INT_MAX / d);
+      return fail(err, errlen, "'%s': too many offsets ((2r+1)^d above %d)", spec->text, INT_MAX / d);
   }
   int *offsets = alloc_ints((size_t)(cube * d));
-  if (offsets == NULL)
-    return fail(err, errlen, "out of memory for %lld offsets", cube);
+  if (offsets == NULL) return fail(err, errlen, "out of memory for %lld offsets", cube);
   int count = 0, c[TOPOSPEC_MAX_DIMS];
   for (long long index = 0; index < cube; index++) {
     /* Decode index in base 2r+1, first dimension most significant. */
@@ -666,10 +578,8 @@ static int grid_offsets(const topospec *spec, int **offsets_out, int *noffsets_o
       chebyshev = a > chebyshev ? a : chebyshev;
       manhattan += a;
     }
-    if (chebyshev == 0)
-      continue;
-    if (spec->kind == TOPOSPEC_VONNEUMANN && manhattan > r)
-      continue;
+    if (chebyshev == 0) continue;
+    if (spec->kind == TOPOSPEC_VONNEUMANN && manhattan > r) continue;
     memcpy(offsets + (size_t)count * d, c, (size_t)d * sizeof(int));
     count++;
   }
@@ -679,35 +589,26 @@ static int grid_offsets(const topospec *spec, int **offsets_out, int *noffsets_o
 }
 
 /* Rank at coords + sign * offset, or MPI_PROC_NULL outside a non-periodic grid. */
-static int grid_neighbor(const topospec_rank *g, const int coords[], const int offset[],
-                         int sign)
-{
+static int grid_neighbor(const topospec_rank *g, const int coords[], const int offset[], int sign) {
   long long rank = 0;
   for (int i = 0; i < g->ndims; i++) {
     long long x = (long long)coords[i] + (long long)sign * offset[i];
     if (x < 0 || x >= g->dims[i]) {
-      if (!g->periods[i])
-        return MPI_PROC_NULL;
+      if (!g->periods[i]) return MPI_PROC_NULL;
       x %= g->dims[i];
-      if (x < 0)
-        x += g->dims[i];
+      if (x < 0) x += g->dims[i];
     }
     rank = rank * g->dims[i] + x;
   }
   return (int)rank;
 }
 
-static int grid_for_rank(const topospec *spec, int rank, int nranks, topospec_rank *out,
-                         char *err, size_t errlen)
-{
+static int grid_for_rank(const topospec *spec, int rank, int nranks, topospec_rank *out, char *err, size_t errlen) {
   out->is_cart = 1;
   out->ndims = spec->ndims;
-  if (balanced_dims(nranks, spec->ndims, out->dims, err, errlen) != 0)
-    return 1;
-  for (int i = 0; i < spec->ndims; i++)
-    out->periods[i] = spec->periodic;
-  if (grid_offsets(spec, &out->offsets, &out->noffsets, err, errlen) != 0)
-    return 1;
+  if (balanced_dims(nranks, spec->ndims, out->dims, err, errlen) != 0) return 1;
+  for (int i = 0; i < spec->ndims; i++) out->periods[i] = spec->periodic;
+  if (grid_offsets(spec, &out->offsets, &out->noffsets, err, errlen) != 0) return 1;
 
   int coords[TOPOSPEC_MAX_DIMS];
   int rest = rank;
@@ -733,20 +634,13 @@ static int grid_for_rank(const topospec *spec, int rank, int nranks, topospec_ra
 /* ------------------------------------------------------------------------------------- */
 
 /* Contiguous block split of n items over nranks: rank r owns [begin(r), begin(r + 1)). */
-static long long block_begin(long long n, int nranks, int r)
-{
-  return n * r / nranks;
-}
+static long long block_begin(long long n, int nranks, int r) { return n * r / nranks; }
 
 /* The rank whose block holds item j: the largest q with block_begin(q) <= j. */
-static int block_owner(long long n, int nranks, long long j)
-{
-  return (int)(((j + 1) * nranks - 1) / n);
-}
+static int block_owner(long long n, int nranks, long long j) { return (int)(((j + 1) * nranks - 1) / n); }
 
 /* First position in the sorted columns [begin, end) whose value is >= value. */
-static long long lower_bound(const int *colind, long long begin, long long end, int value)
-{
+static long long lower_bound(const int *colind, long long begin, long long end, int value) {
   while (begin < end) {
     long long mid = begin + (end - begin) / 2;
     if (colind[mid] < value)
@@ -758,9 +652,7 @@ static long long lower_bound(const int *colind, long long begin, long long end, 
 }
 
 /* Sources: owners of the distinct off-rank columns of my rows, with how many of each. */
-static int mtx_receive_side(const topospec *spec, int rank, int nranks, topospec_rank *out,
-                            char *err, size_t errlen)
-{
+static int mtx_receive_side(const topospec *spec, int rank, int nranks, topospec_rank *out, char *err, size_t errlen) {
   int rc = 1;
   long long row_begin = block_begin(spec->mtx_rows, nranks, rank);
   long long row_end = block_begin(spec->mtx_rows, nranks, rank + 1);
@@ -775,8 +667,7 @@ static int mtx_receive_side(const topospec *spec, int rank, int nranks, topospec
   long long nneeded = 0;
   for (long long k = spec->mtx_rowptr[row_begin]; k < spec->mtx_rowptr[row_end]; k++) {
     int j = spec->mtx_colind[k];
-    if (j < col_begin || j >= col_end)
-      needed[nneeded++] = j;
+    if (j < col_begin || j >= col_end) needed[nneeded++] = j;
   }
   qsort(needed, (size_t)nneeded, sizeof(int), compare_int);
 
@@ -789,8 +680,7 @@ static int mtx_receive_side(const topospec *spec, int rank, int nranks, topospec
     goto cleanup;
   }
   for (long long k = 0; k < nneeded; k++) {
-    if (k > 0 && needed[k] == needed[k - 1])
-      continue;
+    if (k > 0 && needed[k] == needed[k - 1]) continue;
     int owner = block_owner(spec->mtx_cols, nranks, needed[k]);
     if (out->indegree == 0 || out->sources[out->indegree - 1] != owner) {
       out->sources[out->indegree] = owner;
@@ -807,9 +697,7 @@ cleanup:
 
 /* Destinations: ranks whose rows reference my x entries, with how many distinct ones each.
  * Rows are sorted by column, so each row's part in my column block is found by bisection. */
-static int mtx_send_side(const topospec *spec, int rank, int nranks, topospec_rank *out,
-                         char *err, size_t errlen)
-{
+static int mtx_send_side(const topospec *spec, int rank, int nranks, topospec_rank *out, char *err, size_t errlen) {
   int rc = 1;
   long long col_begin = block_begin(spec->mtx_cols, nranks, rank);
   long long col_end = block_begin(spec->mtx_cols, nranks, rank + 1);
@@ -821,17 +709,14 @@ static int mtx_send_side(const topospec *spec, int rank, int nranks, topospec_ra
     fail(err, errlen, "out of memory for %d ranks", nranks);
     goto cleanup;
   }
-  for (long long j = 0; j < col_end - col_begin; j++)
-    last_reader[j] = -1;
+  for (long long j = 0; j < col_end - col_begin; j++) last_reader[j] = -1;
   if (col_end > col_begin) {
     for (int q = 0; q < nranks; q++) {
-      if (q == rank)
-        continue;
+      if (q == rank) continue;
       int count = 0;
       long long row_end = block_begin(spec->mtx_rows, nranks, q + 1);
       for (long long i = block_begin(spec->mtx_rows, nranks, q); i < row_end; i++) {
-        long long k = lower_bound(spec->mtx_colind, spec->mtx_rowptr[i],
-                                  spec->mtx_rowptr[i + 1], (int)col_begin);
+        long long k = lower_bound(spec->mtx_colind, spec->mtx_rowptr[i], spec->mtx_rowptr[i + 1], (int)col_begin);
         for (; k < spec->mtx_rowptr[i + 1] && spec->mtx_colind[k] < col_end; k++) {
           int *reader = &last_reader[spec->mtx_colind[k] - col_begin];
           if (*reader != q) {
@@ -857,9 +742,7 @@ cleanup:
 /* topospec_for_rank                                                                      */
 /* ------------------------------------------------------------------------------------- */
 
-int topospec_for_rank(const topospec *spec, int rank, int nranks, topospec_rank *out,
-                      char *err, size_t errlen)
-{
+int topospec_for_rank(const topospec *spec, int rank, int nranks, topospec_rank *out, char *err, size_t errlen) {
   int rc = 1;
   memset(out, 0, sizeof *out);
   if (spec == NULL) {
@@ -871,26 +754,24 @@ int topospec_for_rank(const topospec *spec, int rank, int nranks, topospec_rank 
     goto cleanup;
   }
   switch (spec->kind) {
-  case TOPOSPEC_ER:
-    rc = er_for_rank(spec, rank, nranks, out, err, errlen);
-    break;
-  case TOPOSPEC_MOORE:
-  case TOPOSPEC_VONNEUMANN:
-    rc = grid_for_rank(spec, rank, nranks, out, err, errlen);
-    break;
-  case TOPOSPEC_MTX:
-    rc = mtx_receive_side(spec, rank, nranks, out, err, errlen) ||
-         mtx_send_side(spec, rank, nranks, out, err, errlen);
-    break;
+    case TOPOSPEC_ER:
+      rc = er_for_rank(spec, rank, nranks, out, err, errlen);
+      break;
+    case TOPOSPEC_MOORE:
+    case TOPOSPEC_VONNEUMANN:
+      rc = grid_for_rank(spec, rank, nranks, out, err, errlen);
+      break;
+    case TOPOSPEC_MTX:
+      rc =
+          mtx_receive_side(spec, rank, nranks, out, err, errlen) || mtx_send_side(spec, rank, nranks, out, err, errlen);
+      break;
   }
 cleanup:
-  if (rc != 0)
-    topospec_rank_free(out);
+  if (rc != 0) topospec_rank_free(out);
   return rc;
 }
 
-void topospec_rank_coords(const topospec_rank *r, int rank, int coords[])
-{
+void topospec_rank_coords(const topospec_rank *r, int rank, int coords[]) {
   for (int d = r->ndims - 1; d >= 0; d--) {
     coords[d] = rank % r->dims[d];
     rank /= r->dims[d];

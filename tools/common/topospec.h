@@ -23,22 +23,22 @@ typedef enum { TOPOSPEC_ER, TOPOSPEC_MOORE, TOPOSPEC_VONNEUMANN, TOPOSPEC_MTX } 
 /* A parsed SPEC; independent of the number of ranks. */
 typedef struct topospec {
   topospec_kind kind;
-  char text[256];          /* the SPEC as given */
-  double density;          /* er */
-  unsigned long long seed; /* er */
-  int ndims, radius, periodic;   /* moore / vonneumann (periodic defaults to 1) */
+  char text[256];              /* the SPEC as given */
+  double density;              /* er */
+  unsigned long long seed;     /* er */
+  int ndims, radius, periodic; /* moore / vonneumann (periodic defaults to 1) */
   /* mtx: the matrix pattern in compressed row form, symmetric matrices expanded. */
   int mtx_rows, mtx_cols;
   long long mtx_nnz;
-  long long *mtx_rowptr;   /* mtx_rows + 1 */
-  int *mtx_colind;         /* mtx_nnz */
+  long long *mtx_rowptr; /* mtx_rows + 1 */
+  int *mtx_colind;       /* mtx_nnz */
 } topospec;
 
 /* The neighborhood of one rank among nranks. */
 typedef struct topospec_rank {
   int indegree, outdegree;
-  int *sources;        /* receive block i comes from sources[i]; may hold MPI_PROC_NULL */
-  int *destinations;   /* send block j goes to destinations[j]; may hold MPI_PROC_NULL */
+  int *sources;      /* receive block i comes from sources[i]; may hold MPI_PROC_NULL */
+  int *destinations; /* send block j goes to destinations[j]; may hold MPI_PROC_NULL */
   /* mtx only (else NULL): number of x entries received from sources[i] / sent to
    * destinations[j] in the SpMV halo exchange; other kinds leave these NULL. */
   int *recv_elems, *send_elems;
@@ -48,13 +48,12 @@ typedef struct topospec_rank {
    * MPI_Dims_create would produce), row-major rank numbering (as MPI_Cart_create). */
   int is_cart, ndims, dims[TOPOSPEC_MAX_DIMS], periods[TOPOSPEC_MAX_DIMS];
   int noffsets;
-  int *offsets;        /* noffsets * ndims */
+  int *offsets; /* noffsets * ndims */
 } topospec_rank;
 
 /* Returns 0 on success; otherwise non-zero with a message in err. */
 int topospec_parse(const char *spec, topospec *out, char *err, size_t errlen);
-int topospec_for_rank(const topospec *spec, int rank, int nranks, topospec_rank *out,
-                      char *err, size_t errlen);
+int topospec_for_rank(const topospec *spec, int rank, int nranks, topospec_rank *out, char *err, size_t errlen);
 void topospec_rank_free(topospec_rank *r);
 /* moore / vonneumann: the grid coordinates of rank (row-major, as MPI_Cart_create). */
 void topospec_rank_coords(const topospec_rank *r, int rank, int coords[]);

@@ -22,8 +22,7 @@ typedef struct all_ranks {
   topospec_rank *rank;
 } all_ranks;
 
-static int build_all(const topospec *spec, int nranks, all_ranks *all)
-{
+static int build_all(const topospec *spec, int nranks, all_ranks *all) {
   char err[256];
   all->nranks = nranks;
   all->rank = calloc((size_t)nranks, sizeof *all->rank);
@@ -40,82 +39,69 @@ static int build_all(const topospec *spec, int nranks, all_ranks *all)
   return 0;
 }
 
-static void free_all(all_ranks *all)
-{
-  for (int r = 0; r < all->nranks && all->rank != NULL; r++)
-    topospec_rank_free(&all->rank[r]);
+static void free_all(all_ranks *all) {
+  for (int r = 0; r < all->nranks && all->rank != NULL; r++) topospec_rank_free(&all->rank[r]);
   free(all->rank);
   all->rank = NULL;
 }
 
-static int count_of(const int *list, int n, int value)
-{
+static int count_of(const int *list, int n, int value) {
   int count = 0;
-  for (int i = 0; i < n; i++)
-    count += list[i] == value;
+  for (int i = 0; i < n; i++) count += list[i] == value;
   return count;
 }
 
 /* Both ends agree on every edge, and on the element counts of matrix halos. */
-static void check_symmetric_lists(const topospec *spec, const all_ranks *all)
-{
+static void check_symmetric_lists(const topospec *spec, const all_ranks *all) {
   int P = all->nranks;
   for (int p = 0; p < P; p++) {
     const topospec_rank *me = &all->rank[p];
     for (int j = 0; j < me->outdegree; j++) {
       int q = me->destinations[j];
-      if (q == MPI_PROC_NULL)
-        continue;
+      if (q == MPI_PROC_NULL) continue;
       CHECK(q >= 0 && q < P, "%s P=%d: rank %d has destination %d", spec->text, P, p, q);
-      if (q < 0 || q >= P)
-        continue;
+      if (q < 0 || q >= P) continue;
       const topospec_rank *peer = &all->rank[q];
       int sent = count_of(me->destinations, me->outdegree, q);
       int listed = count_of(peer->sources, peer->indegree, p);
-      CHECK(sent == listed, "%s P=%d: %d lists %d as destination %d times, %d lists %d as "
-            "source %d times", spec->text, P, p, q, sent, q, p, listed);
+      CHECK(sent == listed,
+            "%s P=%d: %d lists %d as destination %d times, %d lists %d as "
+            "source %d times",
+            spec->text, P, p, q, sent, q, p, listed);
       if (spec->kind == TOPOSPEC_MTX) {
         for (int i = 0; i < peer->indegree; i++)
           if (peer->sources[i] == p)
-            CHECK(peer->recv_elems[i] == me->send_elems[j],
-                  "%s P=%d: %d sends %d elements to %d, which expects %d", spec->text, P, p,
-                  me->send_elems[j], q, peer->recv_elems[i]);
+            CHECK(peer->recv_elems[i] == me->send_elems[j], "%s P=%d: %d sends %d elements to %d, which expects %d",
+                  spec->text, P, p, me->send_elems[j], q, peer->recv_elems[i]);
       }
     }
     /* The reverse direction: every source lists me back. */
     for (int i = 0; i < me->indegree; i++) {
       int q = me->sources[i];
-      if (q == MPI_PROC_NULL)
-        continue;
+      if (q == MPI_PROC_NULL) continue;
       CHECK(q >= 0 && q < P, "%s P=%d: rank %d has source %d", spec->text, P, p, q);
       if (q >= 0 && q < P)
-        CHECK(count_of(all->rank[q].destinations, all->rank[q].outdegree, p) ==
-                  count_of(me->sources, me->indegree, q),
+        CHECK(count_of(all->rank[q].destinations, all->rank[q].outdegree, p) == count_of(me->sources, me->indegree, q),
               "%s P=%d: source %d of %d does not list it back", spec->text, P, q, p);
     }
   }
 }
 
 /* Graph kinds (er, mtx): lists ascending, distinct, without self loops or MPI_PROC_NULL. */
-static void check_sorted_lists(const topospec *spec, const all_ranks *all)
-{
+static void check_sorted_lists(const topospec *spec, const all_ranks *all) {
   for (int p = 0; p < all->nranks; p++) {
     const topospec_rank *me = &all->rank[p];
     for (int i = 0; i < me->indegree; i++)
-      CHECK(me->sources[i] != p && me->sources[i] >= 0 &&
-                (i == 0 || me->sources[i] > me->sources[i - 1]),
-            "%s P=%d: sources of %d not ascending/distinct at %d", spec->text, all->nranks,
-            p, i);
+      CHECK(me->sources[i] != p && me->sources[i] >= 0 && (i == 0 || me->sources[i] > me->sources[i - 1]),
+            "%s P=%d: sources of %d not ascending/distinct at %d", spec->text, all->nranks, p, i);
     for (int j = 0; j < me->outdegree; j++)
       CHECK(me->destinations[j] != p && me->destinations[j] >= 0 &&
                 (j == 0 || me->destinations[j] > me->destinations[j - 1]),
-            "%s P=%d: destinations of %d not ascending/distinct at %d", spec->text,
-            all->nranks, p, j);
+            "%s P=%d: destinations of %d not ascending/distinct at %d", spec->text, all->nranks, p, j);
   }
 }
 
-static int parse_or_fail(const char *text, topospec *spec)
-{
+static int parse_or_fail(const char *text, topospec *spec) {
   char err[512];
   if (topospec_parse(text, spec, err, sizeof err) != 0) {
     CHECK(0, "'%s' does not parse: %s", text, err);
@@ -126,15 +112,32 @@ static int parse_or_fail(const char *text, topospec *spec)
 
 /* ------------------------------------------------------------------------------------- */
 
-static void test_bad_specs(void)
-{
+static void test_bad_specs(void) {
   static const char *const bad[] = {
-    "", "foo:x=1", "er", "er:", "er:density", "er:density=", "er:density=2",
-    "er:density=abc", "er:density=0.1,seed=-1", "er:density=0.1,seed=x",
-    "er:density=0.1,bogus=1", "er:density=0.1,density=0.2", "er:seed=3", "moore:d=2",
-    "moore:r=1", "moore:d=0,r=1", "moore:d=9,r=1", "moore:d=2,r=-1",
-    "moore:d=2,r=1,periodic=2", "moore:d=2.5,r=1", "vonneumann:d=2,r=1,x=1", "mtx:",
-    "mtx:/nonexistent/file.mtx", "moore:d=8,r=1000",
+      "",
+      "foo:x=1",
+      "er",
+      "er:",
+      "er:density",
+      "er:density=",
+      "er:density=2",
+      "er:density=abc",
+      "er:density=0.1,seed=-1",
+      "er:density=0.1,seed=x",
+      "er:density=0.1,bogus=1",
+      "er:density=0.1,density=0.2",
+      "er:seed=3",
+      "moore:d=2",
+      "moore:r=1",
+      "moore:d=0,r=1",
+      "moore:d=9,r=1",
+      "moore:d=2,r=-1",
+      "moore:d=2,r=1,periodic=2",
+      "moore:d=2.5,r=1",
+      "vonneumann:d=2,r=1,x=1",
+      "mtx:",
+      "mtx:/nonexistent/file.mtx",
+      "moore:d=8,r=1000",
   };
   for (size_t k = 0; k < sizeof bad / sizeof bad[0]; k++) {
     topospec spec;
@@ -144,31 +147,26 @@ static void test_bad_specs(void)
       /* Too many offsets is only found when a rank's neighborhood is built. */
       topospec_rank r;
       rc = topospec_for_rank(&spec, 0, 4, &r, err, sizeof err);
-      if (rc == 0)
-        topospec_rank_free(&r);
+      if (rc == 0) topospec_rank_free(&r);
       topospec_free(&spec);
     }
     CHECK(rc != 0 && err[0] != '\0', "'%s' should be rejected with a message", bad[k]);
   }
   topospec spec;
   char err[512] = "";
-  CHECK(parse_or_fail("er:density=0.5", &spec) == 0 && spec.seed == 1,
-        "er seed defaults to 1");
+  CHECK(parse_or_fail("er:density=0.5", &spec) == 0 && spec.seed == 1, "er seed defaults to 1");
   topospec_rank r;
-  CHECK(topospec_for_rank(&spec, 4, 4, &r, err, sizeof err) != 0 && err[0] != '\0',
-        "rank 4 of 4 must be rejected");
+  CHECK(topospec_for_rank(&spec, 4, 4, &r, err, sizeof err) != 0 && err[0] != '\0', "rank 4 of 4 must be rejected");
   topospec_free(&spec);
 }
 
-static void test_er(void)
-{
+static void test_er(void) {
   static const int sizes[] = {1, 2, 3, 7, 16, 33};
-  static const char *const specs[] = {"er:density=0.3,seed=1", "er:density=0.05,seed=42",
-                                      "er:density=1", "er:density=0,seed=7"};
+  static const char *const specs[] = {"er:density=0.3,seed=1", "er:density=0.05,seed=42", "er:density=1",
+                                      "er:density=0,seed=7"};
   for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
     topospec spec;
-    if (parse_or_fail(specs[s], &spec) != 0)
-      continue;
+    if (parse_or_fail(specs[s], &spec) != 0) continue;
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
       all_ranks all;
       if (build_all(&spec, sizes[k], &all) == 0) {
@@ -179,10 +177,8 @@ static void test_er(void)
           CHECK(me->recv_elems == NULL && me->send_elems == NULL && !me->is_cart,
                 "%s: er has no element counts and no grid", specs[s]);
           if (spec.density == 1.0)
-            CHECK(me->indegree == sizes[k] - 1 && me->outdegree == sizes[k] - 1,
-                  "density 1 must be complete");
-          if (spec.density == 0.0)
-            CHECK(me->indegree == 0 && me->outdegree == 0, "density 0 must be empty");
+            CHECK(me->indegree == sizes[k] - 1 && me->outdegree == sizes[k] - 1, "density 1 must be complete");
+          if (spec.density == 0.0) CHECK(me->indegree == 0 && me->outdegree == 0, "density 0 must be empty");
         }
       }
       free_all(&all);
@@ -192,9 +188,7 @@ static void test_er(void)
 
   /* Density close to the requested one; another seed gives another graph. */
   topospec a, b;
-  if (parse_or_fail("er:density=0.3,seed=1", &a) != 0 ||
-      parse_or_fail("er:density=0.3,seed=2", &b) != 0)
-    return;
+  if (parse_or_fail("er:density=0.3,seed=1", &a) != 0 || parse_or_fail("er:density=0.3,seed=2", &b) != 0) return;
   const int P = 200;
   long long edges = 0, differ = 0;
   for (int p = 0; p < P; p++) {
@@ -206,30 +200,26 @@ static void test_er(void)
       break;
     }
     edges += ra.outdegree;
-    differ += ra.outdegree != rb.outdegree ||
-              memcmp(ra.destinations, rb.destinations, (size_t)ra.outdegree * sizeof(int));
+    differ +=
+        ra.outdegree != rb.outdegree || memcmp(ra.destinations, rb.destinations, (size_t)ra.outdegree * sizeof(int));
     topospec_rank_free(&ra);
     topospec_rank_free(&rb);
   }
   double density = (double)edges / ((double)P * (P - 1));
   CHECK(density > 0.28 && density < 0.32, "er density 0.3 gave %.4f", density);
-  CHECK(differ > P / 2, "seeds 1 and 2 give the same graph on %lld of %d ranks",
-        (long long)P - differ, P);
+  CHECK(differ > P / 2, "seeds 1 and 2 give the same graph on %lld of %d ranks", (long long)P - differ, P);
   topospec_free(&a);
   topospec_free(&b);
 }
 
-static long long power(long long base, int exponent)
-{
+static long long power(long long base, int exponent) {
   long long result = 1;
-  while (exponent-- > 0)
-    result *= base;
+  while (exponent-- > 0) result *= base;
   return result;
 }
 
 /* Points with sum |c| <= r in d dimensions, the origin included. */
-static long long von_neumann_ball(int d, int r)
-{
+static long long von_neumann_ball(int d, int r) {
   /* sum over k of 2^k C(d,k) C(r,k): choose k non-zero coordinates and their signs. */
   long long total = 0, cd = 1, cr = 1;
   for (int k = 0; k <= d && k <= r; k++) {
@@ -240,34 +230,27 @@ static long long von_neumann_ball(int d, int r)
   return total;
 }
 
-static int lexicographically_less(const int *a, const int *b, int d)
-{
+static int lexicographically_less(const int *a, const int *b, int d) {
   for (int i = 0; i < d; i++)
-    if (a[i] != b[i])
-      return a[i] < b[i];
+    if (a[i] != b[i]) return a[i] < b[i];
   return 0;
 }
 
-static void check_grid(const topospec *spec, const all_ranks *all)
-{
+static void check_grid(const topospec *spec, const all_ranks *all) {
   int d = spec->ndims, r = spec->radius;
-  long long expected = spec->kind == TOPOSPEC_MOORE ? power(2 * r + 1, d) - 1
-                                                    : von_neumann_ball(d, r) - 1;
+  long long expected = spec->kind == TOPOSPEC_MOORE ? power(2 * r + 1, d) - 1 : von_neumann_ball(d, r) - 1;
   for (int p = 0; p < all->nranks; p++) {
     const topospec_rank *me = &all->rank[p];
     CHECK(me->is_cart && me->ndims == d, "%s: not a %d-dim grid", spec->text, d);
     CHECK(me->noffsets == expected && me->indegree == expected && me->outdegree == expected,
-          "%s P=%d: %d offsets, expected %lld", spec->text, all->nranks, me->noffsets,
-          expected);
+          "%s P=%d: %d offsets, expected %lld", spec->text, all->nranks, me->noffsets, expected);
     long long product = 1;
     for (int i = 0; i < d; i++) {
       product *= me->dims[i];
-      CHECK(i == 0 || me->dims[i] <= me->dims[i - 1], "%s: dims not non-increasing",
-            spec->text);
+      CHECK(i == 0 || me->dims[i] <= me->dims[i - 1], "%s: dims not non-increasing", spec->text);
       CHECK(me->periods[i] == spec->periodic, "%s: wrong period", spec->text);
     }
-    CHECK(product == all->nranks, "%s: dims product %lld != %d", spec->text, product,
-          all->nranks);
+    CHECK(product == all->nranks, "%s: dims product %lld != %d", spec->text, product, all->nranks);
     for (int k = 0; k < me->noffsets; k++) {
       const int *c = me->offsets + (size_t)k * d;
       int chebyshev = 0, manhattan = 0;
@@ -276,33 +259,28 @@ static void check_grid(const topospec *spec, const all_ranks *all)
         chebyshev = a > chebyshev ? a : chebyshev;
         manhattan += a;
       }
-      CHECK(chebyshev > 0 && chebyshev <= r &&
-                (spec->kind == TOPOSPEC_MOORE || manhattan <= r),
+      CHECK(chebyshev > 0 && chebyshev <= r && (spec->kind == TOPOSPEC_MOORE || manhattan <= r),
             "%s: offset %d outside the neighborhood", spec->text, k);
-      CHECK(k == 0 || lexicographically_less(c - d, c, d),
-            "%s: offsets not in lexicographic order at %d", spec->text, k);
+      CHECK(k == 0 || lexicographically_less(c - d, c, d), "%s: offsets not in lexicographic order at %d", spec->text,
+            k);
       /* Isomorphic pairing: my send block k lands in the receive block k of its target. */
       int q = me->destinations[k];
       if (q != MPI_PROC_NULL)
-        CHECK(all->rank[q].sources[k] == p,
-              "%s P=%d: rank %d sends block %d to %d, whose source %d is %d", spec->text,
+        CHECK(all->rank[q].sources[k] == p, "%s P=%d: rank %d sends block %d to %d, whose source %d is %d", spec->text,
               all->nranks, p, k, q, k, all->rank[q].sources[k]);
     }
   }
 }
 
-static void test_grids(void)
-{
+static void test_grids(void) {
   static const char *const specs[] = {
-    "moore:d=1,r=1", "moore:d=2,r=1", "moore:d=2,r=2,periodic=0", "moore:d=3,r=1",
-    "vonneumann:d=2,r=1", "vonneumann:d=3,r=2", "vonneumann:d=2,r=3,periodic=0",
-    "moore:d=2,r=0",
+      "moore:d=1,r=1",      "moore:d=2,r=1",      "moore:d=2,r=2,periodic=0",      "moore:d=3,r=1",
+      "vonneumann:d=2,r=1", "vonneumann:d=3,r=2", "vonneumann:d=2,r=3,periodic=0", "moore:d=2,r=0",
   };
   static const int sizes[] = {1, 2, 4, 6, 8, 12, 27, 30};
   for (size_t s = 0; s < sizeof specs / sizeof specs[0]; s++) {
     topospec spec;
-    if (parse_or_fail(specs[s], &spec) != 0)
-      continue;
+    if (parse_or_fail(specs[s], &spec) != 0) continue;
     for (size_t k = 0; k < sizeof sizes / sizeof sizes[0]; k++) {
       all_ranks all;
       if (build_all(&spec, sizes[k], &all) == 0) {
@@ -319,20 +297,18 @@ static void test_grids(void)
     const char *spec;
     int nranks, dims[3];
   } layouts[] = {
-    {"moore:d=2,r=1", 12, {4, 3, 0}}, {"moore:d=3,r=1", 8, {2, 2, 2}},
-    {"moore:d=2,r=1", 72, {9, 8, 0}}, {"moore:d=2,r=1", 7, {7, 1, 0}},
-    {"moore:d=3,r=1", 20, {5, 2, 2}},
+      {"moore:d=2,r=1", 12, {4, 3, 0}}, {"moore:d=3,r=1", 8, {2, 2, 2}},  {"moore:d=2,r=1", 72, {9, 8, 0}},
+      {"moore:d=2,r=1", 7, {7, 1, 0}},  {"moore:d=3,r=1", 20, {5, 2, 2}},
   };
   for (size_t k = 0; k < sizeof layouts / sizeof layouts[0]; k++) {
     topospec spec;
     topospec_rank r;
     char err[256];
-    if (parse_or_fail(layouts[k].spec, &spec) != 0)
-      continue;
+    if (parse_or_fail(layouts[k].spec, &spec) != 0) continue;
     if (topospec_for_rank(&spec, 0, layouts[k].nranks, &r, err, sizeof err) == 0) {
       for (int i = 0; i < spec.ndims; i++)
-        CHECK(r.dims[i] == layouts[k].dims[i], "%s P=%d: dims[%d] = %d, expected %d",
-              layouts[k].spec, layouts[k].nranks, i, r.dims[i], layouts[k].dims[i]);
+        CHECK(r.dims[i] == layouts[k].dims[i], "%s P=%d: dims[%d] = %d, expected %d", layouts[k].spec,
+              layouts[k].nranks, i, r.dims[i], layouts[k].dims[i]);
       topospec_rank_free(&r);
     } else {
       CHECK(0, "%s", err);
@@ -345,16 +321,16 @@ static void test_grids(void)
   topospec periodic, open;
   topospec_rank rp, ro;
   char err[256];
-  if (parse_or_fail("moore:d=2,r=1", &periodic) == 0 &&
-      parse_or_fail("moore:d=2,r=1,periodic=0", &open) == 0 &&
+  if (parse_or_fail("moore:d=2,r=1", &periodic) == 0 && parse_or_fail("moore:d=2,r=1,periodic=0", &open) == 0 &&
       topospec_for_rank(&periodic, 0, 12, &rp, err, sizeof err) == 0 &&
       topospec_for_rank(&open, 0, 12, &ro, err, sizeof err) == 0) {
     CHECK(rp.offsets[0] == -1 && rp.offsets[1] == -1, "first Moore offset is (-1,-1)");
-    CHECK(rp.destinations[0] == 11 && rp.sources[0] == 4, "periodic (-1,-1) of rank 0: "
-          "dest %d source %d", rp.destinations[0], rp.sources[0]);
+    CHECK(rp.destinations[0] == 11 && rp.sources[0] == 4,
+          "periodic (-1,-1) of rank 0: "
+          "dest %d source %d",
+          rp.destinations[0], rp.sources[0]);
     CHECK(ro.destinations[0] == MPI_PROC_NULL && ro.sources[0] == 4,
-          "non-periodic (-1,-1) of rank 0: dest %d source %d", ro.destinations[0],
-          ro.sources[0]);
+          "non-periodic (-1,-1) of rank 0: dest %d source %d", ro.destinations[0], ro.sources[0]);
     topospec_rank_free(&rp);
     topospec_rank_free(&ro);
   }
@@ -368,8 +344,7 @@ static void test_grids(void)
 
 /* The halo of every rank from a dense "rank q needs x_j" table, built independently of
  * topospec's bisection and owner formula. */
-static void check_halo_brute_force(const topospec *spec, const all_ranks *all)
-{
+static void check_halo_brute_force(const topospec *spec, const all_ranks *all) {
   int P = all->nranks, n = spec->mtx_rows, m = spec->mtx_cols;
   int *row_owner = malloc((size_t)n * sizeof(int));
   int *col_owner = malloc((size_t)m * sizeof(int));
@@ -380,48 +355,39 @@ static void check_halo_brute_force(const topospec *spec, const all_ranks *all)
     goto cleanup;
   }
   for (int q = 0; q < P; q++) {
-    for (long long i = (long long)q * n / P; i < (long long)(q + 1) * n / P; i++)
-      row_owner[i] = q;
-    for (long long j = (long long)q * m / P; j < (long long)(q + 1) * m / P; j++)
-      col_owner[j] = q;
+    for (long long i = (long long)q * n / P; i < (long long)(q + 1) * n / P; i++) row_owner[i] = q;
+    for (long long j = (long long)q * m / P; j < (long long)(q + 1) * m / P; j++) col_owner[j] = q;
   }
   for (int i = 0; i < n; i++)
     for (long long k = spec->mtx_rowptr[i]; k < spec->mtx_rowptr[i + 1]; k++) {
       int j = spec->mtx_colind[k];
-      if (col_owner[j] != row_owner[i])
-        needs[(size_t)row_owner[i] * m + j] = 1;
+      if (col_owner[j] != row_owner[i]) needs[(size_t)row_owner[i] * m + j] = 1;
     }
   for (int r = 0; r < P; r++) {
     const topospec_rank *me = &all->rank[r];
     /* Receive side: x entries r needs, grouped by owner. */
     memset(count, 0, (size_t)P * sizeof(int));
-    for (int j = 0; j < m; j++)
-      count[col_owner[j]] += needs[(size_t)r * m + j];
+    for (int j = 0; j < m; j++) count[col_owner[j]] += needs[(size_t)r * m + j];
     int i = 0;
     for (int q = 0; q < P; q++) {
-      if (count[q] == 0)
-        continue;
+      if (count[q] == 0) continue;
       CHECK(i < me->indegree && me->sources[i] == q && me->recv_elems[i] == count[q],
             "%s P=%d: rank %d should receive %d from %d", spec->text, P, r, count[q], q);
       i++;
     }
-    CHECK(i == me->indegree, "%s P=%d: rank %d indegree %d, expected %d", spec->text, P, r,
-          me->indegree, i);
+    CHECK(i == me->indegree, "%s P=%d: rank %d indegree %d, expected %d", spec->text, P, r, me->indegree, i);
     /* Send side: my x entries each other rank needs. */
     memset(count, 0, (size_t)P * sizeof(int));
     for (int q = 0; q < P; q++)
-      for (int j = 0; j < m; j++)
-        count[q] += needs[(size_t)q * m + j] && col_owner[j] == r;
+      for (int j = 0; j < m; j++) count[q] += needs[(size_t)q * m + j] && col_owner[j] == r;
     int o = 0;
     for (int q = 0; q < P; q++) {
-      if (count[q] == 0)
-        continue;
+      if (count[q] == 0) continue;
       CHECK(o < me->outdegree && me->destinations[o] == q && me->send_elems[o] == count[q],
             "%s P=%d: rank %d should send %d to %d", spec->text, P, r, count[q], q);
       o++;
     }
-    CHECK(o == me->outdegree, "%s P=%d: rank %d outdegree %d, expected %d", spec->text, P,
-          r, me->outdegree, o);
+    CHECK(o == me->outdegree, "%s P=%d: rank %d outdegree %d, expected %d", spec->text, P, r, me->outdegree, o);
   }
 cleanup:
   free(row_owner);
@@ -430,14 +396,12 @@ cleanup:
   free(count);
 }
 
-static void check_matrix(const char *text, long long expected_nnz, int symmetric_pattern,
-                         const int *sizes, int nsizes)
-{
+static void check_matrix(const char *text, long long expected_nnz, int symmetric_pattern, const int *sizes,
+                         int nsizes) {
   topospec spec;
-  if (parse_or_fail(text, &spec) != 0)
-    return;
-  CHECK(expected_nnz < 0 || spec.mtx_nnz == expected_nnz, "%s: %lld entries, expected %lld",
-        text, spec.mtx_nnz, expected_nnz);
+  if (parse_or_fail(text, &spec) != 0) return;
+  CHECK(expected_nnz < 0 || spec.mtx_nnz == expected_nnz, "%s: %lld entries, expected %lld", text, spec.mtx_nnz,
+        expected_nnz);
   for (int k = 0; k < nsizes; k++) {
     all_ranks all;
     if (build_all(&spec, sizes[k], &all) == 0) {
@@ -446,16 +410,12 @@ static void check_matrix(const char *text, long long expected_nnz, int symmetric
       check_halo_brute_force(&spec, &all);
       for (int p = 0; p < all.nranks; p++) {
         const topospec_rank *me = &all.rank[p];
-        if (sizes[k] == 1)
-          CHECK(me->indegree == 0 && me->outdegree == 0, "%s: one rank has no neighbors",
-                text);
+        if (sizes[k] == 1) CHECK(me->indegree == 0 && me->outdegree == 0, "%s: one rank has no neighbors", text);
         /* A symmetric pattern with a square split: what I need from q, q needs from me. */
         if (symmetric_pattern)
           CHECK(me->indegree == me->outdegree &&
-                    memcmp(me->sources, me->destinations,
-                           (size_t)me->indegree * sizeof(int)) == 0,
-                "%s P=%d: symmetric pattern but rank %d has sources != destinations", text,
-                sizes[k], p);
+                    memcmp(me->sources, me->destinations, (size_t)me->indegree * sizeof(int)) == 0,
+                "%s P=%d: symmetric pattern but rank %d has sources != destinations", text, sizes[k], p);
       }
     }
     free_all(&all);
@@ -463,8 +423,7 @@ static void check_matrix(const char *text, long long expected_nnz, int symmetric
   topospec_free(&spec);
 }
 
-static int write_file(const char *path, const char *content)
-{
+static int write_file(const char *path, const char *content) {
   FILE *f = fopen(path, "w");
   if (f == NULL) {
     CHECK(0, "cannot write %s", path);
@@ -475,37 +434,37 @@ static int write_file(const char *path, const char *content)
   return 0;
 }
 
-static void test_small_matrices(void)
-{
+static void test_small_matrices(void) {
   static const char *const path = "topospec_selftest_tmp.mtx";
   static const int sizes[] = {1, 2, 3, 4, 5};
   static const struct {
     const char *content;
     long long nnz; /* -1: must be rejected */
   } cases[] = {
-    /* Comments, blank lines, a duplicate, the mirror of a stored entry. */
-    {"%%MatrixMarket matrix coordinate pattern symmetric\n% a comment\n\n4 4 5\n1 1\n2 1\n"
-     "2 1\n4 3\n3 1\n", 7},
-    {"%%MatrixMarket matrix coordinate complex hermitian\n3 3 2\n2 1 1.0 -2.0\n3 3 1 0\n", 3},
-    {"%%MatrixMarket matrix coordinate integer skew-symmetric\n3 3 2\n2 1 4\n3 2 -1\n", 4},
-    {"%%MatrixMarket matrix coordinate real general\n2 5 4\n1 5 1.0\n2 1 2.5\n1 2 1\n"
-     "2 4 1e3\n", 4},
-    {"%%matrixmarket MATRIX Coordinate Real General\r\n2 2 1\r\n1 2 1.0\r\n", 1},
-    {"%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n", -1},
-    {"%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1\n2 2 1\n", -1},
-    {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n2 2 1\n", -1},
-    {"%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1\n", -1},
-    {"%%MatrixMarket matrix coordinate real general\n2 2 1\n0 1 1\n", -1},
-    {"%%MatrixMarket matrix coordinate real general\n2 x 1\n1 1 1\n", -1},
-    {"%%MatrixMarket matrix coordinate real symmetric\n2 3 1\n1 1 1\n", -1},
-    {"%%MatrixMarket matrix coordinate real weird\n2 2 1\n1 1 1\n", -1},
-    {"hello\n", -1},
+      /* Comments, blank lines, a duplicate, the mirror of a stored entry. */
+      {"%%MatrixMarket matrix coordinate pattern symmetric\n% a comment\n\n4 4 5\n1 1\n2 1\n"
+       "2 1\n4 3\n3 1\n",
+       7},
+      {"%%MatrixMarket matrix coordinate complex hermitian\n3 3 2\n2 1 1.0 -2.0\n3 3 1 0\n", 3},
+      {"%%MatrixMarket matrix coordinate integer skew-symmetric\n3 3 2\n2 1 4\n3 2 -1\n", 4},
+      {"%%MatrixMarket matrix coordinate real general\n2 5 4\n1 5 1.0\n2 1 2.5\n1 2 1\n"
+       "2 4 1e3\n",
+       4},
+      {"%%matrixmarket MATRIX Coordinate Real General\r\n2 2 1\r\n1 2 1.0\r\n", 1},
+      {"%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n", -1},
+      {"%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1\n2 2 1\n", -1},
+      {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n2 2 1\n", -1},
+      {"%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1\n", -1},
+      {"%%MatrixMarket matrix coordinate real general\n2 2 1\n0 1 1\n", -1},
+      {"%%MatrixMarket matrix coordinate real general\n2 x 1\n1 1 1\n", -1},
+      {"%%MatrixMarket matrix coordinate real symmetric\n2 3 1\n1 1 1\n", -1},
+      {"%%MatrixMarket matrix coordinate real weird\n2 2 1\n1 1 1\n", -1},
+      {"hello\n", -1},
   };
   char spec_text[64];
   snprintf(spec_text, sizeof spec_text, "mtx:%s", path);
   for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
-    if (write_file(path, cases[k].content) != 0)
-      return;
+    if (write_file(path, cases[k].content) != 0) return;
     if (cases[k].nnz >= 0) {
       check_matrix(spec_text, cases[k].nnz, 0, sizes, (int)(sizeof sizes / sizeof sizes[0]));
     } else {
@@ -518,8 +477,7 @@ static void test_small_matrices(void)
   remove(path);
 }
 
-static void test_shared_matrices(const char *dir)
-{
+static void test_shared_matrices(const char *dir) {
   static const int sizes[] = {1, 3, 8};
   char text[256];
   snprintf(text, sizeof text, "mtx:%s/bcsstk01.mtx", dir);
@@ -531,8 +489,7 @@ static void test_shared_matrices(const char *dir)
   /* A large one: neighborhoods of all 64 ranks must agree (no brute force: too big). */
   snprintf(text, sizeof text, "mtx:%s/luxembourg_osm.mtx", dir);
   topospec spec;
-  if (parse_or_fail(text, &spec) != 0)
-    return;
+  if (parse_or_fail(text, &spec) != 0) return;
   all_ranks all;
   if (build_all(&spec, 64, &all) == 0) {
     check_symmetric_lists(&spec, &all);
@@ -542,8 +499,7 @@ static void test_shared_matrices(const char *dir)
   topospec_free(&spec);
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   if (argc != 2) {
     fprintf(stderr, "usage: %s MATRIX_DIR\n", argv[0]);
     return 2;

@@ -41,13 +41,13 @@ typedef struct loggp_params {
 int loggp_parse(const char *spec, loggp_params *out, char *err, size_t errlen);
 
 typedef struct loggp_prediction {
-  double time_us;    /* finish time of the slowest rank */
-  int slowest_rank;  /* -1 when no rank has anything to do */
+  double time_us;   /* finish time of the slowest rank */
+  int slowest_rank; /* -1 when no rank has anything to do */
 } loggp_prediction;
 
 /* Evaluates scheds[0..nranks-1]. 0, or 1 with a message when the schedules cannot complete
  * (a receive without a matching send, a message nobody receives) or memory runs out. */
-int loggp_predict(int nranks, const nhood_sched *scheds, const loggp_params *p,
-                  loggp_prediction *out, char *err, size_t errlen);
+int loggp_predict(int nranks, const nhood_sched *scheds, const loggp_params *p, loggp_prediction *out, char *err,
+                  size_t errlen);
 
 #endif

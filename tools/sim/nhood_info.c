@@ -43,30 +43,28 @@ typedef struct options {
   const char *json_path;
 } options;
 
-static void usage(FILE *out)
-{
+static void usage(FILE *out) {
   fprintf(out,
-    "usage: nhood-info [--ranks P] [--topo SPEC ...] [--coll LIST] [--sizes LIST]\n"
-    "                  [--params FILE | --model M] [--theta N] [--json FILE]\n"
-    "\n"
-    "Prints nhood's algorithms, the cost-model parameters and, per topology and collective,\n"
-    "every algorithm's predicted time (us, slowest rank) at each block size and the choice of\n"
-    "\"auto\" -- the library's own decision, computed for P virtual ranks without MPI.\n"
-    "\n"
-    "  --ranks P      virtual ranks (default 32)\n"
-    "  --topo SPEC    er:density=D[,seed=S] | moore:d=D,r=R[,periodic=0|1] |\n"
-    "                 vonneumann:d=D,r=R[,periodic=0|1] | mtx:PATH (default moore:d=2,r=2)\n"
-    "  --coll LIST    allgather,allgatherv,alltoall,alltoallv,alltoallw,reduce,scatter_reduce\n"
-    "                 (default allgather)\n"
-    "  --sizes LIST   bytes per block (default 1,4,16,...,1048576)\n"
-    "  --params FILE  parameters in NHOOD_PARAMS format (default: NHOOD_PARAMS, else built-in)\n"
-    "  --model M      loggp:preset=ib-edr|shm or loggp:L=..,o=..,g=..,G=..[,Gcopy=..]\n"
-    "  --theta N      combining threshold for Phase 1 (default 1, the library's)\n"
-    "  --json FILE    one JSON line per (topology, collective, size, algorithm)\n");
+          "usage: nhood-info [--ranks P] [--topo SPEC ...] [--coll LIST] [--sizes LIST]\n"
+          "                  [--params FILE | --model M] [--theta N] [--json FILE]\n"
+          "\n"
+          "Prints nhood's algorithms, the cost-model parameters and, per topology and collective,\n"
+          "every algorithm's predicted time (us, slowest rank) at each block size and the choice of\n"
+          "\"auto\" -- the library's own decision, computed for P virtual ranks without MPI.\n"
+          "\n"
+          "  --ranks P      virtual ranks (default 32)\n"
+          "  --topo SPEC    er:density=D[,seed=S] | moore:d=D,r=R[,periodic=0|1] |\n"
+          "                 vonneumann:d=D,r=R[,periodic=0|1] | mtx:PATH (default moore:d=2,r=2)\n"
+          "  --coll LIST    allgather,allgatherv,alltoall,alltoallv,alltoallw,reduce,scatter_reduce\n"
+          "                 (default allgather)\n"
+          "  --sizes LIST   bytes per block (default 1,4,16,...,1048576)\n"
+          "  --params FILE  parameters in NHOOD_PARAMS format (default: NHOOD_PARAMS, else built-in)\n"
+          "  --model M      loggp:preset=ib-edr|shm or loggp:L=..,o=..,g=..,G=..[,Gcopy=..]\n"
+          "  --theta N      combining threshold for Phase 1 (default 1, the library's)\n"
+          "  --json FILE    one JSON line per (topology, collective, size, algorithm)\n");
 }
 
-static int parse_sizes(const char *value, options *opt, char *err, size_t errlen)
-{
+static int parse_sizes(const char *value, options *opt, char *err, size_t errlen) {
   char copy[1024];
   snprintf(copy, sizeof copy, "%s", value);
   opt->nsizes = 0;
@@ -76,8 +74,7 @@ static int parse_sizes(const char *value, options *opt, char *err, size_t errlen
       snprintf(err, errlen, "--sizes: at most %d sizes", MAX_SIZES);
       return 1;
     }
-    if (cli_parse_int("--sizes", item, 0, &v, err, errlen) != 0)
-      return 1;
+    if (cli_parse_int("--sizes", item, 0, &v, err, errlen) != 0) return 1;
     opt->sizes[opt->nsizes++] = v;
   }
   if (opt->nsizes == 0) {
@@ -87,16 +84,14 @@ static int parse_sizes(const char *value, options *opt, char *err, size_t errlen
   return 0;
 }
 
-static int parse_colls(const char *value, options *opt, char *err, size_t errlen)
-{
+static int parse_colls(const char *value, options *opt, char *err, size_t errlen) {
   char copy[512];
   snprintf(copy, sizeof copy, "%s", value);
   opt->ncolls = 0;
   for (char *item = strtok(copy, ","); item != NULL; item = strtok(NULL, ",")) {
     int found = -1;
     for (int k = 0; k < NHOOD_NCOLLS; k++)
-      if (strcmp(item, nhood_coll_names[k]) == 0)
-        found = k;
+      if (strcmp(item, nhood_coll_names[k]) == 0) found = k;
     if (found < 0) {
       snprintf(err, errlen, "--coll: unknown collective '%s'", item);
       return 1;
@@ -106,9 +101,8 @@ static int parse_colls(const char *value, options *opt, char *err, size_t errlen
   return 0;
 }
 
-static int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen)
-{
-  static const char *const with_value[] = {"--ranks", "--topo",  "--coll", "--sizes",
+static int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen) {
+  static const char *const with_value[] = {"--ranks",  "--topo",  "--coll",  "--sizes",
                                            "--params", "--model", "--theta", "--json"};
   const nhood_cost_params *active;
   const char *source;
@@ -116,8 +110,7 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
   opt->theta = 1;
   opt->ncolls = 1;
   opt->colls[0] = NHOOD_ALLGATHER;
-  for (int k = 0; k <= 10; k++)
-    opt->sizes[opt->nsizes++] = ldexp(1, 2 * k);
+  for (int k = 0; k <= 10; k++) opt->sizes[opt->nsizes++] = ldexp(1, 2 * k);
   if (nhood_cost_params_active(&active, &source) != MPI_SUCCESS) {
     NHOOD_Error_message(err, NULL);
     return 1;
@@ -130,8 +123,8 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
       exit(0);
     }
     const char *name, *value;
-    if (cli_option_with_value(argc, argv, &i, with_value, sizeof with_value / sizeof *with_value, &name, &value,
-                              err, errlen) != 0)
+    if (cli_option_with_value(argc, argv, &i, with_value, sizeof with_value / sizeof *with_value, &name, &value, err,
+                              errlen) != 0)
       return 1;
     int rc = 0;
     if (strcmp(name, "--ranks") == 0)
@@ -156,21 +149,18 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
       loggp_params m;
       rc = loggp_parse(value, &m, err, errlen);
       /* The eager limit and its cost come from the preset the spec names (none otherwise). */
-      opt->params = (nhood_cost_params){.L = m.L, .o = m.o, .g = m.g, .G = m.G, .Gcopy = m.Gcopy, .mpi_factor = 1,
-                                        .eager = m.eager, .rdv = m.rdv};
+      opt->params = (nhood_cost_params){
+          .L = m.L, .o = m.o, .g = m.g, .G = m.G, .Gcopy = m.Gcopy, .mpi_factor = 1, .eager = m.eager, .rdv = m.rdv};
       snprintf(opt->params_source, sizeof opt->params_source, "%s", value);
     } else
       opt->json_path = value;
-    if (rc != 0)
-      return 1;
+    if (rc != 0) return 1;
   }
-  if (opt->ntopos == 0)
-    opt->topos[opt->ntopos++] = "moore:d=2,r=2";
+  if (opt->ntopos == 0) opt->topos[opt->ntopos++] = "moore:d=2,r=2";
   return 0;
 }
 
-static void print_header(const options *opt)
-{
+static void print_header(const options *opt) {
   printf("nhood %d.%d.%d\n", NHOOD_VERSION_MAJOR, NHOOD_VERSION_MINOR, NHOOD_VERSION_PATCH);
   printf("algorithms: %s\n", nhood_algorithm_names());
   printf("  (\"auto\" picks the cheapest predicted one; ties go to the earlier one)\n");
@@ -179,46 +169,42 @@ static void print_header(const options *opt)
          opt->params.L, opt->params.o, opt->params.g, opt->params.G, opt->params.G > 0 ? 1e-3 / opt->params.G : 0,
          opt->params.Gcopy, opt->params.mpi_factor);
   if (opt->params.rdv > 0 || opt->params.rdv_round > 0)
-    printf("  eager = %g B: a larger message costs rdv = %g us more at each end, and its round rdv_round = %g us "
-           "once (rendezvous)\n",
-           opt->params.eager, opt->params.rdv, opt->params.rdv_round);
+    printf(
+        "  eager = %g B: a larger message costs rdv = %g us more at each end, and its round rdv_round = %g us "
+        "once (rendezvous)\n",
+        opt->params.eager, opt->params.rdv, opt->params.rdv_round);
   else
     printf("  no rendezvous cost (rdv = 0)\n");
 }
 
 /* The maximum over ranks of every rank's prediction (what the library's allreduce computes). */
 static int predict_all(const options *opt, NHOOD_Topo *topos, nhood_coll_kind kind, double *costs, char *err,
-                       size_t errlen)
-{
+                       size_t errlen) {
   size_t n = (size_t)nhood_algorithm_count() * NHOOD_SIZE_CLASSES;
   double *mine = malloc(n * sizeof *mine);
   if (mine == NULL) {
     snprintf(err, errlen, "out of memory");
     return 1;
   }
-  for (size_t k = 0; k < n; k++)
-    costs[k] = -INFINITY;
+  for (size_t k = 0; k < n; k++) costs[k] = -INFINITY;
   for (int r = 0; r < opt->ranks; r++) {
     if (nhood_auto_costs(topos[r], kind, 0, r, &opt->params, mine) != MPI_SUCCESS) {
       NHOOD_Error_message(err, NULL);
       free(mine);
       return 1;
     }
-    for (size_t k = 0; k < n; k++)
-      costs[k] = mine[k] > costs[k] ? mine[k] : costs[k];
+    for (size_t k = 0; k < n; k++) costs[k] = mine[k] > costs[k] ? mine[k] : costs[k];
   }
   free(mine);
   return 0;
 }
 
-static void print_table(const options *opt, const char *topo, nhood_coll_kind kind, const double *costs, FILE *json)
-{
+static void print_table(const options *opt, const char *topo, nhood_coll_kind kind, const double *costs, FILE *json) {
   int nalg = nhood_algorithm_count();
   printf("\n# %s, %d ranks, %s: predicted us (slowest rank) per block size\n", topo, opt->ranks,
          nhood_coll_names[kind]);
   printf("%9s", "bytes");
-  for (int k = 0; k < nalg; k++)
-    printf(" %14s", nhood_algorithm_at(k)->name);
+  for (int k = 0; k < nalg; k++) printf(" %14s", nhood_algorithm_at(k)->name);
   printf("  auto\n");
   const nhood_algorithm *previous = NULL;
   for (int s = 0; s < opt->nsizes; s++) {
@@ -234,8 +220,9 @@ static void print_table(const options *opt, const char *topo, nhood_coll_kind ki
       if (json && isfinite(c)) {
         fprintf(json, "{\"topo\":");
         cli_json_string(json, topo);
-        fprintf(json, ",\"ranks\":%d,\"coll\":\"%s\",\"bytes\":%.0f,\"algo\":\"%s\",\"model_us\":%.4f,"
-                      "\"chosen\":%s,\"params\":",
+        fprintf(json,
+                ",\"ranks\":%d,\"coll\":\"%s\",\"bytes\":%.0f,\"algo\":\"%s\",\"model_us\":%.4f,"
+                "\"chosen\":%s,\"params\":",
                 opt->ranks, nhood_coll_names[kind], opt->sizes[s], nhood_algorithm_at(k)->name, c,
                 nhood_algorithm_at(k) == choice ? "true" : "false");
         cli_json_string(json, opt->params_source);
@@ -247,8 +234,7 @@ static void print_table(const options *opt, const char *topo, nhood_coll_kind ki
   }
 }
 
-static int run_topology(const options *opt, const char *text, FILE *json, char *err, size_t errlen)
-{
+static int run_topology(const options *opt, const char *text, FILE *json, char *err, size_t errlen) {
   topospec spec;
   sim_topos_stats stats;
   int rc = 1;
@@ -264,31 +250,26 @@ static int run_topology(const options *opt, const char *text, FILE *json, char *
     snprintf(err, errlen, "out of memory for %d ranks", opt->ranks);
     goto cleanup;
   }
-  if (sim_topos_create(&spec, opt->ranks, topos, &stats, err, errlen) != 0)
-    goto cleanup;
-  loggp_params model = {.L = opt->params.L, .o = opt->params.o, .g = opt->params.g, .G = opt->params.G,
-                        .Gcopy = opt->params.Gcopy};
+  if (sim_topos_create(&spec, opt->ranks, topos, &stats, err, errlen) != 0) goto cleanup;
+  loggp_params model = {
+      .L = opt->params.L, .o = opt->params.o, .g = opt->params.g, .G = opt->params.G, .Gcopy = opt->params.Gcopy};
   phase1_stats p1;
-  if (phase1_combine_run(opt->ranks, topos, opt->theta, &model, &p1, err, errlen) != 0)
-    goto cleanup;
+  if (phase1_combine_run(opt->ranks, topos, opt->theta, &model, &p1, err, errlen) != 0) goto cleanup;
   for (int c = 0; c < opt->ncolls; c++) {
-    if (predict_all(opt, topos, opt->colls[c], costs, err, errlen) != 0)
-      goto cleanup;
+    if (predict_all(opt, topos, opt->colls[c], costs, err, errlen) != 0) goto cleanup;
     print_table(opt, text, opt->colls[c], costs, json);
   }
   rc = 0;
 cleanup:
   for (int r = 0; topos != NULL && r < opt->ranks; r++)
-    if (topos[r] != NHOOD_TOPO_NULL)
-      NHOOD_Topo_free(&topos[r]);
+    if (topos[r] != NHOOD_TOPO_NULL) NHOOD_Topo_free(&topos[r]);
   free(topos);
   free(costs);
   topospec_free(&spec);
   return rc;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   options opt = {0};
   char err[NHOOD_MAX_ERROR_STRING + 128];
   if (parse_options(argc, argv, &opt, err, sizeof err) != 0) {
@@ -308,7 +289,6 @@ int main(int argc, char **argv)
       fprintf(stderr, "nhood-info: %s: %s\n", opt.topos[t], err);
       status = EXIT_USAGE;
     }
-  if (json != NULL)
-    fclose(json);
+  if (json != NULL) fclose(json);
   return status;
 }

@@ -42,12 +42,10 @@
 /* Room for one of the library's messages and some context. */
 #define MESSAGE_LEN (NHOOD_MAX_ERROR_STRING + 128)
 
-static const nhood_coll_kind supported_colls[] = {NHOOD_ALLGATHER, NHOOD_ALLGATHERV, NHOOD_ALLTOALL,
-                                                  NHOOD_ALLTOALLV};
+static const nhood_coll_kind supported_colls[] = {NHOOD_ALLGATHER, NHOOD_ALLGATHERV, NHOOD_ALLTOALL, NHOOD_ALLTOALLV};
 #define NCOLLS (sizeof supported_colls / sizeof supported_colls[0])
 
-static double now_s(void)
-{
+static double now_s(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
@@ -60,11 +58,9 @@ static double now_s(void)
 /* Algorithms with a Phase 1 (sim_phase1.h), terminated by a NULL name. */
 static const phase1_hook phase1_hooks[] = {{"combine", phase1_combine_run}, {NULL, NULL}};
 
-static const phase1_hook *phase1_hook_of(const char *algorithm)
-{
+static const phase1_hook *phase1_hook_of(const char *algorithm) {
   for (const phase1_hook *h = phase1_hooks; h->algorithm != NULL; h++)
-    if (strcmp(h->algorithm, algorithm) == 0)
-      return h;
+    if (strcmp(h->algorithm, algorithm) == 0) return h;
   return NULL;
 }
 
@@ -90,43 +86,40 @@ typedef struct options {
   int help;
 } options;
 
-static void print_usage(FILE *out)
-{
+static void print_usage(FILE *out) {
   fprintf(out,
-    "usage: nhood-sim --ranks P --topo SPEC [--topo SPEC ...] [options]\n"
-    "\n"
-    "Builds the schedules of nhood's algorithms for P virtual ranks in this one process,\n"
-    "runs them with the library's engine to check that every byte arrives where MPI-4.1\n"
-    "puts it, and predicts their latency with a LogGP model. No MPI launcher is needed.\n"
-    "\n"
-    "  --ranks P        number of virtual ranks\n"
-    "  --topo SPEC      topology, may be repeated:\n"
-    "                     er:density=D[,seed=S]             directed Erdos-Renyi graph\n"
-    "                     moore:d=D,r=R[,periodic=0|1]      Moore neighborhood on a D-dim grid\n"
-    "                     vonneumann:d=D,r=R[,periodic=0|1] von Neumann neighborhood\n"
-    "                     mtx:PATH                          SpMV halo of a Matrix Market file\n"
-    "  --coll LIST      allgather,allgatherv,alltoall,alltoallv (default: all four)\n"
-    "  --bytes LIST     bytes per block (default 4); the v collectives send that or half of\n"
-    "                   it per edge (alltoallv) or per sender (allgatherv), by a hash\n"
-    "  --algo LIST      nhood algorithms (default direct)\n"
-    "  --theta N        combining threshold handed to algorithms with a Phase 1 (default %d)\n"
-    "  --model M        loggp:preset=ib-edr|shm, or loggp:L=..,o=..,g=..,G=..[,Gcopy=..] in\n"
-    "                   microseconds and microseconds per byte (default %s)\n"
-    "  --json FILE      also write one JSON object per case to FILE (truncated)\n"
-    "  --no-verify      skip the execution check (predictions only; for sizes whose buffers\n"
-    "                   do not fit in memory)\n"
-    "  --help           this text\n"
-    "\n"
-    "Exit status: 0 when every case was built, verified and predicted; 1 when a case failed;\n"
-    "2 for a usage error.\n",
-    DEFAULT_THETA, DEFAULT_MODEL);
+          "usage: nhood-sim --ranks P --topo SPEC [--topo SPEC ...] [options]\n"
+          "\n"
+          "Builds the schedules of nhood's algorithms for P virtual ranks in this one process,\n"
+          "runs them with the library's engine to check that every byte arrives where MPI-4.1\n"
+          "puts it, and predicts their latency with a LogGP model. No MPI launcher is needed.\n"
+          "\n"
+          "  --ranks P        number of virtual ranks\n"
+          "  --topo SPEC      topology, may be repeated:\n"
+          "                     er:density=D[,seed=S]             directed Erdos-Renyi graph\n"
+          "                     moore:d=D,r=R[,periodic=0|1]      Moore neighborhood on a D-dim grid\n"
+          "                     vonneumann:d=D,r=R[,periodic=0|1] von Neumann neighborhood\n"
+          "                     mtx:PATH                          SpMV halo of a Matrix Market file\n"
+          "  --coll LIST      allgather,allgatherv,alltoall,alltoallv (default: all four)\n"
+          "  --bytes LIST     bytes per block (default 4); the v collectives send that or half of\n"
+          "                   it per edge (alltoallv) or per sender (allgatherv), by a hash\n"
+          "  --algo LIST      nhood algorithms (default direct)\n"
+          "  --theta N        combining threshold handed to algorithms with a Phase 1 (default %d)\n"
+          "  --model M        loggp:preset=ib-edr|shm, or loggp:L=..,o=..,g=..,G=..[,Gcopy=..] in\n"
+          "                   microseconds and microseconds per byte (default %s)\n"
+          "  --json FILE      also write one JSON object per case to FILE (truncated)\n"
+          "  --no-verify      skip the execution check (predictions only; for sizes whose buffers\n"
+          "                   do not fit in memory)\n"
+          "  --help           this text\n"
+          "\n"
+          "Exit status: 0 when every case was built, verified and predicted; 1 when a case failed;\n"
+          "2 for a usage error.\n",
+          DEFAULT_THETA, DEFAULT_MODEL);
 }
 
-static int parse_coll(const char *item, options *opt, char *err, size_t errlen)
-{
+static int parse_coll(const char *item, options *opt, char *err, size_t errlen) {
   for (size_t c = 0; c < NCOLLS; c++) {
-    if (strcmp(item, nhood_coll_names[supported_colls[c]]) != 0)
-      continue;
+    if (strcmp(item, nhood_coll_names[supported_colls[c]]) != 0) continue;
     for (int k = 0; k < opt->ncolls; k++)
       if (opt->colls[k] == supported_colls[c]) {
         snprintf(err, errlen, "--coll: '%s' given twice", item);
@@ -135,25 +128,27 @@ static int parse_coll(const char *item, options *opt, char *err, size_t errlen)
     opt->colls[opt->ncolls++] = supported_colls[c];
     return 0;
   }
-  snprintf(err, errlen, "--coll: unknown collective '%s' (expected allgather, allgatherv, "
-           "alltoall, alltoallv)", item);
+  snprintf(err, errlen,
+           "--coll: unknown collective '%s' (expected allgather, allgatherv, "
+           "alltoall, alltoallv)",
+           item);
   return 1;
 }
 
 /* Algorithm names come from the library's table, so new algorithms need no change here. */
-static int parse_algo(const char *item, options *opt, char *err, size_t errlen)
-{
+static int parse_algo(const char *item, options *opt, char *err, size_t errlen) {
   const nhood_algorithm *alg = nhood_algorithm_by_name(item);
   if (alg != NULL && alg->native) {
-    snprintf(err, errlen, "--algo: '%s' is the MPI library's own implementation, which cannot run on "
-             "virtual ranks (its messages are those of 'direct')", item);
+    snprintf(err, errlen,
+             "--algo: '%s' is the MPI library's own implementation, which cannot run on "
+             "virtual ranks (its messages are those of 'direct')",
+             item);
     return 1;
   }
   if (alg == NULL) {
     /* The table's list starts with "auto", which picks per call and is not simulated. */
     const char *known = nhood_algorithm_names();
-    if (strncmp(known, "auto, ", 6) == 0)
-      known += 6;
+    if (strncmp(known, "auto, ", 6) == 0) known += 6;
     snprintf(err, errlen, "--algo: unknown algorithm '%s' (known: %s)", item, known);
     return 1;
   }
@@ -170,8 +165,7 @@ static int parse_algo(const char *item, options *opt, char *err, size_t errlen)
   return 0;
 }
 
-static int parse_size(const char *item, options *opt, char *err, size_t errlen)
-{
+static int parse_size(const char *item, options *opt, char *err, size_t errlen) {
   if (opt->nsizes == MAX_SIZES) {
     snprintf(err, errlen, "--bytes: more than %d sizes", MAX_SIZES);
     return 1;
@@ -180,10 +174,8 @@ static int parse_size(const char *item, options *opt, char *err, size_t errlen)
 }
 
 /* Hands each comma-separated item of a list option to its parser. */
-static int parse_list(const char *value, options *opt,
-                      int (*parse_item)(const char *, options *, char *, size_t), char *err,
-                      size_t errlen)
-{
+static int parse_list(const char *value, options *opt, int (*parse_item)(const char *, options *, char *, size_t),
+                      char *err, size_t errlen) {
   char copy[1024];
   if (strlen(value) >= sizeof copy) {
     snprintf(err, errlen, "list '%.40s...' is too long", value);
@@ -191,13 +183,11 @@ static int parse_list(const char *value, options *opt,
   }
   strcpy(copy, value);
   for (char *item = strtok(copy, ","); item != NULL; item = strtok(NULL, ","))
-    if (parse_item(item, opt, err, errlen) != 0)
-      return 1;
+    if (parse_item(item, opt, err, errlen) != 0) return 1;
   return 0;
 }
 
-static int apply_defaults(options *opt, char *err, size_t errlen)
-{
+static int apply_defaults(options *opt, char *err, size_t errlen) {
   if (opt->nranks == 0) {
     snprintf(err, errlen, "no --ranks given (try --help)");
     return 1;
@@ -207,18 +197,14 @@ static int apply_defaults(options *opt, char *err, size_t errlen)
     return 1;
   }
   if (opt->ncolls == 0)
-    for (size_t c = 0; c < NCOLLS; c++)
-      opt->colls[opt->ncolls++] = supported_colls[c];
-  if (opt->nsizes == 0)
-    opt->sizes[opt->nsizes++] = 4;
-  if (opt->nalgos == 0 && parse_algo("direct", opt, err, errlen) != 0)
-    return 1;
+    for (size_t c = 0; c < NCOLLS; c++) opt->colls[opt->ncolls++] = supported_colls[c];
+  if (opt->nsizes == 0) opt->sizes[opt->nsizes++] = 4;
+  if (opt->nalgos == 0 && parse_algo("direct", opt, err, errlen) != 0) return 1;
   return loggp_parse(opt->model_spec, &opt->model, err, errlen);
 }
 
 /* Options as "--name value" or "--name=value". Returns 0, or 1 with a message in err. */
-static int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen)
-{
+static int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen) {
   memset(opt, 0, sizeof *opt);
   opt->theta = DEFAULT_THETA;
   opt->model_spec = DEFAULT_MODEL;
@@ -238,11 +224,11 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
       opt->verify = 0;
       continue;
     }
-    static const char *const with_value[] = {"--ranks", "--topo", "--coll", "--bytes", "--algo",
-                                             "--theta", "--model", "--json"};
+    static const char *const with_value[] = {"--ranks", "--topo",  "--coll",  "--bytes",
+                                             "--algo",  "--theta", "--model", "--json"};
     const char *name, *value;
-    if (cli_option_with_value(argc, argv, &i, with_value, sizeof with_value / sizeof with_value[0], &name, &value,
-                              err, errlen) != 0)
+    if (cli_option_with_value(argc, argv, &i, with_value, sizeof with_value / sizeof with_value[0], &name, &value, err,
+                              errlen) != 0)
       return 1;
     int rc = 0;
     if (strcmp(name, "--ranks") == 0)
@@ -261,8 +247,7 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
       opt->model_spec = value;
     else
       opt->json_path = value;
-    if (rc != 0)
-      return 1;
+    if (rc != 0) return 1;
   }
   return apply_defaults(opt, err, errlen);
 }
@@ -275,8 +260,8 @@ typedef struct topo_set {
   const topospec *spec;
   int nranks;
   NHOOD_Topo *topos;
-  long long edges;      /* destinations other than MPI_PROC_NULL, over all ranks */
-  long long neighbors;  /* indegree + outdegree, over all ranks */
+  long long edges;     /* destinations other than MPI_PROC_NULL, over all ranks */
+  long long neighbors; /* indegree + outdegree, over all ranks */
   int max_in, max_out;
   double build_s;
   /* Per --algo: whether its Phase 1 ran on these topologies, and what it cost. */
@@ -284,18 +269,15 @@ typedef struct topo_set {
   phase1_stats phase1[MAX_ALGOS];
 } topo_set;
 
-static void topo_set_free(topo_set *ts)
-{
+static void topo_set_free(topo_set *ts) {
   for (int r = 0; ts->topos != NULL && r < ts->nranks; r++)
-    if (ts->topos[r] != NHOOD_TOPO_NULL)
-      NHOOD_Topo_free(&ts->topos[r]);
+    if (ts->topos[r] != NHOOD_TOPO_NULL) NHOOD_Topo_free(&ts->topos[r]);
   free(ts->topos);
   ts->topos = NULL;
 }
 
 /* One topology object per virtual rank (sim_topos.h). */
-static int topo_set_init(topo_set *ts, const topospec *spec, int nranks, char *err, size_t errlen)
-{
+static int topo_set_init(topo_set *ts, const topospec *spec, int nranks, char *err, size_t errlen) {
   double t0 = now_s();
   sim_topos_stats stats;
   memset(ts, 0, sizeof *ts);
@@ -319,14 +301,11 @@ static int topo_set_init(topo_set *ts, const topospec *spec, int nranks, char *e
 }
 
 /* Runs the algorithm's Phase 1 on these topologies unless it ran already (or has none). */
-static int ensure_phase1(topo_set *ts, const options *opt, int a, char *err, size_t errlen)
-{
+static int ensure_phase1(topo_set *ts, const options *opt, int a, char *err, size_t errlen) {
   const phase1_hook *hook = phase1_hook_of(opt->algos[a]);
-  if (hook == NULL || ts->phase1_ran[a])
-    return 0;
+  if (hook == NULL || ts->phase1_ran[a]) return 0;
   double t0 = now_s();
-  if (hook->run(ts->nranks, ts->topos, opt->theta, &opt->model, &ts->phase1[a], err, errlen) != 0)
-    return 1;
+  if (hook->run(ts->nranks, ts->topos, opt->theta, &opt->model, &ts->phase1[a], err, errlen) != 0) return 1;
   ts->phase1[a].wall_s = now_s() - t0;
   ts->phase1_ran[a] = 1;
   return 0;
@@ -344,19 +323,20 @@ typedef struct case_row {
   int msgs_max, rounds_max;
   long long msgs_total;
   double build_us_per_nbr;
-  int verified;          /* 1 yes, 0 no, -1 not checked (--no-verify, or no memory) */
+  int verified; /* 1 yes, 0 no, -1 not checked (--no-verify, or no memory) */
   double verify_s;
   phase1_stats phase1;
   char error[MESSAGE_LEN]; /* empty when all went well */
 } case_row;
 
 /* The sim moves bytes and prices bytes: a schedule with other datatypes would need MPI. */
-static int check_byte_schedule(const nhood_sched *s, int r, char *err, size_t errlen)
-{
+static int check_byte_schedule(const nhood_sched *s, int r, char *err, size_t errlen) {
   for (int k = 0; k < s->nops; k++)
     if (s->ops[k].type != MPI_BYTE) {
-      snprintf(err, errlen, "rank %d's schedule uses a datatype other than MPI_BYTE, which "
-               "nhood-sim does not simulate", r);
+      snprintf(err, errlen,
+               "rank %d's schedule uses a datatype other than MPI_BYTE, which "
+               "nhood-sim does not simulate",
+               r);
       return 1;
     }
   return 0;
@@ -367,14 +347,12 @@ static int check_byte_schedule(const nhood_sched *s, int r, char *err, size_t er
 typedef struct case_scheds {
   int nranks, nbuilt, npasses;
   nhood_sched *data, *pass;
-  int **own_sizes;    /* per rank: the pass's send buffer */
+  int **own_sizes; /* per rank: the pass's send buffer */
   void **pass_scratch;
 } case_scheds;
 
-static void case_scheds_free(case_scheds *cs)
-{
-  for (int r = 0; r < cs->nbuilt; r++)
-    nhood_sched_free(&cs->data[r]);
+static void case_scheds_free(case_scheds *cs) {
+  for (int r = 0; r < cs->nbuilt; r++) nhood_sched_free(&cs->data[r]);
   for (int r = 0; r < cs->npasses; r++) {
     nhood_sched_free(&cs->pass[r]);
     free(cs->own_sizes[r]);
@@ -386,8 +364,7 @@ static void case_scheds_free(case_scheds *cs)
   free(cs->pass_scratch);
 }
 
-static int build_failed(case_row *row, int r, const char *what)
-{
+static int build_failed(case_row *row, int r, const char *what) {
   char message[NHOOD_MAX_ERROR_STRING];
   NHOOD_Error_message(message, NULL);
   snprintf(row->error, sizeof row->error, "rank %d: %s: %s", r, what, message);
@@ -395,8 +372,7 @@ static int build_failed(case_row *row, int r, const char *what)
 }
 
 /* The size pass: built for every rank, run in-process, its scratch kept for the data build. */
-static int run_size_pass(const topo_set *ts, const sim_call *call, case_scheds *cs, case_row *row)
-{
+static int run_size_pass(const topo_set *ts, const sim_call *call, case_scheds *cs, case_row *row) {
   int n = ts->nranks;
   cs->pass = calloc((size_t)n, sizeof *cs->pass);
   cs->own_sizes = calloc((size_t)n, sizeof *cs->own_sizes);
@@ -407,8 +383,7 @@ static int run_size_pass(const topo_set *ts, const sim_call *call, case_scheds *
   }
   for (; cs->npasses < n; cs->npasses++) {
     int r = cs->npasses;
-    if (nhood_build_combine_size_pass(ts->topos[r], &call->args[r], r, &cs->pass[r],
-                                      &cs->own_sizes[r]) != MPI_SUCCESS)
+    if (nhood_build_combine_size_pass(ts->topos[r], &call->args[r], r, &cs->pass[r], &cs->own_sizes[r]) != MPI_SUCCESS)
       return build_failed(row, r, "building the size pass");
     if (!(cs->pass_scratch[r] = malloc((size_t)cs->pass[r].scratch_bytes + 1))) {
       nhood_sched_free(&cs->pass[r]);
@@ -418,8 +393,8 @@ static int run_size_pass(const topo_set *ts, const sim_call *call, case_scheds *
     }
   }
   static const char prefix[] = "size pass: ";
-  if (sim_exec_run(n, cs->pass, (void *const *)cs->own_sizes, cs->pass_scratch,
-                   row->error + sizeof prefix - 1, sizeof row->error - sizeof prefix + 1) != 0) {
+  if (sim_exec_run(n, cs->pass, (void *const *)cs->own_sizes, cs->pass_scratch, row->error + sizeof prefix - 1,
+                   sizeof row->error - sizeof prefix + 1) != 0) {
     memcpy(row->error, prefix, sizeof prefix - 1);
     return 1;
   }
@@ -428,9 +403,7 @@ static int run_size_pass(const topo_set *ts, const sim_call *call, case_scheds *
 
 /* Builds every rank's schedule with the algorithm's own builder, timed as a whole (with the
  * size pass's build and in-process run, where there is one). */
-static int build_schedules(const topo_set *ts, const sim_call *call, const char *algo,
-                           case_scheds *cs, case_row *row)
-{
+static int build_schedules(const topo_set *ts, const sim_call *call, const char *algo, case_scheds *cs, case_row *row) {
   const nhood_algorithm *chosen = NULL;
   for (int r = 0; r < ts->nranks; r++)
     if (nhood_select(algo, ts->topos[r], &call->args[r], &chosen) != MPI_SUCCESS)
@@ -438,68 +411,54 @@ static int build_schedules(const topo_set *ts, const sim_call *call, const char 
   /* The same answer on every rank (schedule/algorithms.h). */
   int two_stage = ts->nranks > 0 && nhood_algorithm_needs_size_pass(chosen, ts->topos[0], &call->args[0]);
   double t0 = now_s();
-  if (two_stage && run_size_pass(ts, call, cs, row) != 0)
-    return 1;
+  if (two_stage && run_size_pass(ts, call, cs, row) != 0) return 1;
   for (; cs->nbuilt < ts->nranks; cs->nbuilt++) {
     int r = cs->nbuilt;
-    int rc = two_stage ? nhood_build_combine_sized(ts->topos[r], &call->args[r], r,
-                                                   cs->pass_scratch[r], &cs->data[r])
+    int rc = two_stage ? nhood_build_combine_sized(ts->topos[r], &call->args[r], r, cs->pass_scratch[r], &cs->data[r])
                        : nhood_algorithm_build(chosen, ts->topos[r], &call->args[r], r, &cs->data[r]);
-    if (rc != MPI_SUCCESS)
-      return build_failed(row, r, algo);
+    if (rc != MPI_SUCCESS) return build_failed(row, r, algo);
   }
   double elapsed = now_s() - t0;
   row->build_us_per_nbr = ts->neighbors > 0 ? 1e6 * elapsed / (double)ts->neighbors : 0;
   for (int r = 0; r < ts->nranks; r++) {
-    if (check_byte_schedule(&cs->data[r], r, row->error, sizeof row->error) != 0)
-      return 1;
+    if (check_byte_schedule(&cs->data[r], r, row->error, sizeof row->error) != 0) return 1;
     int msgs = cs->data[r].nsends, rounds = cs->data[r].comm_rounds;
     if (cs->npasses) {
       msgs += cs->pass[r].nsends;
       rounds += cs->pass[r].comm_rounds;
     }
-    if (msgs > row->msgs_max)
-      row->msgs_max = msgs;
-    if (rounds > row->rounds_max)
-      row->rounds_max = rounds;
+    if (msgs > row->msgs_max) row->msgs_max = msgs;
+    if (rounds > row->rounds_max) row->rounds_max = rounds;
     row->msgs_total += msgs;
   }
   row->built = 1;
   return 0;
 }
 
-static void run_case(const options *opt, topo_set *ts, const sim_call *call, int a, int sabotage,
-                     case_row *row)
-{
+static void run_case(const options *opt, topo_set *ts, const sim_call *call, int a, int sabotage, case_row *row) {
   case_scheds cs = {.nranks = ts->nranks};
   cs.data = calloc((size_t)ts->nranks, sizeof *cs.data);
-  *row = (case_row){.coll = nhood_coll_names[call->kind], .algo = opt->algos[a],
-                    .bytes = call->bytes, .verified = -1};
+  *row = (case_row){.coll = nhood_coll_names[call->kind], .algo = opt->algos[a], .bytes = call->bytes, .verified = -1};
   if (cs.data == NULL) {
     snprintf(row->error, sizeof row->error, "out of memory for %d schedules", ts->nranks);
     goto cleanup;
   }
-  if (ensure_phase1(ts, opt, a, row->error, sizeof row->error) != 0)
-    goto cleanup;
+  if (ensure_phase1(ts, opt, a, row->error, sizeof row->error) != 0) goto cleanup;
   row->phase1 = ts->phase1[a];
-  if (build_schedules(ts, call, opt->algos[a], &cs, row) != 0)
-    goto cleanup;
+  if (build_schedules(ts, call, opt->algos[a], &cs, row) != 0) goto cleanup;
   if (opt->verify) {
     double t0 = now_s();
     sim_verdict verdict = sim_exec_verify(call, cs.data, sabotage, row->error, sizeof row->error);
     row->verify_s = now_s() - t0;
-    if (verdict != SIM_CANNOT_RUN)
-      row->verified = verdict == SIM_VERIFIED;
+    if (verdict != SIM_CANNOT_RUN) row->verified = verdict == SIM_VERIFIED;
   }
   /* A size pass and its data schedule run one after the other: their predicted times add up
    * (an upper bound, as a rank may begin its data schedule before the slowest finishes). */
   loggp_prediction prediction, pass_prediction = {0};
   char err[NHOOD_MAX_ERROR_STRING];
   if (loggp_predict(ts->nranks, cs.data, &opt->model, &prediction, err, sizeof err) != 0 ||
-      (cs.npasses && loggp_predict(ts->nranks, cs.pass, &opt->model, &pass_prediction, err,
-                                   sizeof err) != 0)) {
-    if (row->error[0] == '\0')
-      snprintf(row->error, sizeof row->error, "LogGP: %s", err);
+      (cs.npasses && loggp_predict(ts->nranks, cs.pass, &opt->model, &pass_prediction, err, sizeof err) != 0)) {
+    if (row->error[0] == '\0') snprintf(row->error, sizeof row->error, "LogGP: %s", err);
     goto cleanup;
   }
   row->pred_us = prediction.time_us + pass_prediction.time_us;
@@ -512,46 +471,42 @@ cleanup:
 /* Output                                                                                 */
 /* ------------------------------------------------------------------------------------- */
 
-static void print_header(const options *opt)
-{
+static void print_header(const options *opt) {
   const loggp_params *m = &opt->model;
-  printf("nhood-sim: %d virtual ranks, model %s (L %g us, o %g us, g %g us, G %.4g us/B, "
-         "Gcopy %.4g us/B)%s\n", opt->nranks, opt->model_spec, m->L, m->o, m->g, m->G, m->Gcopy,
-         opt->verify ? "" : ", not verifying");
+  printf(
+      "nhood-sim: %d virtual ranks, model %s (L %g us, o %g us, g %g us, G %.4g us/B, "
+      "Gcopy %.4g us/B)%s\n",
+      opt->nranks, opt->model_spec, m->L, m->o, m->g, m->G, m->Gcopy, opt->verify ? "" : ", not verifying");
 }
 
-static void print_topology(const topo_set *ts)
-{
-  printf("\n# topo %s: %d ranks, %lld edges, max indegree %d, max outdegree %d (objects built "
-         "in %.2f s)\n", ts->spec->text, ts->nranks, ts->edges, ts->max_in, ts->max_out,
-         ts->build_s);
-  printf("%-11s %9s %-10s %12s %9s %6s %12s %-8s %8s %s\n", "coll", "bytes", "algo", "pred_us",
-         "msgs_max", "rounds", "build_us/nbr", "verified", "verify_s", "phase1");
+static void print_topology(const topo_set *ts) {
+  printf(
+      "\n# topo %s: %d ranks, %lld edges, max indegree %d, max outdegree %d (objects built "
+      "in %.2f s)\n",
+      ts->spec->text, ts->nranks, ts->edges, ts->max_in, ts->max_out, ts->build_s);
+  printf("%-11s %9s %-10s %12s %9s %6s %12s %-8s %8s %s\n", "coll", "bytes", "algo", "pred_us", "msgs_max", "rounds",
+         "build_us/nbr", "verified", "verify_s", "phase1");
 }
 
-static void print_row(const case_row *row)
-{
+static void print_row(const case_row *row) {
   char pred[32] = "-", msgs[16] = "-", rounds[16] = "-", build[32] = "-", phase1[96] = "-";
   const char *verified = row->verified < 0 ? "-" : row->verified ? "yes" : "NO";
-  if (row->predicted)
-    snprintf(pred, sizeof pred, "%.3f", row->pred_us);
+  if (row->predicted) snprintf(pred, sizeof pred, "%.3f", row->pred_us);
   if (row->built) {
     snprintf(msgs, sizeof msgs, "%d", row->msgs_max);
     snprintf(rounds, sizeof rounds, "%d", row->rounds_max);
     snprintf(build, sizeof build, "%.4f", row->build_us_per_nbr);
   }
   if (row->phase1.supersteps > 0)
-    snprintf(phase1, sizeof phase1, "%d supersteps, pred %.3g s, wall %.3g s",
-             row->phase1.supersteps, row->phase1.pred_s, row->phase1.wall_s);
-  printf("%-11s %9d %-10s %12s %9s %6s %12s %-8s %8.2f %s\n", row->coll, row->bytes, row->algo,
-         pred, msgs, rounds, build, verified, row->verify_s, phase1);
-  if (row->error[0] != '\0')
-    printf("  %s: %s\n", row->verified == 0 ? "verification failed" : "error", row->error);
+    snprintf(phase1, sizeof phase1, "%d supersteps, pred %.3g s, wall %.3g s", row->phase1.supersteps,
+             row->phase1.pred_s, row->phase1.wall_s);
+  printf("%-11s %9d %-10s %12s %9s %6s %12s %-8s %8.2f %s\n", row->coll, row->bytes, row->algo, pred, msgs, rounds,
+         build, verified, row->verify_s, phase1);
+  if (row->error[0] != '\0') printf("  %s: %s\n", row->verified == 0 ? "verification failed" : "error", row->error);
   fflush(stdout);
 }
 
-static void json_row(FILE *out, const options *opt, const topo_set *ts, const case_row *row)
-{
+static void json_row(FILE *out, const options *opt, const topo_set *ts, const case_row *row) {
   const loggp_params *m = &opt->model;
   fprintf(out, "{\"ranks\":%d,\"topo\":", ts->nranks);
   cli_json_string(out, ts->spec->text);
@@ -563,22 +518,26 @@ static void json_row(FILE *out, const options *opt, const topo_set *ts, const ca
   else
     fprintf(out, ",\"pred_us\":null");
   if (row->built)
-    fprintf(out, ",\"msgs_sent_max\":%d,\"msgs_total\":%lld,\"rounds_max\":%d,"
-            "\"sched_build_us_per_nbr\":%.6f", row->msgs_max, row->msgs_total, row->rounds_max,
-            row->build_us_per_nbr);
+    fprintf(out,
+            ",\"msgs_sent_max\":%d,\"msgs_total\":%lld,\"rounds_max\":%d,"
+            "\"sched_build_us_per_nbr\":%.6f",
+            row->msgs_max, row->msgs_total, row->rounds_max, row->build_us_per_nbr);
   else
-    fprintf(out, ",\"msgs_sent_max\":null,\"msgs_total\":null,\"rounds_max\":null,"
+    fprintf(out,
+            ",\"msgs_sent_max\":null,\"msgs_total\":null,\"rounds_max\":null,"
             "\"sched_build_us_per_nbr\":null");
   const phase1_stats *p1 = &row->phase1;
-  fprintf(out, ",\"phase1_supersteps\":%d,\"phase1_msgs_max\":%lld,\"phase1_bytes_max\":%lld,"
-          "\"phase1_pred_s\":%.9g,\"phase1_wall_s\":%.9g", p1->supersteps, p1->msgs_max,
-          p1->bytes_max, p1->pred_s, p1->wall_s);
+  fprintf(out,
+          ",\"phase1_supersteps\":%d,\"phase1_msgs_max\":%lld,\"phase1_bytes_max\":%lld,"
+          "\"phase1_pred_s\":%.9g,\"phase1_wall_s\":%.9g",
+          p1->supersteps, p1->msgs_max, p1->bytes_max, p1->pred_s, p1->wall_s);
   fprintf(out, ",\"verified\":%s", row->verified < 0 ? "null" : row->verified ? "true" : "false");
   fprintf(out, ",\"model\":");
   cli_json_string(out, opt->model_spec);
-  fprintf(out, ",\"loggp_L_us\":%.9g,\"loggp_o_us\":%.9g,\"loggp_g_us\":%.9g,"
-          "\"loggp_G_us_per_byte\":%.9g,\"loggp_Gcopy_us_per_byte\":%.9g", m->L, m->o, m->g, m->G,
-          m->Gcopy);
+  fprintf(out,
+          ",\"loggp_L_us\":%.9g,\"loggp_o_us\":%.9g,\"loggp_g_us\":%.9g,"
+          "\"loggp_G_us_per_byte\":%.9g,\"loggp_Gcopy_us_per_byte\":%.9g",
+          m->L, m->o, m->g, m->G, m->Gcopy);
   fprintf(out, ",\"topo_edges\":%lld,\"verify_wall_s\":%.3f", ts->edges, row->verify_s);
   if (row->error[0] != '\0') {
     fprintf(out, ",\"error\":");
@@ -593,8 +552,7 @@ static void json_row(FILE *out, const options *opt, const topo_set *ts, const ca
 /* ------------------------------------------------------------------------------------- */
 
 /* Every case of one topology; returns the number of cases that failed. */
-static int simulate_topology(const options *opt, const topospec *spec, int sabotage, FILE *json)
-{
+static int simulate_topology(const options *opt, const topospec *spec, int sabotage, FILE *json) {
   topo_set ts;
   char err[MESSAGE_LEN];
   int failed = 0;
@@ -606,8 +564,7 @@ static int simulate_topology(const options *opt, const topospec *spec, int sabot
   for (int c = 0; c < opt->ncolls; c++)
     for (int s = 0; s < opt->nsizes; s++) {
       sim_call call;
-      if (sim_call_init(&call, opt->colls[c], opt->sizes[s], ts.nranks, ts.topos, err,
-                        sizeof err) != 0) {
+      if (sim_call_init(&call, opt->colls[c], opt->sizes[s], ts.nranks, ts.topos, err, sizeof err) != 0) {
         printf("%-11s %9d skipped: %s\n", nhood_coll_names[opt->colls[c]], opt->sizes[s], err);
         failed++;
         continue;
@@ -617,8 +574,7 @@ static int simulate_topology(const options *opt, const topospec *spec, int sabot
         run_case(opt, &ts, &call, a, sabotage, &row);
         failed += row.error[0] != '\0';
         print_row(&row);
-        if (json != NULL)
-          json_row(json, opt, &ts, &row);
+        if (json != NULL) json_row(json, opt, &ts, &row);
       }
       sim_call_free(&call);
     }
@@ -626,8 +582,7 @@ static int simulate_topology(const options *opt, const topospec *spec, int sabot
   return failed;
 }
 
-int main(int argc, char **argv)
-{
+int main(int argc, char **argv) {
   options opt;
   topospec *specs = NULL;
   FILE *json = NULL;
@@ -661,17 +616,13 @@ int main(int argc, char **argv)
   const char *sabotage_env = getenv("NHOOD_SIM_SABOTAGE");
   int sabotage = sabotage_env != NULL && strcmp(sabotage_env, "1") == 0, failed = 0;
   print_header(&opt);
-  for (int t = 0; t < opt.ntopos; t++)
-    failed += simulate_topology(&opt, &specs[t], sabotage, json);
-  if (failed > 0)
-    fprintf(stderr, "nhood-sim: %d case(s) failed\n", failed);
+  for (int t = 0; t < opt.ntopos; t++) failed += simulate_topology(&opt, &specs[t], sabotage, json);
+  if (failed > 0) fprintf(stderr, "nhood-sim: %d case(s) failed\n", failed);
   exit_code = failed > 0 ? EXIT_CASE_FAILED : 0;
 cleanup:
-  for (int t = 0; t < nparsed; t++)
-    topospec_free(&specs[t]);
+  for (int t = 0; t < nparsed; t++) topospec_free(&specs[t]);
   free(specs);
   free(opt.topos);
-  if (json != NULL)
-    fclose(json);
+  if (json != NULL) fclose(json);
   return exit_code;
 }

@@ -53,7 +53,8 @@ int phase1_combine_run(int nranks, NHOOD_Topo *topos, int theta, const loggp_par
   for (int r = 0; r < nranks; r++) {
     nhood_topo_drop_pattern(topos[r]);
     topos[r]->pattern = malloc(sizeof *topos[r]->pattern);
-    if (topos[r]->pattern) *topos[r]->pattern = patterns[r];
+    if (topos[r]->pattern)
+      *topos[r]->pattern = patterns[r];
     else {
       nhood_combine_pattern_free(&patterns[r]);
       failed = 1;

@@ -8,82 +8,78 @@
 #include "blockdata.h"
 #include "topology/topology.h"
 
-uint64_t sim_block_key(const sim_call *call, int sender, int receiver, int occurrence)
-{
-  if (call->kind == NHOOD_ALLGATHER || call->kind == NHOOD_ALLGATHERV)
-    return blockdata_rank_key(sender);
+uint64_t sim_block_key(const sim_call *call, int sender, int receiver, int occurrence) {
+  if (call->kind == NHOOD_ALLGATHER || call->kind == NHOOD_ALLGATHERV) return blockdata_rank_key(sender);
   return blockdata_edge_key(sender, receiver, occurrence);
 }
 
-
 /* Displacements of blocks laid out one after the other; 1 when the total exceeds an int. */
-static int pack(int n, const int *counts, int *displs, size_t *total)
-{
+static int pack(int n, const int *counts, int *displs, size_t *total) {
   long long offset = 0;
   for (int i = 0; i < n; i++) {
     displs[i] = (int)offset;
     offset += counts[i];
-    if (offset > INT_MAX)
-      return 1;
+    if (offset > INT_MAX) return 1;
   }
   *total = (size_t)offset;
   return 0;
 }
 
 /* Fills one rank's arguments; its count and displacement arrays start at *cursor. */
-static int init_rank(sim_call *call, int r, int **cursor)
-{
+static int init_rank(sim_call *call, int r, int **cursor) {
   const struct nhood_topo *t = call->topos[r];
   int bytes = call->bytes, in = t->indegree, out = t->outdegree;
   nhood_coll_args *a = &call->args[r];
-  *a = (nhood_coll_args){.kind = call->kind, .sendtype = MPI_BYTE, .recvtype = MPI_BYTE,
-                         .send_extent = 1, .recv_extent = 1, .send_type_size = 1,
+  *a = (nhood_coll_args){.kind = call->kind,
+                         .sendtype = MPI_BYTE,
+                         .recvtype = MPI_BYTE,
+                         .send_extent = 1,
+                         .recv_extent = 1,
+                         .send_type_size = 1,
                          .recv_type_size = 1};
   switch (call->kind) {
-  case NHOOD_ALLGATHER:
-  case NHOOD_ALLTOALL:
-    a->sendcount = a->recvcount = bytes;
-    call->sendlen[r] = (size_t)bytes * (call->kind == NHOOD_ALLGATHER ? 1 : (size_t)out);
-    call->recvlen[r] = (size_t)bytes * (size_t)in;
-    return call->sendlen[r] > INT_MAX || call->recvlen[r] > INT_MAX;
-  case NHOOD_ALLGATHERV: {
-    int *recvcounts = *cursor, *rdispls = recvcounts + in;
-    *cursor = rdispls + in;
-    for (int i = 0; i < in; i++) {
-      int q = t->sources[i];
-      recvcounts[i] = q == MPI_PROC_NULL ? bytes : blockdata_rank_bytes(q, bytes);
+    case NHOOD_ALLGATHER:
+    case NHOOD_ALLTOALL:
+      a->sendcount = a->recvcount = bytes;
+      call->sendlen[r] = (size_t)bytes * (call->kind == NHOOD_ALLGATHER ? 1 : (size_t)out);
+      call->recvlen[r] = (size_t)bytes * (size_t)in;
+      return call->sendlen[r] > INT_MAX || call->recvlen[r] > INT_MAX;
+    case NHOOD_ALLGATHERV: {
+      int *recvcounts = *cursor, *rdispls = recvcounts + in;
+      *cursor = rdispls + in;
+      for (int i = 0; i < in; i++) {
+        int q = t->sources[i];
+        recvcounts[i] = q == MPI_PROC_NULL ? bytes : blockdata_rank_bytes(q, bytes);
+      }
+      a->sendcount = blockdata_rank_bytes(r, bytes);
+      a->recvcounts = recvcounts;
+      a->rdispls = rdispls;
+      call->sendlen[r] = (size_t)a->sendcount;
+      return pack(in, recvcounts, rdispls, &call->recvlen[r]);
     }
-    a->sendcount = blockdata_rank_bytes(r, bytes);
-    a->recvcounts = recvcounts;
-    a->rdispls = rdispls;
-    call->sendlen[r] = (size_t)a->sendcount;
-    return pack(in, recvcounts, rdispls, &call->recvlen[r]);
-  }
-  default: { /* alltoallv */
-    int *sendcounts = *cursor, *sdispls = sendcounts + out;
-    int *recvcounts = sdispls + out, *rdispls = recvcounts + in;
-    *cursor = rdispls + in;
-    for (int j = 0; j < out; j++) {
-      int q = t->destinations[j];
-      sendcounts[j] = q == MPI_PROC_NULL ? bytes : blockdata_edge_bytes(r, q, bytes);
+    default: { /* alltoallv */
+      int *sendcounts = *cursor, *sdispls = sendcounts + out;
+      int *recvcounts = sdispls + out, *rdispls = recvcounts + in;
+      *cursor = rdispls + in;
+      for (int j = 0; j < out; j++) {
+        int q = t->destinations[j];
+        sendcounts[j] = q == MPI_PROC_NULL ? bytes : blockdata_edge_bytes(r, q, bytes);
+      }
+      for (int i = 0; i < in; i++) {
+        int q = t->sources[i];
+        recvcounts[i] = q == MPI_PROC_NULL ? bytes : blockdata_edge_bytes(q, r, bytes);
+      }
+      a->sendcounts = sendcounts;
+      a->sdispls = sdispls;
+      a->recvcounts = recvcounts;
+      a->rdispls = rdispls;
+      return pack(out, sendcounts, sdispls, &call->sendlen[r]) || pack(in, recvcounts, rdispls, &call->recvlen[r]);
     }
-    for (int i = 0; i < in; i++) {
-      int q = t->sources[i];
-      recvcounts[i] = q == MPI_PROC_NULL ? bytes : blockdata_edge_bytes(q, r, bytes);
-    }
-    a->sendcounts = sendcounts;
-    a->sdispls = sdispls;
-    a->recvcounts = recvcounts;
-    a->rdispls = rdispls;
-    return pack(out, sendcounts, sdispls, &call->sendlen[r]) ||
-           pack(in, recvcounts, rdispls, &call->recvlen[r]);
-  }
   }
 }
 
-int sim_call_init(sim_call *call, nhood_coll_kind kind, int bytes, int nranks,
-                  const NHOOD_Topo *topos, char *err, size_t errlen)
-{
+int sim_call_init(sim_call *call, nhood_coll_kind kind, int bytes, int nranks, const NHOOD_Topo *topos, char *err,
+                  size_t errlen) {
   memset(call, 0, sizeof *call);
   call->kind = kind;
   call->bytes = bytes;
@@ -110,16 +106,15 @@ int sim_call_init(sim_call *call, nhood_coll_kind kind, int bytes, int nranks,
   int *cursor = call->arrays;
   for (int r = 0; r < nranks; r++)
     if (init_rank(call, r, &cursor) != 0) {
-      snprintf(err, errlen, "rank %d: a buffer of %s with %d-byte blocks exceeds int displacements",
-               r, nhood_coll_names[kind], bytes);
+      snprintf(err, errlen, "rank %d: a buffer of %s with %d-byte blocks exceeds int displacements", r,
+               nhood_coll_names[kind], bytes);
       sim_call_free(call);
       return 1;
     }
   return 0;
 }
 
-void sim_call_free(sim_call *call)
-{
+void sim_call_free(sim_call *call) {
   free(call->args);
   free(call->sendlen);
   free(call->recvlen);

@@ -20,18 +20,18 @@
 
 typedef struct sim_call {
   nhood_coll_kind kind;
-  int bytes;                /* the block size asked for */
+  int bytes; /* the block size asked for */
   int nranks;
-  const NHOOD_Topo *topos;  /* per rank, not owned */
+  const NHOOD_Topo *topos; /* per rank, not owned */
   /* Per rank: arguments with NULL buffers (schedules hold offsets only), and buffer sizes. */
   nhood_coll_args *args;
   size_t *sendlen, *recvlen;
-  int *arrays;              /* every rank's counts and displacements, one allocation */
+  int *arrays; /* every rank's counts and displacements, one allocation */
 } sim_call;
 
 /* Supports allgather, allgatherv, alltoall and alltoallv. Returns 0, or 1 with a message. */
-int sim_call_init(sim_call *call, nhood_coll_kind kind, int bytes, int nranks,
-                  const NHOOD_Topo *topos, char *err, size_t errlen);
+int sim_call_init(sim_call *call, nhood_coll_kind kind, int bytes, int nranks, const NHOOD_Topo *topos, char *err,
+                  size_t errlen);
 void sim_call_free(sim_call *call);
 
 /* The content key of a block sent by sender to receiver as the occurrence-th of its

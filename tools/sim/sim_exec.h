@@ -19,21 +19,21 @@
 #include "sim_call.h"
 
 typedef enum {
-  SIM_VERIFIED,      /* every byte where MPI puts it, nothing left over, no deadlock */
-  SIM_WRONG,         /* the first discrepancy is described */
-  SIM_CANNOT_RUN     /* out of memory: nothing was checked */
+  SIM_VERIFIED,  /* every byte where MPI puts it, nothing left over, no deadlock */
+  SIM_WRONG,     /* the first discrepancy is described */
+  SIM_CANNOT_RUN /* out of memory: nothing was checked */
 } sim_verdict;
 
 /* Runs scheds[r] (built for call->args[r]) on every rank r. sabotage != 0 flips one bit of
  * the first non-empty delivered message, to show that the check can fail. */
-sim_verdict sim_exec_verify(const sim_call *call, const nhood_sched *scheds, int sabotage,
-                            char *problem, size_t problemlen);
+sim_verdict sim_exec_verify(const sim_call *call, const nhood_sched *scheds, int sabotage, char *problem,
+                            size_t problemlen);
 
 /* Runs scheds[r] on every rank r with the caller's buffers (send[r] and scratch[r], which must
  * hold scheds[r].scratch_bytes; no receive buffer), checking only that all complete and no
  * message is left over. For the combine algorithm's size pass, whose result is its scratch.
  * 0 on success, else 1 with a message. */
-int sim_exec_run(int nranks, const nhood_sched *scheds, void *const send[], void *const scratch[],
-                 char *problem, size_t problemlen);
+int sim_exec_run(int nranks, const nhood_sched *scheds, void *const send[], void *const scratch[], char *problem,
+                 size_t problemlen);
 
 #endif

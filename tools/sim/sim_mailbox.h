@@ -27,9 +27,9 @@ typedef enum { SIM_WAITING_NONE, SIM_WAITING_MESSAGES, SIM_WAITING_RECEIVES } si
 
 /* The queue of one (source, tag) key at one destination. */
 typedef struct sim_queue {
-  int source, tag;   /* source < 0 marks a free table slot: real sources are ranks >= 0 */
-  int head, tail;    /* entry indices, -1 when empty */
-  int waiting;       /* sim_waiting: what the entries are */
+  int source, tag; /* source < 0 marks a free table slot: real sources are ranks >= 0 */
+  int head, tail;  /* entry indices, -1 when empty */
+  int waiting;     /* sim_waiting: what the entries are */
 } sim_queue;
 
 typedef struct sim_inbox {
@@ -41,12 +41,12 @@ typedef struct sim_inbox {
 typedef struct sim_entry {
   uint64_t word;
   int count;
-  int next;          /* next entry in its queue, or in the free list */
+  int next; /* next entry in its queue, or in the free list */
 } sim_entry;
 
 typedef struct sim_mailbox {
   int nranks;
-  sim_inbox *inbox;  /* per destination */
+  sim_inbox *inbox; /* per destination */
   sim_entry *entries;
   int nentries, entries_capacity, free_entry;
   long long waiting_messages; /* queued messages that no receive has taken yet */
@@ -59,18 +59,16 @@ void sim_mailbox_free(sim_mailbox *mb);
 
 /* Delivers a message from source to dest. When a receive was waiting for it, *matched is 1
  * and *receive is that receive; otherwise the message is queued. 0, or -1 out of memory. */
-int sim_mailbox_send(sim_mailbox *mb, int source, int dest, int tag, sim_item message,
-                     sim_item *receive, int *matched);
+int sim_mailbox_send(sim_mailbox *mb, int source, int dest, int tag, sim_item message, sim_item *receive, int *matched);
 
 /* Posts a receive at dest for a message from source. When a message was waiting, *matched
  * is 1 and *message is that message; otherwise the receive is queued. 0, or -1 out of
  * memory. */
-int sim_mailbox_recv(sim_mailbox *mb, int dest, int source, int tag, sim_item receive,
-                     sim_item *message, int *matched);
+int sim_mailbox_recv(sim_mailbox *mb, int dest, int source, int tag, sim_item receive, sim_item *message, int *matched);
 
 /* For reports: the first queue (lowest destination at or after first_dest, then table order)
  * holding entries of the given kind, with its oldest entry. 1 when found, else 0. */
-int sim_mailbox_find_waiting(const sim_mailbox *mb, sim_waiting what, int first_dest,
-                             int *dest, int *source, int *tag, sim_item *oldest);
+int sim_mailbox_find_waiting(const sim_mailbox *mb, sim_waiting what, int first_dest, int *dest, int *source, int *tag,
+                             sim_item *oldest);
 
 #endif

@@ -26,8 +26,8 @@ typedef struct phase1_stats {
 } phase1_stats;
 
 /* Returns 0, or 1 with a message in err. theta is --theta, model the --model parameters. */
-typedef int (*phase1_run_fn)(int nranks, NHOOD_Topo *topos, int theta, const loggp_params *model,
-                             phase1_stats *stats, char *err, size_t errlen);
+typedef int (*phase1_run_fn)(int nranks, NHOOD_Topo *topos, int theta, const loggp_params *model, phase1_stats *stats,
+                             char *err, size_t errlen);
 
 typedef struct phase1_hook {
   const char *algorithm;

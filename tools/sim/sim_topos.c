@@ -6,19 +6,17 @@
 #include "topology/topology.h"
 
 int sim_topos_create(const topospec *spec, int nranks, NHOOD_Topo *topos, sim_topos_stats *stats, char *err,
-                     size_t errlen)
-{
+                     size_t errlen) {
   int rc = 1;
   topospec_rank lists = {0};
   memset(stats, 0, sizeof *stats);
   for (int r = 0; r < nranks; r++) {
-    if (topospec_for_rank(spec, r, nranks, &lists, err, errlen) != 0)
-      goto cleanup;
+    if (topospec_for_rank(spec, r, nranks, &lists, err, errlen) != 0) goto cleanup;
     int code, coords[TOPOSPEC_MAX_DIMS];
     if (lists.is_cart) {
       topospec_rank_coords(&lists, r, coords);
-      code = nhood_topo_create_cart_offsets_on_grid(lists.ndims, lists.dims, lists.periods, coords,
-                                                    lists.noffsets, lists.offsets, MPI_INFO_NULL, &topos[r]);
+      code = nhood_topo_create_cart_offsets_on_grid(lists.ndims, lists.dims, lists.periods, coords, lists.noffsets,
+                                                    lists.offsets, MPI_INFO_NULL, &topos[r]);
     } else {
       code = NHOOD_Topo_create_adjacent(lists.indegree, lists.sources, MPI_UNWEIGHTED, lists.outdegree,
                                         lists.destinations, MPI_UNWEIGHTED, MPI_INFO_NULL, &topos[r]);
@@ -29,8 +27,7 @@ int sim_topos_create(const topospec *spec, int nranks, NHOOD_Topo *topos, sim_to
       snprintf(err, errlen, "rank %d: creating its topology object: %s", r, message);
       goto cleanup;
     }
-    for (int j = 0; j < lists.outdegree; j++)
-      stats->edges += lists.destinations[j] != MPI_PROC_NULL;
+    for (int j = 0; j < lists.outdegree; j++) stats->edges += lists.destinations[j] != MPI_PROC_NULL;
     stats->neighbors += lists.indegree + lists.outdegree;
     stats->max_in = lists.indegree > stats->max_in ? lists.indegree : stats->max_in;
     stats->max_out = lists.outdegree > stats->max_out ? lists.outdegree : stats->max_out;

@@ -10,8 +10,8 @@
 #include "topospec.h"
 
 typedef struct sim_topos_stats {
-  long long edges;      /* destinations other than MPI_PROC_NULL, over all ranks */
-  long long neighbors;  /* indegree + outdegree, over all ranks */
+  long long edges;     /* destinations other than MPI_PROC_NULL, over all ranks */
+  long long neighbors; /* indegree + outdegree, over all ranks */
   int max_in, max_out;
 } sim_topos_stats;
 

@@ -13,53 +13,39 @@
 /* L 2, o 0.5, g 1, G 0.01, Gcopy 0.001: small numbers whose sums are easy to follow. */
 static const loggp_params base = {.L = 2, .o = 0.5, .g = 1, .G = 0.01, .Gcopy = 0.001};
 
-static nhood_region bytes(int buf, int count)
-{
-  return (nhood_region){0, MPI_BYTE, count, buf};
-}
+static nhood_region bytes(int buf, int count) { return (nhood_region){0, MPI_BYTE, count, buf}; }
 
 /* Schedules for n ranks, each empty and open for operations. */
-static void start_all(nhood_sched *s, int n)
-{
-  for (int r = 0; r < n; r++)
-    nhood_sched_init(&s[r], "test", 4, 1);
+static void start_all(nhood_sched *s, int n) {
+  for (int r = 0; r < n; r++) nhood_sched_init(&s[r], "test", 4, 1);
 }
 
 /* Finishes the schedules, predicts, frees them. Returns the prediction, or -1 on error. */
-static double predict(nhood_sched *s, int n, const loggp_params *p, int *slowest)
-{
+static double predict(nhood_sched *s, int n, const loggp_params *p, int *slowest) {
   loggp_prediction out;
   char err[256];
-  for (int r = 0; r < n; r++)
-    nhood_sched_finish(&s[r]);
+  for (int r = 0; r < n; r++) nhood_sched_finish(&s[r]);
   int rc = loggp_predict(n, s, p, &out, err, sizeof err);
-  for (int r = 0; r < n; r++)
-    nhood_sched_free(&s[r]);
+  for (int r = 0; r < n; r++) nhood_sched_free(&s[r]);
   if (rc != 0) {
     fprintf(stderr, "loggp_predict: %s\n", err);
     return -1;
   }
-  if (slowest != NULL)
-    *slowest = out.slowest_rank;
+  if (slowest != NULL) *slowest = out.slowest_rank;
   return out.time_us;
 }
 
-static int near(double a, double b)
-{
-  return fabs(a - b) < 1e-9;
-}
+static int near(double a, double b) { return fabs(a - b) < 1e-9; }
 
 /* One message of B bytes: o + L + (B - 1) G + o, at the receiver. */
-static void test_one_message(void)
-{
+static void test_one_message(void) {
   nhood_sched s[2];
   int slowest;
   start_all(s, 2);
   nhood_sched_send(&s[0], 1, 0, bytes(NHOOD_BUF_SEND, 101));
   nhood_sched_recv(&s[1], 0, 0, bytes(NHOOD_BUF_RECV, 101));
   double t = predict(s, 2, &base, &slowest);
-  CHECK(near(t, 0.5 + 2 + 100 * 0.01 + 0.5) && slowest == 1, "one message: %g (rank %d)", t,
-        slowest);
+  CHECK(near(t, 0.5 + 2 + 100 * 0.01 + 0.5) && slowest == 1, "one message: %g (rank %d)", t, slowest);
 
   start_all(s, 2);
   nhood_sched_send(&s[0], 1, 0, bytes(NHOOD_BUF_SEND, 0));
@@ -69,8 +55,7 @@ static void test_one_message(void)
 }
 
 /* k small sends from one rank start every max(g, o): the last one decides. */
-static void test_gap_limited_sends(void)
-{
+static void test_gap_limited_sends(void) {
   nhood_sched s[5];
   start_all(s, 5);
   for (int q = 1; q <= 4; q++) {
@@ -92,8 +77,7 @@ static void test_gap_limited_sends(void)
 }
 
 /* Long sends keep the injection busy (m - 1) G beyond the gap. */
-static void test_bandwidth_limited_sends(void)
-{
+static void test_bandwidth_limited_sends(void) {
   nhood_sched s[4];
   start_all(s, 4);
   for (int q = 1; q <= 3; q++) {
@@ -106,8 +90,7 @@ static void test_bandwidth_limited_sends(void)
 }
 
 /* Receives cost the receiver's CPU o each, one after the other. */
-static void test_receive_overhead(void)
-{
+static void test_receive_overhead(void) {
   nhood_sched s[5];
   start_all(s, 5);
   for (int q = 1; q <= 4; q++) {
@@ -116,14 +99,12 @@ static void test_receive_overhead(void)
   }
   int slowest;
   double t = predict(s, 5, &base, &slowest);
-  CHECK(near(t, 2.5 + 4 * 0.5) && slowest == 0, "four arrivals at 2.5: 4.5, got %g (rank %d)", t,
-        slowest);
+  CHECK(near(t, 2.5 + 4 * 0.5) && slowest == 0, "four arrivals at 2.5: 4.5, got %g (rank %d)", t, slowest);
 }
 
 /* A round's receives wait for its sends: rank 0 sends 4 messages (CPU busy until 3.5) while
  * 8 messages arrive at 2.5; it takes them from 3.5 on. */
-static void test_receives_after_sends(void)
-{
+static void test_receives_after_sends(void) {
   nhood_sched s[13];
   start_all(s, 13);
   for (int q = 1; q <= 4; q++) {
@@ -140,8 +121,7 @@ static void test_receives_after_sends(void)
 }
 
 /* Rank 0 -> rank 1, which copies the data and forwards it to rank 2 in a second round. */
-static void test_two_round_relay(void)
-{
+static void test_two_round_relay(void) {
   nhood_sched s[3];
   start_all(s, 3);
   nhood_sched_send(&s[0], 1, 0, bytes(NHOOD_BUF_SEND, 11));
@@ -154,14 +134,12 @@ static void test_two_round_relay(void)
   double t = predict(s, 3, &base, &slowest);
   /* round 0 of rank 1 ends at 0.5 + 0.1 + 2 + 0.5 = 3.1; the copy takes 0.011; the forward
    * arrives at 3.111 + 0.5 + 0.1 + 2 and costs rank 2 another o */
-  CHECK(near(t, 3.111 + 0.5 + 0.1 + 2 + 0.5) && slowest == 2, "relay: 6.211, got %g (rank %d)", t,
-        slowest);
+  CHECK(near(t, 3.111 + 0.5 + 0.1 + 2 + 0.5) && slowest == 2, "relay: 6.211, got %g (rank %d)", t, slowest);
 }
 
 /* Two messages on one (source, tag) pair: the short second one leaves only after the long
  * first one's bytes. */
-static void test_long_then_short(void)
-{
+static void test_long_then_short(void) {
   nhood_sched s[2];
   start_all(s, 2);
   nhood_sched_recv(&s[0], 1, 0, bytes(NHOOD_BUF_RECV, 1001));
@@ -173,8 +151,7 @@ static void test_long_then_short(void)
   CHECK(near(t, 14.0), "long then short: 14, got %g", t);
 }
 
-static void test_incomplete_schedules(void)
-{
+static void test_incomplete_schedules(void) {
   nhood_sched s[2];
   loggp_prediction out;
   char err[256] = "";
@@ -187,44 +164,37 @@ static void test_incomplete_schedules(void)
   }
   CHECK(loggp_predict(2, s, &base, &out, err, sizeof err) != 0 && strstr(err, "deadlock") != NULL,
         "deadlock reported: '%s'", err);
-  for (int r = 0; r < 2; r++)
-    nhood_sched_free(&s[r]);
+  for (int r = 0; r < 2; r++) nhood_sched_free(&s[r]);
 
   start_all(s, 2); /* a message nobody receives */
   nhood_sched_send(&s[0], 1, 3, bytes(NHOOD_BUF_SEND, 1));
-  for (int r = 0; r < 2; r++)
-    nhood_sched_finish(&s[r]);
+  for (int r = 0; r < 2; r++) nhood_sched_finish(&s[r]);
   err[0] = '\0';
-  CHECK(loggp_predict(2, s, &base, &out, err, sizeof err) != 0 &&
-            strstr(err, "never received") != NULL,
+  CHECK(loggp_predict(2, s, &base, &out, err, sizeof err) != 0 && strstr(err, "never received") != NULL,
         "unreceived message reported: '%s'", err);
-  for (int r = 0; r < 2; r++)
-    nhood_sched_free(&s[r]);
+  for (int r = 0; r < 2; r++) nhood_sched_free(&s[r]);
 
   start_all(s, 2); /* nothing to do at all */
-  for (int r = 0; r < 2; r++)
-    nhood_sched_finish(&s[r]);
-  CHECK(loggp_predict(2, s, &base, &out, err, sizeof err) == 0 && out.time_us == 0 &&
-            out.slowest_rank == -1, "empty schedules take no time");
-  for (int r = 0; r < 2; r++)
-    nhood_sched_free(&s[r]);
+  for (int r = 0; r < 2; r++) nhood_sched_finish(&s[r]);
+  CHECK(loggp_predict(2, s, &base, &out, err, sizeof err) == 0 && out.time_us == 0 && out.slowest_rank == -1,
+        "empty schedules take no time");
+  for (int r = 0; r < 2; r++) nhood_sched_free(&s[r]);
 }
 
-static void test_parse(void)
-{
+static void test_parse(void) {
   loggp_params p;
   char err[256];
-  CHECK(loggp_parse("loggp:preset=ib-edr", &p, err, sizeof err) == 0 && near(p.L, 1.2) &&
-            near(p.o, 0.3) && near(p.g, 0.2) && near(p.G, 1.0 / 12000) && near(p.Gcopy, p.G / 4),
+  CHECK(loggp_parse("loggp:preset=ib-edr", &p, err, sizeof err) == 0 && near(p.L, 1.2) && near(p.o, 0.3) &&
+            near(p.g, 0.2) && near(p.G, 1.0 / 12000) && near(p.Gcopy, p.G / 4),
         "ib-edr preset");
-  CHECK(loggp_parse("loggp:preset=shm,o=0.25,G=0.001", &p, err, sizeof err) == 0 &&
-            near(p.L, 0.3) && near(p.o, 0.25) && near(p.G, 0.001) && near(p.Gcopy, 0.00025),
+  CHECK(loggp_parse("loggp:preset=shm,o=0.25,G=0.001", &p, err, sizeof err) == 0 && near(p.L, 0.3) && near(p.o, 0.25) &&
+            near(p.G, 0.001) && near(p.Gcopy, 0.00025),
         "preset with overrides; Gcopy follows G");
-  CHECK(loggp_parse("loggp:L=1,o=2,g=3,G=4,Gcopy=5", &p, err, sizeof err) == 0 && p.L == 1 &&
-            p.o == 2 && p.g == 3 && p.G == 4 && p.Gcopy == 5,
+  CHECK(loggp_parse("loggp:L=1,o=2,g=3,G=4,Gcopy=5", &p, err, sizeof err) == 0 && p.L == 1 && p.o == 2 && p.g == 3 &&
+            p.G == 4 && p.Gcopy == 5,
         "custom parameters");
-  CHECK(loggp_parse("loggp:L=1,o=2,g=3", &p, err, sizeof err) != 0 && strstr(err, "G=") != NULL,
-        "missing G: '%s'", err);
+  CHECK(loggp_parse("loggp:L=1,o=2,g=3", &p, err, sizeof err) != 0 && strstr(err, "G=") != NULL, "missing G: '%s'",
+        err);
   CHECK(loggp_parse("loggp:o=1,preset=shm", &p, err, sizeof err) != 0, "preset after a key");
   CHECK(loggp_parse("loggp:L=-1,o=2,g=3,G=4", &p, err, sizeof err) != 0, "negative latency");
   CHECK(loggp_parse("logp:L=1", &p, err, sizeof err) != 0, "not loggp");
@@ -232,8 +202,7 @@ static void test_parse(void)
         "repeated key: '%s'", err);
 }
 
-int main(void)
-{
+int main(void) {
   test_one_message();
   test_gap_limited_sends();
   test_bandwidth_limited_sends();

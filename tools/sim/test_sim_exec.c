@@ -22,23 +22,19 @@ typedef struct fixture {
   nhood_sched scheds[MAX_RANKS];
 } fixture;
 
-static void fixture_init(fixture *f, int nranks, const int *indegree, const int *const *sources,
-                         const int *outdegree, const int *const *destinations)
-{
+static void fixture_init(fixture *f, int nranks, const int *indegree, const int *const *sources, const int *outdegree,
+                         const int *const *destinations) {
   char err[256];
   f->nranks = nranks;
   for (int r = 0; r < nranks; r++)
-    NHOOD_Topo_create_adjacent(indegree[r], sources[r], MPI_UNWEIGHTED, outdegree[r],
-                               destinations[r], MPI_UNWEIGHTED, MPI_INFO_NULL, &f->topos[r]);
-  CHECK(sim_call_init(&f->call, NHOOD_ALLTOALL, 4, nranks, f->topos, err, sizeof err) == 0, "%s",
-        err);
+    NHOOD_Topo_create_adjacent(indegree[r], sources[r], MPI_UNWEIGHTED, outdegree[r], destinations[r], MPI_UNWEIGHTED,
+                               MPI_INFO_NULL, &f->topos[r]);
+  CHECK(sim_call_init(&f->call, NHOOD_ALLTOALL, 4, nranks, f->topos, err, sizeof err) == 0, "%s", err);
   for (int r = 0; r < nranks; r++)
-    CHECK(nhood_build_direct(f->topos[r], &f->call.args[r], r, &f->scheds[r]) == MPI_SUCCESS,
-          "build rank %d", r);
+    CHECK(nhood_build_direct(f->topos[r], &f->call.args[r], r, &f->scheds[r]) == MPI_SUCCESS, "build rank %d", r);
 }
 
-static void fixture_free(fixture *f)
-{
+static void fixture_free(fixture *f) {
   for (int r = 0; r < f->nranks; r++) {
     nhood_sched_free(&f->scheds[r]);
     NHOOD_Topo_free(&f->topos[r]);
@@ -46,17 +42,14 @@ static void fixture_free(fixture *f)
   sim_call_free(&f->call);
 }
 
-static sim_verdict verify(fixture *f, char *problem, size_t len)
-{
+static sim_verdict verify(fixture *f, char *problem, size_t len) {
   return sim_exec_verify(&f->call, f->scheds, 0, problem, len);
 }
 
 /* The k-th receive (or send) operation of a schedule. */
-static nhood_op *nth_op(nhood_sched *s, nhood_op_kind kind, int k)
-{
+static nhood_op *nth_op(nhood_sched *s, nhood_op_kind kind, int k) {
   for (int i = 0; i < s->nops; i++)
-    if (s->ops[i].kind == kind && k-- == 0)
-      return &s->ops[i];
+    if (s->ops[i].kind == kind && k-- == 0) return &s->ops[i];
   return NULL;
 }
 
@@ -67,8 +60,7 @@ static const int dst0[] = {1, 1, 2}, dst1[] = {2}, dst2[] = {0};
 static const int *const sources3[] = {src0, src1, src2};
 static const int *const destinations3[] = {dst0, dst1, dst2};
 
-static void test_direct_verifies(void)
-{
+static void test_direct_verifies(void) {
   fixture f;
   char problem[512];
   fixture_init(&f, 3, in3, sources3, out3, destinations3);
@@ -76,8 +68,7 @@ static void test_direct_verifies(void)
   fixture_free(&f);
 }
 
-static void test_swapped_duplicates(void)
-{
+static void test_swapped_duplicates(void) {
   fixture f;
   char problem[512];
   fixture_init(&f, 3, in3, sources3, out3, destinations3);
@@ -92,20 +83,17 @@ static void test_swapped_duplicates(void)
   fixture_free(&f);
 }
 
-static void test_truncation(void)
-{
+static void test_truncation(void) {
   fixture f;
   char problem[512];
   fixture_init(&f, 3, in3, sources3, out3, destinations3);
   nth_op(&f.scheds[2], NHOOD_OP_RECV, 0)->count = 2;
-  CHECK(verify(&f, problem, sizeof problem) == SIM_WRONG &&
-            strstr(problem, "into a receive of 2 bytes"),
+  CHECK(verify(&f, problem, sizeof problem) == SIM_WRONG && strstr(problem, "into a receive of 2 bytes"),
         "truncation: '%s'", problem);
   fixture_free(&f);
 }
 
-static void test_deadlock(void)
-{
+static void test_deadlock(void) {
   fixture f;
   char problem[512];
   fixture_init(&f, 3, in3, sources3, out3, destinations3);
@@ -116,8 +104,7 @@ static void test_deadlock(void)
   fixture_free(&f);
 }
 
-static void test_message_never_received(void)
-{
+static void test_message_never_received(void) {
   fixture f;
   char problem[512];
   fixture_init(&f, 3, in3, sources3, out3, destinations3);
@@ -127,14 +114,14 @@ static void test_message_never_received(void)
   nth_op(&f.scheds[0], NHOOD_OP_SEND, 2)->tag = 1;
   nth_op(&f.scheds[2], NHOOD_OP_RECV, 1)->peer = MPI_PROC_NULL;
   CHECK(verify(&f, problem, sizeof problem) == SIM_WRONG &&
-            strstr(problem, "1 message(s) never received, the first from rank 0 to rank 1 "
-                            "(tag 1, 4 bytes)"),
+            strstr(problem,
+                   "1 message(s) never received, the first from rank 0 to rank 1 "
+                   "(tag 1, 4 bytes)"),
         "never received: '%s'", problem);
   fixture_free(&f);
 }
 
-static void test_proc_null_block_written(void)
-{
+static void test_proc_null_block_written(void) {
   static const int in[] = {2, 1}, out[] = {1, 2};
   static const int s0[] = {MPI_PROC_NULL, 1}, s1[] = {0}, d0[] = {1}, d1[] = {0, MPI_PROC_NULL};
   static const int *const sources[] = {s0, s1}, *const destinations[] = {d0, d1};
@@ -143,14 +130,12 @@ static void test_proc_null_block_written(void)
   fixture_init(&f, 2, in, sources, out, destinations);
   CHECK(verify(&f, problem, sizeof problem) == SIM_VERIFIED, "MPI_PROC_NULL: %s", problem);
   nth_op(&f.scheds[0], NHOOD_OP_RECV, 0)->offset = 0; /* into block 0, MPI_PROC_NULL's */
-  CHECK(verify(&f, problem, sizeof problem) == SIM_WRONG &&
-            strstr(problem, "(from MPI_PROC_NULL) was written"),
+  CHECK(verify(&f, problem, sizeof problem) == SIM_WRONG && strstr(problem, "(from MPI_PROC_NULL) was written"),
         "MPI_PROC_NULL block written: '%s'", problem);
   fixture_free(&f);
 }
 
-int main(void)
-{
+int main(void) {
   test_direct_verifies();
   test_swapped_duplicates();
   test_truncation();

@@ -11,8 +11,8 @@ int main(int argc, char **argv) {
   int sources[2] = {left, right}, destinations[2] = {left, right};
   NHOOD_Topo topo;
   int got[2] = {-1, -1}, ok = 0;
-  if (NHOOD_Topo_create_adjacent(2, sources, MPI_UNWEIGHTED, 2, destinations, MPI_UNWEIGHTED, MPI_INFO_NULL,
-                                 &topo) == MPI_SUCCESS &&
+  if (NHOOD_Topo_create_adjacent(2, sources, MPI_UNWEIGHTED, 2, destinations, MPI_UNWEIGHTED, MPI_INFO_NULL, &topo) ==
+          MPI_SUCCESS &&
       NHOOD_Neighbor_allgather(&rank, 1, MPI_INT, got, 1, MPI_INT, MPI_COMM_WORLD, topo) == MPI_SUCCESS)
     ok = got[0] == left && got[1] == right;
   int all = 0;
