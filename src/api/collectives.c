@@ -131,7 +131,7 @@ cleanup:
 /* Validates a call (filling in extents and sizes) and chooses its algorithm; for "mpi",
  * *graph is the communicator MPI's own collective runs on. */
 static int prepare(nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, nhood_mode mode,
-                   nhood_commctx **ctx, const nhood_algorithm **alg, MPI_Comm *graph) {
+                   nhood_commctx **ctx, const nhood_algorithm **alg, nhood_native_graph **graph) {
   int rc = MPI_SUCCESS;
   char requested[NHOOD_ALGORITHM_NAME_MAX];
   NHOOD_TRY(nhood_topo_validate(topo, "topo"));
@@ -154,9 +154,11 @@ cleanup:
 }
 
 /* A request for "mpi": the MPI library's request, a schedule that only names it. */
-static int build_native(struct nhood_request *req, const nhood_coll_args *a, NHOOD_Topo topo, MPI_Comm graph) {
+static int build_native(struct nhood_request *req, const nhood_coll_args *a, NHOOD_Topo topo,
+                        nhood_native_graph *graph) {
   int rc = MPI_SUCCESS;
   req->native = 1;
+  nhood_native_graph_retain(graph);
   req->graph = graph;
   req->native_request = MPI_REQUEST_NULL;
   if (req->mode == NHOOD_PERSISTENT)
@@ -169,7 +171,7 @@ static int build_native(struct nhood_request *req, const nhood_coll_args *a, NHO
   req->sched.nsends = topo->outdegree;
   req->sched.nrecvs = topo->indegree;
   if (req->mode == NHOOD_PERSISTENT)
-    NHOOD_TRY(nhood_native_call(&req->args.args, graph, NHOOD_NATIVE_INIT, &req->native_request));
+    NHOOD_TRY(nhood_native_call(&req->args.args, graph->comm, NHOOD_NATIVE_INIT, &req->native_request));
 cleanup:
   return rc;
 }
@@ -177,7 +179,7 @@ cleanup:
 /* Builds the schedule and everything needed to run it into req. Nothing to release on
  * failure. */
 static int build_request(struct nhood_request *req, const nhood_coll_args *a, NHOOD_Topo topo, nhood_commctx *ctx,
-                         const nhood_algorithm *alg, MPI_Comm graph, nhood_mode mode) {
+                         const nhood_algorithm *alg, nhood_native_graph *graph, nhood_mode mode) {
   int rc = MPI_SUCCESS;
   memset(req, 0, sizeof *req);
   req->mode = mode;
@@ -212,7 +214,7 @@ static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NHOOD_Topo t
   const nhood_algorithm *alg = NULL;
   struct nhood_request local, *req = NULL;
   nhood_call_cache *cache = NULL;
-  MPI_Comm graph = MPI_COMM_NULL;
+  nhood_native_graph *graph = NULL;
   NHOOD_TRY(nhood_topo_validate(topo, "topo"));
   cache = nhood_call_cache_acquire(topo, &a);
   if (cache && !check_mode()) req = nhood_call_cache_repeat(cache, &a, topo, comm);
@@ -233,7 +235,7 @@ static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NHOOD_Topo t
     }
   }
   if (req->native) { /* MPI's own blocking call; the cache spares the checks and the choice */
-    rc = nhood_native_call(&a, req->graph, NHOOD_NATIVE_BLOCKING, NULL);
+    rc = nhood_native_call(&a, req->graph->comm, NHOOD_NATIVE_BLOCKING, NULL);
   } else {
     req->tag_base = nhood_commctx_reserve_tags(req->ctx, nhood_request_ntags(req));
     rc = nhood_request_begin(req);
@@ -253,7 +255,7 @@ static int run_with_request(const nhood_coll_args *args, MPI_Comm comm, NHOOD_To
   nhood_commctx *ctx = NULL;
   const nhood_algorithm *alg = NULL;
   struct nhood_request *req = NULL;
-  MPI_Comm graph = MPI_COMM_NULL;
+  nhood_native_graph *graph = NULL;
   if (request == NULL) return nhood_error(MPI_ERR_ARG, "request (the output handle) is NULL");
   NHOOD_TRY(prepare(&a, comm, topo, info, mode, &ctx, &alg, &graph));
   if (!(req = malloc(sizeof *req))) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a request");

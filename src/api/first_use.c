@@ -18,12 +18,8 @@ typedef struct decision {
 } decision;
 
 struct nhood_first_use {
-  nhood_commctx *owner; /* retained */
-  MPI_Comm graph;       /* for "mpi"; MPI_COMM_NULL until needed */
-  /* Graph communicators of earlier contexts: a cached blocking request may still name one,
-   * so they live as long as the topology. */
-  MPI_Comm *retired;
-  int nretired;
+  nhood_commctx *owner;                 /* retained */
+  nhood_native_graph *graph;            /* for "mpi"; NULL until needed; requests retain it */
   signed char native_ok[NHOOD_NCOLLS];  /* -1: not agreed yet */
   decision *decisions[NHOOD_NCOLLS][2]; /* [kind][isomorphic_sizes] */
 };
@@ -39,30 +35,22 @@ static void drop_decisions(struct nhood_first_use *state) {
 void nhood_first_use_free(struct nhood_first_use *state) {
   if (state == NULL) return;
   drop_decisions(state);
-  if (state->graph != MPI_COMM_NULL) MPI_Comm_free(&state->graph);
-  for (int k = 0; k < state->nretired; k++) MPI_Comm_free(&state->retired[k]);
-  free(state->retired);
+  nhood_native_graph_release(state->graph);
   if (state->owner) nhood_commctx_release(state->owner);
   free(state);
 }
 
-/* topo's state on ctx: on a context it has not seen last, everything it learned starts over,
- * except the graph communicator, which a cached blocking request may still name. */
+/* topo's state on ctx: on a context it has not seen last, everything it learned starts over
+ * (requests on the old graph communicator hold references of their own). */
 static int state_of(NHOOD_Topo topo, nhood_commctx *ctx, struct nhood_first_use **out) {
   struct nhood_first_use *s = topo->first_use;
   if (s == NULL) {
     if (!(s = calloc(1, sizeof *s))) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a topology's state");
-    s->graph = MPI_COMM_NULL;
     topo->first_use = s;
   }
   if (s->owner != ctx) {
-    if (s->graph != MPI_COMM_NULL) {
-      MPI_Comm *retired = realloc(s->retired, sizeof *retired * (size_t)(s->nretired + 1));
-      if (!retired) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a topology's state");
-      s->retired = retired;
-      s->retired[s->nretired++] = s->graph;
-      s->graph = MPI_COMM_NULL;
-    }
+    nhood_native_graph_release(s->graph);
+    s->graph = NULL;
     drop_decisions(s);
     memset(s->native_ok, -1, sizeof s->native_ok);
     if (s->owner) nhood_commctx_release(s->owner);
@@ -183,7 +171,7 @@ cleanup:
 }
 
 int nhood_native_prepare(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a, int persistent,
-                         const nhood_algorithm **alg, MPI_Comm *graph) {
+                         const nhood_algorithm **alg, nhood_native_graph **graph) {
   int rc = MPI_SUCCESS;
   struct nhood_first_use *s = NULL;
   if (!(*alg)->native) return MPI_SUCCESS;
@@ -201,7 +189,7 @@ int nhood_native_prepare(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_a
     *alg = nhood_algorithm_by_name("direct"); /* what MPI's own does, in nhood */
     return MPI_SUCCESS;
   }
-  if (s->graph == MPI_COMM_NULL) NHOOD_TRY(nhood_native_graph_create(ctx->comm, topo, &s->graph));
+  if (s->graph == NULL) NHOOD_TRY(nhood_native_graph_create(ctx->comm, topo, &s->graph));
   *graph = s->graph;
 cleanup:
   return rc;

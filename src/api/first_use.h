@@ -9,13 +9,13 @@
  * process sees the same state and takes the same steps. This makes the first call of a
  * non-blocking or persistent collective that needs a step synchronizing, as MPI's own
  * topology constructors are. The state belongs to one communicator context; a call on
- * another one starts over (graph communicators of earlier contexts stay until the topology
- * is freed: a cached blocking request may still name one).
+ * another one starts over.
  */
 #ifndef NHOOD_API_FIRST_USE_H
 #define NHOOD_API_FIRST_USE_H
 
 #include "common/commctx.h"
+#include "engine/native_mpi.h"
 #include "selection/select.h"
 #include "topology/topology.h"
 
@@ -35,9 +35,10 @@ int nhood_auto_resolve(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_arg
 /* For "mpi": agrees over processes (the first time per collective) whether MPI's own
  * implementation can run the call, replaces *alg by direct when it cannot (nor a persistent
  * request, without library support), else creates the graph communicator (the first time)
- * and returns it in *graph. Does nothing for other algorithms. */
+ * and returns it in *graph, borrowed (a request that keeps it retains it). Does nothing for
+ * other algorithms. */
 int nhood_native_prepare(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a, int persistent,
-                         const nhood_algorithm **alg, MPI_Comm *graph);
+                         const nhood_algorithm **alg, nhood_native_graph **graph);
 
 /* Frees a topology's state (NHOOD_Topo_free). */
 void nhood_first_use_free(struct nhood_first_use *state);

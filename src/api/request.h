@@ -5,6 +5,7 @@
 #include "nhood.h"
 #include "common/commctx.h"
 #include "engine/engine.h"
+#include "engine/native_mpi.h"
 #include "engine/transport_mpi.h"
 #include "api/owned_args.h"
 #include "schedule/collargs.h"
@@ -27,7 +28,7 @@ struct nhood_request {
    * the caller change only after completion). sched then only names the algorithm and
    * summarizes the exchange. */
   int native;
-  MPI_Comm graph;
+  nhood_native_graph *graph; /* retained */
   MPI_Request native_request;
   nhood_owned_args args;
 };

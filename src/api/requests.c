@@ -30,6 +30,8 @@ void nhood_request_release(struct nhood_request *req) {
   if (req->native) {
     if (req->native_request != MPI_REQUEST_NULL) MPI_Request_free(&req->native_request);
     if (req->mode == NHOOD_PERSISTENT) nhood_owned_args_free(&req->args);
+    nhood_native_graph_release(req->graph);
+    req->graph = NULL;
     req->native = 0;
   }
   nhood_two_stage_free(req->two_stage);

@@ -125,7 +125,7 @@ int nhood_request_begin(struct nhood_request *req) {
       int code = MPI_Start(&req->native_request);
       return code == MPI_SUCCESS ? MPI_SUCCESS : nhood_mpi_error(code, "MPI_Start");
     }
-    return nhood_native_call(&req->args.args, req->graph, NHOOD_NATIVE_START, &req->native_request);
+    return nhood_native_call(&req->args.args, req->graph->comm, NHOOD_NATIVE_START, &req->native_request);
   }
   if (ts && !ts->built) {
     ts->in_pass = 1;

@@ -71,13 +71,30 @@ static int *unweighted(void) {
   return weights;
 }
 
-int nhood_native_graph_create(MPI_Comm comm, const struct nhood_topo *t, MPI_Comm *graph) {
+int nhood_native_graph_create(MPI_Comm comm, const struct nhood_topo *t, nhood_native_graph **graph) {
   int rc = MPI_SUCCESS;
+  nhood_native_graph *g = malloc(sizeof *g);
+  if (!g) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a graph communicator");
+  g->comm = MPI_COMM_NULL;
+  atomic_init(&g->refs, 1);
   NHOOD_MPI_CALL(MPI_Dist_graph_create_adjacent(comm, t->indegree, t->sources, unweighted(), t->outdegree,
-                                                t->destinations, unweighted(), MPI_INFO_NULL, 0, graph));
-  NHOOD_MPI_CALL(MPI_Comm_set_errhandler(*graph, MPI_ERRORS_RETURN));
+                                                t->destinations, unweighted(), MPI_INFO_NULL, 0, &g->comm));
+  NHOOD_MPI_CALL(MPI_Comm_set_errhandler(g->comm, MPI_ERRORS_RETURN));
+  *graph = g;
+  return MPI_SUCCESS;
 cleanup:
+  nhood_native_graph_release(g);
   return rc;
+}
+
+void nhood_native_graph_retain(nhood_native_graph *graph) { atomic_fetch_add(&graph->refs, 1); }
+
+void nhood_native_graph_release(nhood_native_graph *graph) {
+  if (graph == NULL || atomic_fetch_sub(&graph->refs, 1) != 1) return;
+  int finalized = 0; /* a request freed after MPI_Finalize: the communicator went with it */
+  MPI_Finalized(&finalized);
+  if (!finalized && graph->comm != MPI_COMM_NULL) MPI_Comm_free(&graph->comm);
+  free(graph);
 }
 
 /* One call shape per collective, in the three modes. The persistent form is compiled only

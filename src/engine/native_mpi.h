@@ -8,6 +8,7 @@
 #define NHOOD_ENGINE_NATIVE_MPI_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 
 #include "schedule/collargs.h"
 #include "topology/topology.h"
@@ -21,9 +22,21 @@ int nhood_native_persistent_supported(void);
  * of the installed library's known bugs in reach. Local; the API layer agrees over processes. */
 int nhood_native_applies_locally(const struct nhood_topo *t, nhood_coll_kind kind);
 
-/* Creates the distributed-graph communicator over comm with t's lists (collective over comm;
- * no reordering), with MPI_ERRORS_RETURN. */
-int nhood_native_graph_create(MPI_Comm comm, const struct nhood_topo *t, MPI_Comm *graph);
+/* The distributed-graph communicator "mpi" runs on, reference counted: the topology that made
+ * it holds one reference and every request that runs on it holds one, so a request outlives
+ * NHOOD_Topo_free (Open MPI's persistent neighborhood requests do not survive MPI_Comm_free
+ * of their communicator). The last release frees the communicator. */
+typedef struct nhood_native_graph {
+  MPI_Comm comm;
+  atomic_int refs;
+} nhood_native_graph;
+
+/* Creates the graph over comm with t's lists (collective over comm; no reordering), with
+ * MPI_ERRORS_RETURN, holding one reference. */
+int nhood_native_graph_create(MPI_Comm comm, const struct nhood_topo *t, nhood_native_graph **graph);
+void nhood_native_graph_retain(nhood_native_graph *graph);
+/* NULL is ignored. */
+void nhood_native_graph_release(nhood_native_graph *graph);
 
 typedef enum { NHOOD_NATIVE_BLOCKING, NHOOD_NATIVE_START, NHOOD_NATIVE_INIT } nhood_native_mode;
 /* Runs the call on graph: to completion (BLOCKING), started into *req (START), or as an
