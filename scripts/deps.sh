@@ -1,6 +1,6 @@
-# Sourced by the other scripts: makes sure a C compiler, CMake and the requested MPI are
-# present. Installs them with apt-get when running as root on Debian/Ubuntu; otherwise prints
-# the exact command to run and fails.
+# Sourced by the other scripts: makes sure a C compiler, CMake, pkg-config and the requested
+# MPI are present. Installs them with apt-get when running as root on Debian/Ubuntu; otherwise
+# prints the exact command to run and fails.
 nhood_packages_for() {
   case "$1" in
     openmpi) echo "openmpi-bin libopenmpi-dev" ;;
@@ -12,6 +12,8 @@ nhood_ensure_deps() {
   local missing="" flavor
   command -v cmake >/dev/null 2>&1 || missing="$missing cmake"
   command -v cc >/dev/null 2>&1 || missing="$missing gcc make"
+  # pkg-config: the install test (tests/install) is registered only when it is there.
+  command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
   for flavor in "$@"; do
     command -v "mpicc.$flavor" >/dev/null 2>&1 || missing="$missing $(nhood_packages_for "$flavor")"
   done

@@ -1,22 +1,152 @@
 #!/usr/bin/env bash
 # Installs a built tree into a scratch prefix, then builds and runs a consumer both ways the
-# README documents: CMake's find_package(nhood) and pkg-config with the MPI compiler wrapper.
-#   check_install.sh BUILD_DIR SOURCE_DIR MPI_C_COMPILER MPIEXEC
+# README documents, with nothing set by hand: no LD_LIBRARY_PATH, no -DMPI_C_COMPILER for the
+# CMake consumer, no -Wl,-rpath for the pkg-config one.
+#   check_install.sh BUILD_DIR SOURCE_DIR MPI_C_COMPILER MPIEXEC [MPIEXEC_FLAGS]
+# MPI_C_COMPILER and MPIEXEC are those the tree was built and is tested with; MPIEXEC_FLAGS
+# (space separated, may be empty) are only for launching, e.g. Open MPI's --oversubscribe.
 set -euo pipefail
 build=$1 src=$2 mpicc=$3 mpiexec=$4
-work="$build/install-check"
+read -r -a mpiexec_flags <<<"${5:-}"
+mpicc=$(command -v "$mpicc")
+work="$(cd "$build" && pwd)/install-check"
+prefix="$work/prefix"
+consumer="$src/tests/install/consumer"
+
+# Nothing from the caller's environment may make a broken install work.
+unset LD_LIBRARY_PATH LIBRARY_PATH CPATH C_INCLUDE_PATH PKG_CONFIG_PATH CMAKE_PREFIX_PATH MPI_HOME
+
+fail() {
+  echo "FAILED: $*" >&2
+  exit 1
+}
+
+# Runs a command quietly; on failure shows its output and fails with the given message.
+quiet() {
+  local what=$1 log
+  shift
+  log=$(mktemp "$work/log.XXXXXX")
+  "$@" >"$log" 2>&1 || {
+    cat "$log" >&2
+    fail "$what"
+  }
+}
+
+# The program's MPI libraries (libmpi.so.N, libmpich.so.N): exactly one, and nothing missing.
+# Two (Open MPI's and MPICH's) is what a package that finds another MPI than its own gives.
+check_links() {
+  local exe=$1 deps mpis
+  [ -x "$exe" ] || fail "$exe was not built"
+  deps=$(ldd "$exe")
+  if grep -q 'not found' <<<"$deps"; then
+    grep 'not found' <<<"$deps" >&2
+    fail "$exe: a library is not found"
+  fi
+  mpis=$(grep -oE 'lib(mpi|mpich)\.so\.[0-9]+' <<<"$deps" | sort -u || true)
+  [ "$(grep -c . <<<"$mpis")" = 1 ] || fail "$(basename "$exe") links $(echo $mpis) (one MPI expected)"
+  echo "   links $mpis"
+}
+
+run2() {
+  "$mpiexec" -n 2 "${mpiexec_flags[@]}" "$@" || fail "$* exited with $?"
+}
+
+# Item: every installed program is named in the README's Install section, and every nhood-*
+# program it names is installed.
+readme_lists_install() {
+  local section f tool
+  section=$(awk '/^## /{on = ($0 == "## Install")} on' "$src/README.md")
+  [ -n "$section" ] || fail "README.md has no '## Install' section"
+  for f in "$prefix"/bin/*; do
+    [ -e "$f" ] || continue
+    grep -qF "\`$(basename "$f")\`" <<<"$section" || fail "README's Install section does not name $(basename "$f")"
+  done
+  for tool in $(grep -oE '`nhood-[a-z]+`' <<<"$section" | tr -d '`' | sort -u); do
+    [ -x "$prefix/bin/$tool" ] || fail "README's Install section names $tool, which is not installed"
+  done
+  echo "   $(cd "$prefix/bin" 2>/dev/null && echo *)"
+}
+
+# Item: find_package(nhood) with nothing but CMAKE_PREFIX_PATH finds the MPI nhood was built with.
+cmake_consumer() {
+  quiet "consumer configure" cmake -S "$consumer" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$prefix"
+  quiet "consumer build" cmake --build "$work/cmake"
+  check_links "$work/cmake/consumer"
+  run2 "$work/cmake/consumer"
+}
+
+# Item: another MPI's compiler, given on purpose, stops the configure with a message that names
+# the right one.
+cmake_consumer_other_mpi() {
+  local other=$1 log="$work/cmake-other.log"
+  if cmake -S "$consumer" -B "$work/cmake-other" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DMPI_C_COMPILER="$other" >"$log" 2>&1; then
+    fail "configured with another MPI's compiler ($other)"
+  fi
+  grep -qF -- "-DMPI_C_COMPILER=$mpicc" "$log" || {
+    cat "$log" >&2
+    fail "the message does not name -DMPI_C_COMPILER=$mpicc"
+  }
+  grep -A1 -F 'nhood was built with:' "$log" | sed 's/^ */   /'
+}
+
+# Item: mpicc app.c $(pkg-config --cflags --libs nhood) gives a program that runs, with the
+# mpicc the .pc file names; PKG_CONFIG_PATH given as in $2 (relative to $work or absolute).
+pkgconfig_consumer() {
+  local name=$1 pcpath=$2 pc_mpicc flags
+  cd "$work"
+  export PKG_CONFIG_PATH=$pcpath
+  flags=$(pkg-config --cflags --libs nhood)
+  pc_mpicc=$(pkg-config --variable=mpicc nhood)
+  echo "   $mpicc app.c $flags"
+  # shellcheck disable=SC2086
+  quiet "pkg-config consumer build" "$mpicc" "$consumer/main.c" $flags -o "$work/$name"
+  cd /
+  check_links "$work/$name"
+  run2 "$work/$name"
+  [ "$pc_mpicc" = "$mpicc" ] || fail "pkg-config --variable=mpicc nhood gives '$pc_mpicc', not $mpicc"
+}
+
 rm -rf "$work"
-cmake --install "$build" --prefix "$work/prefix" >/dev/null
+mkdir -p "$work"
+quiet "cmake --install" cmake --install "$build" --prefix "$prefix"
+pcdir=$(dirname "$(find "$prefix" -name nhood.pc | head -n 1)")
 
-echo "-- find_package(nhood)"
-cmake -S "$src/tests/install/consumer" -B "$work/cmake" -DCMAKE_PREFIX_PATH="$work/prefix" \
-  -DMPI_C_COMPILER="$mpicc" >/dev/null
-cmake --build "$work/cmake" >/dev/null
-"$mpiexec" -n 2 "$work/cmake/consumer"
+failed=""
+check() {
+  local name=$1
+  shift
+  echo "-- $name"
+  # errexit holds inside the subshell only when the subshell is not tested (no ||, no if).
+  set +e
+  (
+    set -e
+    "$@"
+  )
+  [ $? = 0 ] || failed="$failed
+   $name"
+  set -e
+}
+check "installed programs named in README.md's Install section" readme_lists_install
+check "find_package(nhood), no MPI hints" cmake_consumer
+other=""
+for c in mpicc.openmpi mpicc.mpich; do
+  c=$(command -v "$c" || true)
+  if [ -n "$c" ] && [ "$c" != "$mpicc" ]; then
+    other=$c
+    break
+  fi
+done
+if [ -n "$other" ]; then
+  check "find_package(nhood) with -DMPI_C_COMPILER=$other stops" cmake_consumer_other_mpi "$other"
+else
+  echo "-- (no second MPI here: the wrong-MPI case is not checked)"
+fi
+check "pkg-config nhood, PKG_CONFIG_PATH=$pcdir" pkgconfig_consumer consumer-pc "$pcdir"
+check "pkg-config nhood, PKG_CONFIG_PATH=${pcdir#"$work"/} (relative)" pkgconfig_consumer consumer-pc-rel "${pcdir#"$work"/}"
 
-echo "-- pkg-config nhood"
-libdir=$(dirname "$(find "$work/prefix" -name nhood.pc | head -n 1)")
-flags=$(PKG_CONFIG_PATH="$libdir" pkg-config --cflags --libs nhood)
-# shellcheck disable=SC2086
-"$mpicc" "$src/tests/install/consumer/main.c" $flags -Wl,-rpath,"$libdir/.." -o "$work/consumer-pc"
-"$mpiexec" -n 2 "$work/consumer-pc"
+if [ -n "$failed" ]; then
+  echo "install check FAILED:$failed" >&2
+  exit 1
+fi
+echo "install check OK"
