@@ -183,6 +183,7 @@ static int build_request(struct nhood_request *req, const nhood_coll_args *a, NH
   int rc = MPI_SUCCESS;
   memset(req, 0, sizeof *req);
   req->mode = mode;
+  req->kind = a->kind;
   nhood_commctx_retain(ctx);
   req->ctx = ctx;
   if (alg->native) {
@@ -200,6 +201,7 @@ static int build_request(struct nhood_request *req, const nhood_coll_args *a, NH
   NHOOD_TRY(nhood_request_prepare_exec(req, a->sendbuf, a->recvbuf));
   return MPI_SUCCESS;
 cleanup:
+  nhood_error_context("neighborhood %s (%s)", nhood_coll_names[a->kind], alg->name);
   nhood_request_release(req);
   return rc;
 }
@@ -241,6 +243,7 @@ static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NHOOD_Topo t
     rc = nhood_request_begin(req);
     if (rc == MPI_SUCCESS) rc = nhood_request_wait(req);
   }
+  if (rc != MPI_SUCCESS) nhood_request_error_context(req);
   if (req == &local) nhood_request_release(&local);
 cleanup:
   if (cache) nhood_call_cache_release(cache);
@@ -266,7 +269,10 @@ static int run_with_request(const nhood_coll_args *args, MPI_Comm comm, NHOOD_To
   }
   req->tag_base = nhood_commctx_reserve_tags(ctx, nhood_request_ntags(req));
   if (mode == NHOOD_NONBLOCKING) {
-    NHOOD_TRY(nhood_request_begin(req));
+    if ((rc = nhood_request_begin(req)) != MPI_SUCCESS) {
+      nhood_request_error_context(req);
+      goto cleanup;
+    }
     req->active = 1;
   }
   NHOOD_TRY(nhood_handle_register(req, NHOOD_HANDLE_REQUEST));

@@ -14,6 +14,7 @@ typedef enum { NHOOD_BLOCKING, NHOOD_NONBLOCKING, NHOOD_PERSISTENT } nhood_mode;
 
 struct nhood_request {
   nhood_mode mode;
+  nhood_coll_kind kind;
   int active;
   int tag_base;       /* reserved once per request (per start for blocking calls) */
   nhood_commctx *ctx; /* retained */
@@ -64,6 +65,9 @@ const nhood_sched *nhood_request_schedule(const struct nhood_request *req);
 /* Allocates scratch and the transport for req->sched and prepares its execution over the
  * call's buffers; shared by one-stage requests and the second stage of two-stage ones. */
 int nhood_request_prepare_exec(struct nhood_request *req, const void *sendbuf, void *recvbuf);
+
+/* Puts "neighborhood <collective> (<algorithm>)" before the message of an error of req's run. */
+void nhood_request_error_context(const struct nhood_request *req);
 
 /* Releases what a request holds (not the request memory itself). */
 void nhood_request_release(struct nhood_request *req);

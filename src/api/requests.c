@@ -26,6 +26,10 @@ cleanup:
   return rc;
 }
 
+void nhood_request_error_context(const struct nhood_request *req) {
+  nhood_error_context("neighborhood %s (%s)", nhood_coll_names[req->kind], nhood_request_schedule(req)->algorithm);
+}
+
 void nhood_request_release(struct nhood_request *req) {
   if (req->native) {
     if (req->native_request != MPI_REQUEST_NULL) MPI_Request_free(&req->native_request);
@@ -36,6 +40,7 @@ void nhood_request_release(struct nhood_request *req) {
   }
   nhood_two_stage_free(req->two_stage);
   req->two_stage = NULL;
+  nhood_exec_free(&req->exec);
   nhood_mpi_transport_ctx_free(&req->transport);
   nhood_sched_free(&req->sched);
   free(req->scratch);
@@ -67,7 +72,10 @@ int NHOOD_Start(NHOOD_Request *request) {
   if (req->active)
     return nhood_error(MPI_ERR_REQUEST, "*request is already active; wait for it before starting it again");
   rc = nhood_request_begin(req);
-  if (rc == MPI_SUCCESS) req->active = 1;
+  if (rc == MPI_SUCCESS)
+    req->active = 1;
+  else
+    nhood_request_error_context(req);
   return rc;
 }
 
@@ -87,6 +95,7 @@ int NHOOD_Wait(NHOOD_Request *request) {
   int rc = validate(*request, "*request");
   if (rc != MPI_SUCCESS || !(*request)->active) return rc;
   rc = nhood_request_wait(*request);
+  if (rc != MPI_SUCCESS) nhood_request_error_context(*request);
   complete(request);
   return rc;
 }
@@ -102,13 +111,19 @@ int NHOOD_Waitall(int count, NHOOD_Request requests[]) {
   return first_error;
 }
 
-/* Advances a request without completing it; *done = 1 when its schedule finished. */
+/* Advances a request without completing it; *done = 1 when its schedule finished. A failure
+ * ends the request's run (as MPI completes a failed request), described by its collective. */
 static int progress(NHOOD_Request req, int *done) {
   if (req == NHOOD_REQUEST_NULL || !req->active) {
     *done = 1;
     return MPI_SUCCESS;
   }
-  return nhood_request_progress(req, done);
+  int rc = nhood_request_progress(req, done);
+  if (rc != MPI_SUCCESS) {
+    nhood_request_error_context(req);
+    *done = 1;
+  }
+  return rc;
 }
 
 int NHOOD_Test(NHOOD_Request *request, int *flag) {
@@ -132,8 +147,12 @@ int NHOOD_Testall(int count, NHOOD_Request requests[], int *flag) {
   for (int k = 0; k < count; k++) {
     if (requests[k] == NHOOD_REQUEST_NULL) continue;
     int rc = validate_at(requests[k], "requests", k), done = 0;
-    if (rc == MPI_SUCCESS) rc = progress(requests[k], &done);
     if (rc != MPI_SUCCESS) return rc;
+    if ((rc = progress(requests[k], &done)) != MPI_SUCCESS) { /* as MPI_Testall: the failed one completes */
+      complete(&requests[k]);
+      *flag = 0;
+      return rc;
+    }
     all_done &= done;
   }
   /* As MPI_Testall: requests complete only together. */

@@ -6,6 +6,7 @@
 #include "api/request.h"
 #include "engine/native_mpi.h"
 #include "common/errors.h"
+#include "common/mpi_util.h"
 #include "pattern/combine.h"
 #include "schedule/algorithms.h"
 #include "topology/topology.h"
@@ -53,6 +54,7 @@ void nhood_two_stage_free(struct nhood_two_stage *ts) {
     free(ts->topo.destinations);
   }
   nhood_combine_pattern_release(ts->topo.pattern);
+  nhood_exec_free(&ts->pass_exec);
   nhood_mpi_transport_ctx_free(&ts->pass_transport);
   nhood_sched_free(&ts->pass);
   free(ts->own_sizes);
@@ -122,7 +124,9 @@ int nhood_request_begin(struct nhood_request *req) {
   struct nhood_two_stage *ts = req->two_stage;
   if (req->native) {
     if (req->mode == NHOOD_PERSISTENT) {
+      nhood_errors_return_begin();
       int code = MPI_Start(&req->native_request);
+      nhood_errors_return_end();
       return code == MPI_SUCCESS ? MPI_SUCCESS : nhood_mpi_error(code, "MPI_Start");
     }
     return nhood_native_call(&req->args.args, req->graph->comm, NHOOD_NATIVE_START, &req->native_request);
@@ -138,7 +142,9 @@ int nhood_request_progress(struct nhood_request *req, int *done) {
   struct nhood_two_stage *ts = req->two_stage;
   *done = 0;
   if (req->native) {
+    nhood_errors_return_begin(); /* MPI's error handlers: common/mpi_util.h */
     int code = MPI_Test(&req->native_request, done, MPI_STATUS_IGNORE);
+    nhood_errors_return_end();
     return code == MPI_SUCCESS ? MPI_SUCCESS : nhood_mpi_error(code, "MPI_Test");
   }
   if (ts && ts->in_pass) {
@@ -155,7 +161,9 @@ int nhood_request_progress(struct nhood_request *req, int *done) {
 int nhood_request_wait(struct nhood_request *req) {
   struct nhood_two_stage *ts = req->two_stage;
   if (req->native) {
+    nhood_errors_return_begin();
     int code = MPI_Wait(&req->native_request, MPI_STATUS_IGNORE);
+    nhood_errors_return_end();
     return code == MPI_SUCCESS ? MPI_SUCCESS : nhood_mpi_error(code, "MPI_Wait");
   }
   if (ts && ts->in_pass) {

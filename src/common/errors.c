@@ -2,6 +2,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "nhood.h"
@@ -13,6 +14,32 @@ int nhood_error(int errclass, const char *fmt, ...) {
   va_start(ap, fmt);
   vsnprintf(last_message, sizeof last_message, fmt, ap);
   va_end(ap);
+  return errclass;
+}
+
+void nhood_error_context(const char *fmt, ...) {
+  char context[NHOOD_MAX_ERROR_STRING], both[2 * NHOOD_MAX_ERROR_STRING + 2];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(context, sizeof context, fmt, ap);
+  va_end(ap);
+  snprintf(both, sizeof both, "%s: %s", context, last_message);
+  memcpy(last_message, both, sizeof last_message - 1); /* cut to the message's length */
+  last_message[sizeof last_message - 1] = '\0';
+}
+
+char *nhood_error_save(void) {
+  size_t n = strnlen(last_message, sizeof last_message - 1);
+  char *copy = malloc(n + 1);
+  if (copy) {
+    memcpy(copy, last_message, n);
+    copy[n] = '\0';
+  }
+  return copy;
+}
+
+int nhood_error_restore(int errclass, const char *saved) {
+  if (saved) snprintf(last_message, sizeof last_message, "%s", saved);
   return errclass;
 }
 

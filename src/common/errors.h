@@ -14,6 +14,14 @@
 /* Records "fmt..." as this thread's last error and returns errclass. */
 int nhood_error(int errclass, const char *fmt, ...) NHOOD_PRINTF(2, 3);
 
+/* Puts "<context>: " before this thread's last message (the error it describes stays). */
+void nhood_error_context(const char *fmt, ...) NHOOD_PRINTF(1, 2);
+
+/* This thread's last message, to keep while other errors may overwrite it (NULL when out of
+ * memory; free it), and to put back with nhood_error_restore. */
+char *nhood_error_save(void);
+int nhood_error_restore(int errclass, const char *saved);
+
 /* For a failed MPI call: records "<what>: <MPI's error string>" and returns the error class
  * of code. */
 int nhood_mpi_error(int code, const char *what);

@@ -1,5 +1,7 @@
 #include "common/mpi_util.h"
 
+#include <pthread.h>
+
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wstringop-overflow"
@@ -14,3 +16,24 @@ int nhood_testall(int count, MPI_Request requests[], int *flag) {
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
+
+static pthread_mutex_t swap_lock = PTHREAD_MUTEX_INITIALIZER;
+static int swap_depth;
+static MPI_Errhandler saved_handler = MPI_ERRHANDLER_NULL;
+
+void nhood_errors_return_begin(void) {
+  pthread_mutex_lock(&swap_lock);
+  if (swap_depth++ == 0 && MPI_Comm_get_errhandler(MPI_COMM_WORLD, &saved_handler) == MPI_SUCCESS)
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+  pthread_mutex_unlock(&swap_lock);
+}
+
+void nhood_errors_return_end(void) {
+  pthread_mutex_lock(&swap_lock);
+  if (--swap_depth == 0 && saved_handler != MPI_ERRHANDLER_NULL) {
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, saved_handler);
+    MPI_Errhandler_free(&saved_handler); /* the reference MPI_Comm_get_errhandler gave */
+    saved_handler = MPI_ERRHANDLER_NULL;
+  }
+  pthread_mutex_unlock(&swap_lock);
+}

@@ -10,4 +10,25 @@
 int nhood_waitall(int count, MPI_Request requests[]);
 int nhood_testall(int count, MPI_Request requests[], int *flag);
 
+/*
+ * Completion calls (MPI_Wait, MPI_Test and their -all forms) whose errors must come back as
+ * return codes. Some requests report an error, such as a truncated receive, to
+ * MPI_COMM_WORLD's error handler instead of the handler of the request's communicator, and
+ * the default one aborts the job: every request in MPICH (seen in 4.0), and Open MPI's
+ * non-blocking collectives (4.1). Between begin and end, MPI_COMM_WORLD's handler is
+ * MPI_ERRORS_RETURN. Nested and concurrent sections from several threads share one swap:
+ * the first saves the user's handler, the last puts it back. While a section is open, an
+ * error of another thread's call on MPI_COMM_WORLD also returns instead of reaching the
+ * user's handler.
+ */
+void nhood_errors_return_begin(void);
+void nhood_errors_return_end(void);
+
+/* 1 when point-to-point requests need that (MPICH); Open MPI's use their communicator's. */
+#if defined(MPICH_NUMVERSION)
+#define NHOOD_P2P_ERRORS_GO_TO_WORLD 1
+#else
+#define NHOOD_P2P_ERRORS_GO_TO_WORLD 0
+#endif
+
 #endif

@@ -10,40 +10,95 @@ int nhood_mpi_transport_ctx_init(nhood_mpi_transport_ctx *ctx, MPI_Comm comm, in
   ctx->comm = comm;
   ctx->nslots = nslots;
   ctx->requests = NULL;
+  ctx->statuses = NULL;
   if (nslots == 0) return MPI_SUCCESS;
   ctx->requests = malloc(sizeof(MPI_Request) * (size_t)nslots);
-  if (!ctx->requests) return nhood_error(MPI_ERR_NO_MEM, "out of memory for %d requests", nslots);
+  ctx->statuses = malloc(sizeof(MPI_Status) * (size_t)nslots);
+  if (!ctx->requests || !ctx->statuses) {
+    nhood_mpi_transport_ctx_free(ctx);
+    return nhood_error(MPI_ERR_NO_MEM, "out of memory for %d requests", nslots);
+  }
   for (int k = 0; k < nslots; k++) ctx->requests[k] = MPI_REQUEST_NULL;
   return MPI_SUCCESS;
 }
 
 void nhood_mpi_transport_ctx_free(nhood_mpi_transport_ctx *ctx) {
   free(ctx->requests);
+  free(ctx->statuses);
   ctx->requests = NULL;
+  ctx->statuses = NULL;
 }
 
+/* A failed post leaves its slot empty, so that completing the round skips it. */
 static int post_send(void *c, int slot, const void *buf, int count, MPI_Datatype type, int peer, int tag) {
   nhood_mpi_transport_ctx *ctx = c;
   int code = MPI_Isend(buf, count, type, peer, tag, ctx->comm, &ctx->requests[slot]);
-  return code == MPI_SUCCESS ? MPI_SUCCESS : nhood_mpi_error(code, "MPI_Isend");
+  if (code == MPI_SUCCESS) return MPI_SUCCESS;
+  ctx->requests[slot] = MPI_REQUEST_NULL;
+  return nhood_mpi_error(code, "MPI_Isend");
 }
 
 static int post_recv(void *c, int slot, void *buf, int count, MPI_Datatype type, int peer, int tag) {
   nhood_mpi_transport_ctx *ctx = c;
   int code = MPI_Irecv(buf, count, type, peer, tag, ctx->comm, &ctx->requests[slot]);
-  return code == MPI_SUCCESS ? MPI_SUCCESS : nhood_mpi_error(code, "MPI_Irecv");
+  if (code == MPI_SUCCESS) return MPI_SUCCESS;
+  ctx->requests[slot] = MPI_REQUEST_NULL;
+  return nhood_mpi_error(code, "MPI_Irecv");
 }
 
-static int wait_slots(void *c, int nslots) {
-  nhood_mpi_transport_ctx *ctx = c;
-  int code = nhood_waitall(nslots, ctx->requests);
-  return code == MPI_SUCCESS ? MPI_SUCCESS : nhood_mpi_error(code, "MPI_Waitall");
+static int all_complete(const nhood_mpi_transport_ctx *ctx, int nslots) {
+  for (int k = 0; k < nslots; k++)
+    if (ctx->requests[k] != MPI_REQUEST_NULL) return 0;
+  return 1;
 }
 
-static int test_slots(void *c, int nslots, int *done) {
-  nhood_mpi_transport_ctx *ctx = c;
-  int code = nhood_testall(nslots, ctx->requests, done);
-  return code == MPI_SUCCESS ? MPI_SUCCESS : nhood_mpi_error(code, "MPI_Testall");
+/* The error of one operation, as MPI put it in its status. */
+static int slot_error(int code) {
+  int errclass = MPI_ERR_INTERN;
+  MPI_Error_class(code, &errclass);
+  if (errclass == MPI_ERR_TRUNCATE)
+    return nhood_error(MPI_ERR_TRUNCATE,
+                       "more data arrived than the receive side expects (message truncated); the sender's count and "
+                       "datatype must match this process's");
+  return nhood_mpi_error(code, "the operation");
+}
+
+/* MPI_Waitall (blocking) or MPI_Testall over the slots, with statuses so that a failure names
+ * its slot. MPI completes (and empties) a failed request and leaves the others that did not
+ * complete yet marked MPI_ERR_PENDING, so a blocking call waits again for those. */
+static int complete_slots(nhood_mpi_transport_ctx *ctx, int nslots, int blocking, int *done, int *failed) {
+  int rc = MPI_SUCCESS, flag = 1;
+  *failed = -1;
+  for (int attempt = 0; attempt <= nslots; attempt++) { /* each failure empties a slot */
+    if (NHOOD_P2P_ERRORS_GO_TO_WORLD) nhood_errors_return_begin();
+    int code = blocking ? MPI_Waitall(nslots, ctx->requests, ctx->statuses)
+                        : MPI_Testall(nslots, ctx->requests, &flag, ctx->statuses);
+    if (NHOOD_P2P_ERRORS_GO_TO_WORLD) nhood_errors_return_end();
+    if (code == MPI_SUCCESS) break;
+    int errclass = MPI_ERR_INTERN, k = 0;
+    MPI_Error_class(code, &errclass);
+    if (errclass != MPI_ERR_IN_STATUS)
+      return nhood_mpi_error(code, blocking ? "MPI_Waitall" : "MPI_Testall"); /* not one slot's */
+    while (k < nslots && (ctx->statuses[k].MPI_ERROR == MPI_SUCCESS || ctx->statuses[k].MPI_ERROR == MPI_ERR_PENDING))
+      k++;
+    if (k == nslots) return nhood_mpi_error(code, blocking ? "MPI_Waitall" : "MPI_Testall");
+    if (*failed < 0) {
+      *failed = k;
+      rc = slot_error(ctx->statuses[k].MPI_ERROR);
+    }
+    if (!blocking) break;
+  }
+  *done = flag && all_complete(ctx, nslots);
+  return rc;
+}
+
+static int wait_slots(void *c, int nslots, int *failed) {
+  int done = 0;
+  return complete_slots(c, nslots, 1, &done, failed);
+}
+
+static int test_slots(void *c, int nslots, int *done, int *failed) {
+  return complete_slots(c, nslots, 0, done, failed);
 }
 
 /* Size, extent and whether count elements of type occupy one contiguous byte range that
@@ -77,7 +132,9 @@ static int copy(void *c, const void *src, int scount, MPI_Datatype stype, void *
   NHOOD_TRY(layout_of(dtype, &dl));
   MPI_Count sbytes = sl.size * scount, dbytes = dl.size * dcount;
   if (sbytes > dbytes)
-    return nhood_error(MPI_ERR_TRUNCATE, "message truncated: %lld bytes sent to oneself into a %lld-byte receive block",
+    return nhood_error(MPI_ERR_TRUNCATE,
+                       "message truncated: %lld bytes sent into a %lld-byte block; the send side's count and datatype "
+                       "must match the receive side's",
                        (long long)sbytes, (long long)dbytes);
   if (sbytes == 0) return MPI_SUCCESS;
   if (sl.contiguous && dl.contiguous) {

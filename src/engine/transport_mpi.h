@@ -8,6 +8,7 @@
 typedef struct {
   MPI_Comm comm;
   MPI_Request *requests; /* one per slot */
+  MPI_Status *statuses;  /* one per slot: which one failed */
   int nslots;
 } nhood_mpi_transport_ctx;
 

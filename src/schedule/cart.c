@@ -62,6 +62,10 @@ int nhood_build_cart_direct(const nhood_topo *t, const nhood_coll_args *a, int m
   int rc = MPI_SUCCESS;
   NHOOD_TRY(nhood_sched_init(s, "cart-direct", 2 * t->noffsets, 1));
   for (int i = 0; i < t->noffsets; i++) {
+    if (t->sources[i] == me) { /* an offset that wraps to X itself: send block i is receive block i */
+      NHOOD_TRY(nhood_sched_copy(s, nhood_send_block(a, i), nhood_recv_block(a, i)));
+      continue;
+    }
     /* One tag is enough: two messages between the same processes belong to offsets that are
      * equal on the grid, and both ends order them by offset index. */
     if (t->sources[i] != MPI_PROC_NULL) NHOOD_TRY(nhood_sched_recv(s, t->sources[i], 0, nhood_recv_block(a, i)));
@@ -140,6 +144,7 @@ static void table_free(block_table *b) {
   free(b->stamp);
   free(b->now);
   free(b->next);
+  memset(b, 0, sizeof *b); /* freeing twice (a failed table_init, then its caller) is harmless */
 }
 
 static int table_init(block_table *b, const nhood_coll_args *a, int n, const char *name) {
@@ -175,7 +180,7 @@ static void table_advance(block_table *b, int (*stays)(const void *ctx, int i), 
 }
 
 static nhood_region scratch_bytes(MPI_Aint offset, int count) {
-  return (nhood_region){offset, MPI_BYTE, count, NHOOD_BUF_SCRATCH};
+  return (nhood_region){offset, MPI_BYTE, count, NHOOD_BUF_SCRATCH, 0};
 }
 
 /* One message each way: the blocks with in_message(ctx, i, 0) out to `to`, the blocks with

@@ -61,14 +61,16 @@ static inline nhood_region nhood_send_block(const nhood_coll_args *a, int j) {
     case NHOOD_ALLGATHER:
     case NHOOD_ALLGATHERV:
     case NHOOD_REDUCE:
-      return (nhood_region){0, a->sendtype, a->sendcount, NHOOD_BUF_SEND};
+      return (nhood_region){0, a->sendtype, a->sendcount, NHOOD_BUF_SEND, j + 1};
     case NHOOD_ALLTOALL:
     case NHOOD_SCATTER_REDUCE:
-      return (nhood_region){(MPI_Aint)j * a->sendcount * a->send_extent, a->sendtype, a->sendcount, NHOOD_BUF_SEND};
+      return (nhood_region){(MPI_Aint)j * a->sendcount * a->send_extent, a->sendtype, a->sendcount, NHOOD_BUF_SEND,
+                            j + 1};
     case NHOOD_ALLTOALLV:
-      return (nhood_region){(MPI_Aint)a->sdispls[j] * a->send_extent, a->sendtype, a->sendcounts[j], NHOOD_BUF_SEND};
+      return (nhood_region){(MPI_Aint)a->sdispls[j] * a->send_extent, a->sendtype, a->sendcounts[j], NHOOD_BUF_SEND,
+                            j + 1};
     default:
-      return (nhood_region){a->sdispls_bytes[j], a->sendtypes[j], a->sendcounts[j], NHOOD_BUF_SEND};
+      return (nhood_region){a->sdispls_bytes[j], a->sendtypes[j], a->sendcounts[j], NHOOD_BUF_SEND, j + 1};
   }
 }
 
@@ -77,15 +79,17 @@ static inline nhood_region nhood_recv_block(const nhood_coll_args *a, int i) {
   switch (a->kind) {
     case NHOOD_REDUCE:
     case NHOOD_SCATTER_REDUCE:
-      return (nhood_region){0, a->recvtype, a->recvcount, NHOOD_BUF_RECV};
+      return (nhood_region){0, a->recvtype, a->recvcount, NHOOD_BUF_RECV, 0}; /* the result, not block i */
     case NHOOD_ALLGATHER:
     case NHOOD_ALLTOALL:
-      return (nhood_region){(MPI_Aint)i * a->recvcount * a->recv_extent, a->recvtype, a->recvcount, NHOOD_BUF_RECV};
+      return (nhood_region){(MPI_Aint)i * a->recvcount * a->recv_extent, a->recvtype, a->recvcount, NHOOD_BUF_RECV,
+                            i + 1};
     case NHOOD_ALLGATHERV:
     case NHOOD_ALLTOALLV:
-      return (nhood_region){(MPI_Aint)a->rdispls[i] * a->recv_extent, a->recvtype, a->recvcounts[i], NHOOD_BUF_RECV};
+      return (nhood_region){(MPI_Aint)a->rdispls[i] * a->recv_extent, a->recvtype, a->recvcounts[i], NHOOD_BUF_RECV,
+                            i + 1};
     default:
-      return (nhood_region){a->rdispls_bytes[i], a->recvtypes[i], a->recvcounts[i], NHOOD_BUF_RECV};
+      return (nhood_region){a->rdispls_bytes[i], a->recvtypes[i], a->recvcounts[i], NHOOD_BUF_RECV, i + 1};
   }
 }
 

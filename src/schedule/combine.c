@@ -149,7 +149,7 @@ static int duty_blocks(const nhood_records *r, int alltoall, uint64_t *keys) {
 }
 
 static nhood_region bytes_at(MPI_Aint offset, int count) {
-  return (nhood_region){offset, MPI_BYTE, count, NHOOD_BUF_SCRATCH};
+  return (nhood_region){offset, MPI_BYTE, count, NHOOD_BUF_SCRATCH, 0};
 }
 
 /* Receive slot of a block from `source`, or an error naming the inconsistency. */
@@ -221,7 +221,7 @@ static int put_own_block(builder *b, int dest_index, int target, int *own_sizes,
   if (b->mode != EQUAL_BLOCKS) NHOOD_TRY(user_block_bytes(b, r, &bytes));
   if (b->mode == SIZE_PASS) {
     own_sizes[own_index] = bytes;
-    r = (nhood_region){(MPI_Aint)own_index * (MPI_Aint)sizeof(int), MPI_BYTE, (int)sizeof(int), NHOOD_BUF_SEND};
+    r = (nhood_region){(MPI_Aint)own_index * (MPI_Aint)sizeof(int), MPI_BYTE, (int)sizeof(int), NHOOD_BUF_SEND, 0};
     bytes = (int)sizeof(int);
   }
   map_put(&b->map, block_key(b->alltoall, b->me, target), r, bytes);

@@ -32,7 +32,8 @@ static int append(nhood_sched *s, nhood_op_kind kind, int peer, int tag, nhood_r
                                  .peer = peer,
                                  .tag = tag,
                                  .kind = (uint8_t)kind,
-                                 .buf = (uint8_t)r.buf};
+                                 .buf = (uint8_t)r.buf,
+                                 .block = r.block < NHOOD_BLOCK_UNKNOWN ? (uint16_t)r.block : NHOOD_BLOCK_UNKNOWN};
   return MPI_SUCCESS;
 }
 

@@ -32,8 +32,14 @@ typedef struct {
   MPI_Aint offset; /* bytes from the buffer's base */
   MPI_Datatype type;
   int count;
-  int buf; /* nhood_buf_id */
+  int buf;   /* nhood_buf_id */
+  int block; /* 1 + the index of the caller's block this region is (send block in the send
+              * buffer, receive block in the receive buffer); 0 for other memory. Only for
+              * error messages. */
 } nhood_region;
+
+/* Largest block index + 1 a schedule entry records (larger ones are reported as unknown). */
+#define NHOOD_BLOCK_UNKNOWN UINT16_MAX
 
 /* One entry of a schedule: 32 bytes, so that posting a round reads little memory (with
  * many processes per core, every cache line a call touches is paid again after each context
@@ -42,10 +48,11 @@ typedef struct {
   MPI_Aint offset;
   MPI_Datatype type;
   int count;
-  int peer;     /* send / recv: rank in the communicator */
-  int tag;      /* send / recv: offset in the call's tag window; reduce: index into reduce_ops */
-  uint8_t kind; /* nhood_op_kind */
-  uint8_t buf;  /* nhood_buf_id */
+  int peer;       /* send / recv: rank in the communicator */
+  int tag;        /* send / recv: offset in the call's tag window; reduce: index into reduce_ops */
+  uint8_t kind;   /* nhood_op_kind */
+  uint8_t buf;    /* nhood_buf_id */
+  uint16_t block; /* nhood_region's block, NHOOD_BLOCK_UNKNOWN when it does not fit */
 } nhood_op;
 
 _Static_assert(sizeof(nhood_op) <= 32, "schedule entries should stay within 32 bytes");

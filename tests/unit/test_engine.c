@@ -56,8 +56,9 @@ static int fake_recv(void *c, int slot, void *buf, int count, MPI_Datatype type,
 
 /* Matches pending receives, in slot order, against the first queued message from that
  * source with that tag. */
-static int fake_test(void *c, int nslots, int *done) {
+static int fake_test(void *c, int nslots, int *done, int *failed) {
   fake_ctx *ctx = c;
+  *failed = -1;
   ctx->tests++;
   *done = 1;
   for (int s = 0; s < nslots; s++) {
@@ -76,9 +77,9 @@ static int fake_test(void *c, int nslots, int *done) {
   return MPI_SUCCESS;
 }
 
-static int fake_wait(void *c, int nslots) {
+static int fake_wait(void *c, int nslots, int *failed) {
   int done = 0;
-  fake_test(c, nslots, &done);
+  fake_test(c, nslots, &done, failed);
   return done ? MPI_SUCCESS : MPI_ERR_PENDING; /* one process cannot block for others */
 }
 
@@ -212,9 +213,9 @@ static void test_direct_cart_channels(void) {
  * the sum back. */
 static void test_rounds_and_scratch(void) {
   nhood_sched s0, s1;
-  nhood_region send0 = {0, MPI_BYTE, 2, NHOOD_BUF_SEND}, recv0 = {0, MPI_BYTE, 2, NHOOD_BUF_RECV};
-  nhood_region scratch1 = {4, MPI_BYTE, 2, NHOOD_BUF_SCRATCH}, recv1 = {0, MPI_BYTE, 2, NHOOD_BUF_RECV};
-  nhood_region send1 = {0, MPI_BYTE, 2, NHOOD_BUF_SEND};
+  nhood_region send0 = {0, MPI_BYTE, 2, NHOOD_BUF_SEND, 0}, recv0 = {0, MPI_BYTE, 2, NHOOD_BUF_RECV, 0};
+  nhood_region scratch1 = {4, MPI_BYTE, 2, NHOOD_BUF_SCRATCH, 0}, recv1 = {0, MPI_BYTE, 2, NHOOD_BUF_RECV, 0};
+  nhood_region send1 = {0, MPI_BYTE, 2, NHOOD_BUF_SEND, 0};
   nhood_sched_init(&s0, "test", 4, 2);
   nhood_sched_send(&s0, 1, 0, send0);
   nhood_sched_fence(&s0);
@@ -227,8 +228,8 @@ static void test_rounds_and_scratch(void) {
   nhood_sched_reduce(&s1, scratch1, recv1, MPI_SUM); /* round 1 reads what round 0 received */
   nhood_sched_send(&s1, 0, 1, recv1);
   nhood_sched_fence(&s1);
-  nhood_sched_fence(&s1);                                                          /* empty rounds are dropped */
-  nhood_sched_copy(&s1, recv1, (nhood_region){0, MPI_BYTE, 2, NHOOD_BUF_SCRATCH}); /* local-only round */
+  nhood_sched_fence(&s1);                                                             /* empty rounds are dropped */
+  nhood_sched_copy(&s1, recv1, (nhood_region){0, MPI_BYTE, 2, NHOOD_BUF_SCRATCH, 0}); /* local-only round */
   nhood_sched_finish(&s1);
   s1.scratch_bytes = 8;
   CHECK(s1.nrounds == 3 && s1.comm_rounds == 2 && s1.max_comm_per_round == 1, "rounds %d comm %d", s1.nrounds,

@@ -97,9 +97,9 @@ static void expect_cost(const nhood_sched *s, const nhood_cost_params *p, double
 /* Round 1: two sends of 100 B, one receive of 300 B, a 50 B copy; round 2: one send of 10 B. */
 static void test_predict(void) {
   nhood_sched s;
-  nhood_region r100 = {0, MPI_BYTE, 100, NHOOD_BUF_SEND}, r300 = {0, MPI_BYTE, 300, NHOOD_BUF_RECV};
-  nhood_region r50 = {0, MPI_BYTE, 50, NHOOD_BUF_SEND}, r50t = {0, MPI_BYTE, 50, NHOOD_BUF_SCRATCH};
-  nhood_region r10 = {0, MPI_BYTE, 10, NHOOD_BUF_SEND};
+  nhood_region r100 = {0, MPI_BYTE, 100, NHOOD_BUF_SEND, 0}, r300 = {0, MPI_BYTE, 300, NHOOD_BUF_RECV, 0};
+  nhood_region r50 = {0, MPI_BYTE, 50, NHOOD_BUF_SEND, 0}, r50t = {0, MPI_BYTE, 50, NHOOD_BUF_SCRATCH, 0};
+  nhood_region r10 = {0, MPI_BYTE, 10, NHOOD_BUF_SEND, 0};
   CHECK(nhood_sched_init(&s, "hand", 8, 1) == MPI_SUCCESS, "init");
   nhood_sched_send(&s, 1, 0, r100);
   nhood_sched_send(&s, 2, 0, r100);

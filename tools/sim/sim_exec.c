@@ -143,17 +143,18 @@ static int port_recv(void *ctx, int slot, void *buf, int count, MPI_Datatype typ
 }
 
 /* Only receives can be outstanding, and the engine posts one round at a time. */
-static int port_test(void *ctx, int nslots, int *done) {
+static int port_test(void *ctx, int nslots, int *done, int *failed) {
   rank_port *port = ctx;
   (void)nslots;
+  *failed = -1;
   *done = port->world->pending[port->rank] == 0;
   return MPI_SUCCESS;
 }
 
 /* One process cannot block for the others: the driver only tests. */
-static int port_wait(void *ctx, int nslots) {
+static int port_wait(void *ctx, int nslots, int *failed) {
   int done;
-  port_test(ctx, nslots, &done);
+  port_test(ctx, nslots, &done, failed);
   return done ? MPI_SUCCESS : MPI_ERR_PENDING;
 }
 

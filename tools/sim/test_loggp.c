@@ -13,7 +13,7 @@
 /* L 2, o 0.5, g 1, G 0.01, Gcopy 0.001: small numbers whose sums are easy to follow. */
 static const loggp_params base = {.L = 2, .o = 0.5, .g = 1, .G = 0.01, .Gcopy = 0.001};
 
-static nhood_region bytes(int buf, int count) { return (nhood_region){0, MPI_BYTE, count, buf}; }
+static nhood_region bytes(int buf, int count) { return (nhood_region){0, MPI_BYTE, count, buf, 0}; }
 
 /* Schedules for n ranks, each empty and open for operations. */
 static void start_all(nhood_sched *s, int n) {
