@@ -139,10 +139,18 @@ static int check_list(int degree, const int ranks[], const int weights[], const 
                       const char *wname) {
   if (degree < 0) return nhood_error(MPI_ERR_ARG, "%s is negative (%d)", degname, degree);
   if (degree > 0 && ranks == NULL) return nhood_error(MPI_ERR_ARG, "%s is NULL but %s is %d", what, degname, degree);
+  /* As MPI_Dist_graph_create_adjacent: an array, or MPI_UNWEIGHTED; MPI_WEIGHTS_EMPTY (or
+   * anything, NULL included) only where the degree is 0. */
+  if (degree > 0 && weights == NULL)
+    return nhood_error(MPI_ERR_ARG, "%s is NULL but %s is %d (pass MPI_UNWEIGHTED for no weights)", wname, degname,
+                       degree);
+  if (degree > 0 && weights == MPI_WEIGHTS_EMPTY)
+    return nhood_error(MPI_ERR_ARG, "%s is MPI_WEIGHTS_EMPTY but %s is %d (it stands for no weights of a degree of 0)",
+                       wname, degname, degree);
   for (int i = 0; i < degree; i++) {
     if (ranks[i] < 0 && ranks[i] != MPI_PROC_NULL)
       return nhood_error(MPI_ERR_RANK, "%s[%d] = %d is not a rank", what, i, ranks[i]);
-    if (weights != NULL && weights != MPI_UNWEIGHTED && weights[i] < 0)
+    if (weights != MPI_UNWEIGHTED && weights[i] < 0)
       return nhood_error(MPI_ERR_ARG, "%s[%d] = %d is negative", wname, i, weights[i]);
   }
   return MPI_SUCCESS;
@@ -156,8 +164,8 @@ int NHOOD_Topo_create_adjacent(int indegree, const int sources[], const int *sou
   NHOOD_TRY(check_list(indegree, sources, sourceweights, "indegree", "sources", "sourceweights"));
   NHOOD_TRY(check_list(outdegree, destinations, destweights, "outdegree", "destinations", "destweights"));
   /* A side with degree 0 may pass anything as weights (MPI_WEIGHTS_EMPTY, NULL). */
-  int in_weighted = indegree > 0 && sourceweights != MPI_UNWEIGHTED && sourceweights != NULL;
-  int out_weighted = outdegree > 0 && destweights != MPI_UNWEIGHTED && destweights != NULL;
+  int in_weighted = indegree > 0 && sourceweights != MPI_UNWEIGHTED;
+  int out_weighted = outdegree > 0 && destweights != MPI_UNWEIGHTED;
   if (indegree > 0 && outdegree > 0 && in_weighted != out_weighted)
     return nhood_error(MPI_ERR_ARG, "sourceweights and destweights must both be MPI_UNWEIGHTED or both be arrays");
   int weighted = in_weighted || out_weighted;

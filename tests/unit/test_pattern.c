@@ -157,8 +157,8 @@ static void run_spec(const char *spec_text, int P, int expect_savings) {
   for (int r = 0; r < P; r++) {
     topospec_rank mine;
     CHECK(topospec_for_rank(&spec, r, P, &mine, err, sizeof err) == 0, "%s rank %d: %s", spec_text, r, err);
-    CHECK(NHOOD_Topo_create_adjacent(mine.indegree, mine.sources, NULL, mine.outdegree, mine.destinations, NULL,
-                                     MPI_INFO_NULL, &topos[r]) == MPI_SUCCESS,
+    CHECK(NHOOD_Topo_create_adjacent(mine.indegree, mine.sources, MPI_UNWEIGHTED, mine.outdegree, mine.destinations,
+                                     MPI_UNWEIGHTED, MPI_INFO_NULL, &topos[r]) == MPI_SUCCESS,
           "topology");
     topospec_rank_free(&mine);
   }
@@ -206,7 +206,8 @@ static void run_multigraph(void) {
     src[ns++] = (r + P - 1) % P;
     dst[nd++] = r;
     src[ns++] = r;
-    CHECK(NHOOD_Topo_create_adjacent(ns, src, NULL, nd, dst, NULL, MPI_INFO_NULL, &topos[r]) == MPI_SUCCESS,
+    CHECK(NHOOD_Topo_create_adjacent(ns, src, MPI_UNWEIGHTED, nd, dst, MPI_UNWEIGHTED, MPI_INFO_NULL, &topos[r]) ==
+              MPI_SUCCESS,
           "multigraph topology");
   }
   nhood_combine_params params;

@@ -114,10 +114,27 @@ static void test_adjacent_errors(void) {
         "mixed weighted and unweighted");
   CHECK(NHOOD_Topo_create_adjacent(1, ok, MPI_UNWEIGHTED, 1, ok, MPI_UNWEIGHTED, MPI_INFO_NULL, NULL) == MPI_ERR_ARG,
         "NULL output handle");
+  /* Weights as MPI_Dist_graph_create_adjacent takes them: NULL is no MPI_UNWEIGHTED, and
+   * MPI_WEIGHTS_EMPTY is for a degree of 0 only. */
+  CHECK(NHOOD_Topo_create_adjacent(1, ok, NULL, 1, ok, NULL, MPI_INFO_NULL, &t) == MPI_ERR_ARG, "NULL weights");
+  NHOOD_Error_message(msg, NULL);
+  CHECK(strstr(msg, "sourceweights") != NULL && strstr(msg, "MPI_UNWEIGHTED") != NULL,
+        "message names sourceweights and MPI_UNWEIGHTED: %s", msg);
+  CHECK(NHOOD_Topo_create_adjacent(1, ok, MPI_UNWEIGHTED, 1, ok, NULL, MPI_INFO_NULL, &t) == MPI_ERR_ARG,
+        "NULL destweights");
+  CHECK(NHOOD_Topo_create_adjacent(1, ok, MPI_WEIGHTS_EMPTY, 1, ok, ok, MPI_INFO_NULL, &t) == MPI_ERR_ARG,
+        "MPI_WEIGHTS_EMPTY with indegree 1");
+  NHOOD_Error_message(msg, NULL);
+  CHECK(strstr(msg, "MPI_WEIGHTS_EMPTY") != NULL, "message names MPI_WEIGHTS_EMPTY: %s", msg);
   /* zero degrees are fine, with any weights argument */
   CHECK(NHOOD_Topo_create_adjacent(0, NULL, NULL, 0, NULL, MPI_UNWEIGHTED, MPI_INFO_NULL, &t) == MPI_SUCCESS,
         "empty neighborhood");
   CHECK(NHOOD_Topo_free(&t) == MPI_SUCCESS, "free empty");
+  CHECK(NHOOD_Topo_create_adjacent(0, NULL, MPI_WEIGHTS_EMPTY, 1, ok, ok, MPI_INFO_NULL, &t) == MPI_SUCCESS,
+        "MPI_WEIGHTS_EMPTY with indegree 0, weights out");
+  int weighted = 0;
+  CHECK(NHOOD_Topo_degrees(t, 1, NULL, NULL, &weighted) == MPI_SUCCESS && weighted, "weighted");
+  CHECK(NHOOD_Topo_free(&t) == MPI_SUCCESS, "free");
 }
 
 int main(void) {
