@@ -22,7 +22,13 @@
  * MPI_ERR_COMM, MPI_ERR_INFO, MPI_ERR_NO_MEM, MPI_ERR_TRUNCATE, MPI_ERR_INTERN, or the class
  * of an error an underlying MPI call returned). The communicator's error handler is not
  * invoked: the caller checks the return code. A message naming the offending argument is
- * kept per thread and returned by NHOOD_Error_message().
+ * kept per thread and returned by NHOOD_Error_message(). No error aborts the job, even
+ * with MPI's default MPI_ERRORS_ARE_FATAL: where the MPI library would report an error of
+ * one of nhood's requests to MPI_COMM_WORLD's error handler (MPICH's point-to-point
+ * requests, Open MPI's non-blocking collectives), nhood sets that handler to
+ * MPI_ERRORS_RETURN while it waits for them and puts the caller's back afterwards. An
+ * argument error is seen only by the process that made it, and the other processes then
+ * hang in the collective: see "Errors" before NHOOD_Neighbor_allgather, and NHOOD_CHECK.
  *
  * Threads
  * -------
@@ -139,15 +145,17 @@ int NHOOD_Error_message(char *msg, int *resultlen);
  *
  * @param indegree       number of sources (>= 0).
  * @param sources        indegree ranks (>= 0 or MPI_PROC_NULL); may be NULL if indegree is 0.
- * @param sourceweights  indegree weights (>= 0), or MPI_UNWEIGHTED.
+ * @param sourceweights  indegree weights (>= 0), or MPI_UNWEIGHTED; if indegree is 0, any
+ *                       value (MPI_WEIGHTS_EMPTY, NULL). As in MPI, NULL is not MPI_UNWEIGHTED.
  * @param outdegree      number of destinations (>= 0).
  * @param destinations   outdegree ranks (>= 0 or MPI_PROC_NULL); may be NULL if outdegree is 0.
- * @param destweights    outdegree weights (>= 0), or MPI_UNWEIGHTED.
+ * @param destweights    outdegree weights (>= 0), or MPI_UNWEIGHTED; as sourceweights.
  * @param info           MPI_INFO_NULL, or hints (NHOOD_INFO_ALGORITHM).
  * @param topo           receives the new topology object.
  * @return MPI_ERR_ARG (negative degree, NULL list with non-zero degree, NULL topo,
- *         weights mixed weighted/unweighted, negative weight), MPI_ERR_RANK (a rank < 0
- *         other than MPI_PROC_NULL), MPI_ERR_INFO, MPI_ERR_NO_MEM.
+ *         weights mixed weighted/unweighted, NULL or MPI_WEIGHTS_EMPTY weights with a
+ *         non-zero degree, negative weight), MPI_ERR_RANK (a rank < 0 other than
+ *         MPI_PROC_NULL), MPI_ERR_INFO, MPI_ERR_NO_MEM.
  */
 int NHOOD_Topo_create_adjacent(int indegree, const int sources[], const int *sourceweights, int outdegree,
                                const int destinations[], const int *destweights, MPI_Info info, NHOOD_Topo *topo);
@@ -289,7 +297,22 @@ int NHOOD_Cart_relative_shift(MPI_Comm comm, const int offset[], int *source, in
  *   MPI_ERR_TYPE      MPI_DATATYPE_NULL
  *   MPI_ERR_ARG       a NULL count/displacement/datatype array or request pointer
  *   MPI_ERR_INFO      an unknown NHOOD_INFO_ALGORITHM value
- * The message (NHOOD_Error_message) names the argument, e.g. "recvcounts[3] is negative".
+ *   MPI_ERR_TRUNCATE  more data arrives for a receive block than it holds (a sender's
+ *                     count and datatype do not match the receiver's); returned where the
+ *                     data arrives, by the call that completes the operation, after the
+ *                     operation ran to its end (so that no other process hangs). Under the
+ *                     algorithm "mpi" the MPI library's own collective decides what is
+ *                     returned (Open MPI 4.1: MPI_ERR_OTHER; nothing for a self loop).
+ * The message (NHOOD_Error_message) names the argument, e.g. "recvcounts[3] is negative",
+ * or, for an error while data moves, the collective, the algorithm, the block and the
+ * neighbor, e.g. "neighborhood allgather (direct): receive block 1 from rank 3: ...".
+ *
+ * An argument error is found by the process that made it, and only that process returns.
+ * The others, which entered the collective, then wait for it and hang, as they would with
+ * MPI's own collectives; a topology that one process got wrong (MPI_ERR_RANK, or lists that
+ * disagree between processes) is the common case. Run with NHOOD_CHECK=1 (or call
+ * NHOOD_Topo_check) while developing: every process then checks the topology together and
+ * all of them return MPI_ERR_TOPOLOGY with the disagreeing ranks named.
  */
 
 int NHOOD_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
