@@ -54,7 +54,7 @@ run -x NHOOD_PARAMS "$dir/tools/bench/nhood-bench" "${topos[@]}" --coll allgathe
 
 step 4 "projection to $sim_ranks ranks (nhood-sim, LogGP ib-edr) and auto's choice there (nhood-info)"
 "$dir/tools/sim/nhood-sim" --ranks "$sim_ranks" --topo er:density=0.2,seed=1 --topo moore:d=2,r=2 --coll allgather \
-  --bytes 4,1024,65536 --algo direct,combine,cart-dim-batch,cart-bruck --model loggp:preset=ib-edr --no-verify \
+  --sizes 4,1024,65536 --algo direct,combine,cart-dim-batch,cart-bruck --model loggp:preset=ib-edr --no-verify \
   --json out/flagship-sim.json
 "$dir/tools/sim/nhood-info" --ranks "$sim_ranks" --topo er:density=0.2,seed=1 --topo moore:d=2,r=2 \
   --model loggp:preset=ib-edr --sizes 4,64,1024,16384,65536,1048576 | tee out/flagship-info.txt

@@ -18,7 +18,7 @@ json=out/sim-combine.json
 rm -f "$json"
 run() {
   echo "== nhood-sim $*"
-  /usr/bin/time -f "   wall %e s, peak memory %M KB" "$sim" --coll allgather --bytes 4 --algo direct,combine \
+  /usr/bin/time -f "   wall %e s, peak memory %M KB" "$sim" --coll allgather --sizes 4 --algo direct,combine \
     --model loggp:preset=ib-edr --json "$json" "$@"
 }
 only=${ONLY:-all}

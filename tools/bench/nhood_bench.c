@@ -66,6 +66,10 @@ static int *unweighted(void) {
 #define CREATE_REPS_NHOOD 1000
 #define SENTINEL 0xA5
 #define EXIT_USAGE 2
+/* The algo column's least width; longer names widen it (bench.algo_width). */
+#define ALGO_WIDTH 12
+/* The create row of stencils' NHOOD_Topo_create_cart_offsets. */
+#define CART_OFFSETS_ROW "nhood-cart-offsets"
 
 typedef enum { COLL_ALLGATHER, COLL_ALLGATHERV, COLL_ALLTOALL, COLL_ALLTOALLV, COLL_ALLTOALLW, NCOLLS } coll_kind;
 static const char *const coll_names[NCOLLS] = {"allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"};
@@ -596,6 +600,7 @@ typedef struct bench {
   int rank, size;
   FILE *json;
   char mpi_library[128];
+  int algo_width; /* of the table's algo column: the longest name it prints */
 } bench;
 
 /*
@@ -694,9 +699,11 @@ static void json_count(FILE *out, const char *key, int value) {
     fprintf(out, ",\"%s\":null", key);
 }
 
-static void print_table_header(void) {
-  printf("%-11s %-11s %9s %-12s %10s %10s %10s %7s %5s %6s %-5s %s\n", "coll", "mode", "bytes", "algo", "median_us",
-         "min_us", "max_us", "vs_mpi", "msgs", "rounds", "valid", "note");
+/* Every column is as wide as what it prints (vs_mpi's %.3g takes up to 8 characters, as in
+ * 1.23e-05; algo the longest name), so that the rows line up with the header. */
+static void print_table_header(const bench *b) {
+  printf("%-11s %-11s %9s %-*s %10s %10s %10s %8s %5s %6s %-5s %s\n", "coll", "mode", "bytes", b->algo_width, "algo",
+         "median_us", "min_us", "max_us", "vs_mpi", "msgs", "rounds", "valid", "note");
 }
 
 /* Rank 0: one table line on stdout and one JSON object in the --json file. */
@@ -720,8 +727,8 @@ static void emit_row(const bench *b, const result_row *row) {
     snprintf(min, sizeof min, "%.2f", row->min);
     snprintf(max, sizeof max, "%.2f", row->max);
   }
-  printf("%-11s %-11s %9d %-12s %10s %10s %10s %7s %5s %6s %-5s %s\n", row->coll, row->mode, row->bytes, row->algo,
-         median, min, max, ratio, msgs, rounds, row->validated ? "yes" : "NO", note);
+  printf("%-11s %-11s %9d %-*s %10s %10s %10s %8s %5s %6s %-5s %s\n", row->coll, row->mode, row->bytes, b->algo_width,
+         row->algo, median, min, max, ratio, msgs, rounds, row->validated ? "yes" : "NO", note);
   fflush(stdout);
 
   FILE *out = b->json;
@@ -852,7 +859,7 @@ static void bench_creation(const bench *b, const neighborhood *nb) {
   if (lists->is_cart) {
     MPI_Comm cart;
     MPI_Cart_create(MPI_COMM_WORLD, lists->ndims, lists->dims, lists->periods, 0, &cart);
-    time_nhood_creation(b, nb, &cart, "nhood-cart-offsets", samples, &row);
+    time_nhood_creation(b, nb, &cart, CART_OFFSETS_ROW, samples, &row);
     MPI_Comm_free(&cart);
   }
   free(samples);
@@ -1149,9 +1156,9 @@ static void print_topology_header(const bench *b, const neighborhood *nb) {
   MPI_Reduce(local, max, 2, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
   MPI_Reduce(&edges, &total_edges, 1, MPI_LONG_LONG, MPI_SUM, 0, MPI_COMM_WORLD);
   if (b->rank != 0) return;
-  printf("\n# topo %s: %d ranks, %lld edges, max indegree %d, max outdegree %d\n", nb->spec_text, b->size, total_edges,
-         max[0], max[1]);
-  print_table_header();
+  printf("\n# topo %s: %d rank%s, %lld edge%s, max indegree %d, max outdegree %d\n", nb->spec_text, b->size,
+         cli_plural(b->size), total_edges, cli_plural(total_edges), max[0], max[1]);
+  print_table_header(b);
 }
 
 static void bench_topology(const bench *b, const topospec *spec) {
@@ -1246,10 +1253,19 @@ int main(int argc, char **argv) {
     goto cleanup;
   }
 
+  /* The names the algo column prints: --algo's, and the create rows' ("mpi", "nhood", and for
+   * stencils CART_OFFSETS_ROW). */
+  b.algo_width = ALGO_WIDTH;
+  for (int a = 0; a < b.opt.nalgos; a++)
+    if ((int)strlen(b.opt.algos[a]) > b.algo_width) b.algo_width = (int)strlen(b.opt.algos[a]);
+  for (int t = 0; t < b.opt.ntopos; t++)
+    if ((specs[t].kind == TOPOSPEC_MOORE || specs[t].kind == TOPOSPEC_VONNEUMANN) &&
+        (int)strlen(CART_OFFSETS_ROW) > b.algo_width)
+      b.algo_width = (int)strlen(CART_OFFSETS_ROW);
   short_library_version(b.mpi_library, sizeof b.mpi_library);
   if (b.rank == 0)
-    printf("nhood-bench: %d ranks, %s, iters %d, warmup %d, MPI persistent collectives: %s\n", b.size, b.mpi_library,
-           b.opt.iters, b.opt.warmup, PERSISTENT_KIND);
+    printf("nhood-bench: %d rank%s, %s, iters %d, warmup %d, MPI persistent collectives: %s\n", b.size,
+           cli_plural(b.size), b.mpi_library, b.opt.iters, b.opt.warmup, PERSISTENT_KIND);
   for (int t = 0; t < b.opt.ntopos; t++) bench_topology(&b, &specs[t]);
 
 cleanup:

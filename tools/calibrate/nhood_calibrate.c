@@ -601,16 +601,16 @@ static void file_header(const results *res, const char *out_path, char *h, size_
   size_t n = 0;
 #define ADD(...) n += (size_t)snprintf(h + n, n < hlen ? hlen - n : 0, __VA_ARGS__)
   ADD("nhood cost-model parameters (src/selection/cost.h), written by " TOOL " on %s\n", res->date);
-  ADD("%d rank%s on %d node%s (at most %d on one; %d cores there%s)\n", res->nranks, res->nranks == 1 ? "" : "s",
-      res->nodes, res->nodes == 1 ? "" : "s", res->ranks_per_node, res->cores,
+  ADD("%d rank%s on %d node%s (at most %d on one; %d core%s there%s)\n", res->nranks, cli_plural(res->nranks),
+      res->nodes, cli_plural(res->nodes), res->ranks_per_node, res->cores, cli_plural(res->cores),
       oversubscribed(res) ? ": oversubscribed, and the parameters describe that" : "");
   ADD("MPI library: %s\n", res->library);
   if (res->nranks == 1) {
     ADD("One rank: nothing to measure. These are the built-in defaults (the ib-edr preset);\n");
     ADD("run " TOOL " on the ranks of the jobs to be described.\n");
   } else {
-    ADD("Times: median of %d samples per rank (%d of copies, %d of MPI's exchange) after %d warm-up,\n",
-        res->iters_rounds, res->iters_copy, res->iters_mpi, res->warmup);
+    ADD("Times: median of %d sample%s per rank (%d of copies, %d of MPI's exchange) after %d warm-up,\n",
+        res->iters_rounds, cli_plural(res->iters_rounds), res->iters_copy, res->iters_mpi, res->warmup);
     ADD("maximum over ranks; rounds in chains of %d (k sends and k receives each, ring neighbours).\n", res->rounds);
     ADD("L, o, G, rdv, rdv_round: least squares on relative error, non-negative, of\n");
     ADD("L + (2o+g)*k + G*k*bytes + (rdv*2k + rdv_round)*[bytes > eager] over\n");
@@ -626,9 +626,10 @@ static void file_header(const results *res, const char *out_path, char *h, size_
       ADD("No rendezvous step: fitting one did not halve the residual (rdv = 0).\n");
     ADD("g = 0: rounds with as many sends as receives cannot tell o from g, so o holds the\n");
     ADD("whole per-message slope (2o+g)/2.\n");
-    ADD("Gcopy: what a memcpy of 256 KiB-4 MiB adds to a round of %d 1-byte messages, every rank copying.\n",
-        res->mpi_peers);
-    ADD("mpi_factor: MPI_Neighbor_alltoall / Isend+Irecv by hand, %d neighbours, geometric mean\n", res->mpi_peers);
+    ADD("Gcopy: what a memcpy of 256 KiB-4 MiB adds to a round of %d 1-byte message%s, every rank copying.\n",
+        res->mpi_peers, cli_plural(res->mpi_peers));
+    ADD("mpi_factor: MPI_Neighbor_alltoall / Isend+Irecv by hand, %d neighbour%s, geometric mean\n", res->mpi_peers,
+        cli_plural(res->mpi_peers));
     ADD("over %d and %d bytes (%.3g; clamped to [%.1f, %.0f]).\n", MPI_SMALL, MPI_MEDIUM, res->raw_factor, FACTOR_MIN,
         FACTOR_MAX);
   }
@@ -932,14 +933,15 @@ int main(int argc, char **argv) {
     res.warmup = c.warmup;
     res.rounds = c.rounds;
     if (rank == 0) {
-      printf(TOOL ": %d ranks on %d node%s (at most %d on one, %d cores there), %s\n", size, res.nodes,
-             res.nodes == 1 ? "" : "s", res.ranks_per_node, res.cores, res.library);
-      printf(TOOL ": %d samples per point after %d warm-up, chains of %d rounds\n", c.iters, c.warmup, c.rounds);
+      printf(TOOL ": %d ranks on %d node%s (at most %d on one, %d core%s there), %s\n", size, res.nodes,
+             cli_plural(res.nodes), res.ranks_per_node, res.cores, cli_plural(res.cores), res.library);
+      printf(TOOL ": %d sample%s per point after %d warm-up, chains of %d rounds\n", c.iters, cli_plural(c.iters),
+             c.warmup, c.rounds);
       if (oversubscribed(&res))
         printf(TOOL
-               ": note: %d ranks share %d cores: the machine is oversubscribed, and the parameters will "
+               ": note: %d ranks share %d core%s: the machine is oversubscribed, and the parameters will "
                "describe that\n",
-               res.ranks_per_node, res.cores);
+               res.ranks_per_node, res.cores, cli_plural(res.cores));
       fflush(stdout);
     }
     c.samples = xmalloc((size_t)c.iters * sizeof(double));

@@ -1,4 +1,4 @@
-/* Command-line helpers shared by the tools (nhood-bench, nhood-sim). */
+/* Command-line and message helpers shared by the tools (nhood-bench, nhood-sim, nhood-info, nhood-calibrate). */
 #ifndef NHOOD_TOOLS_CLI_H
 #define NHOOD_TOOLS_CLI_H
 
@@ -16,6 +16,9 @@ int cli_option_with_value(int argc, char **argv, int *i, const char *const names
 
 /* Median of n > 0 samples; sorts them. */
 double cli_median(double *samples, int n);
+
+/* The plural ending of a count in messages: "%d rank%s", n, cli_plural(n) reads "1 rank", "2 ranks". */
+static inline const char *cli_plural(long long n) { return n == 1 ? "" : "s"; }
 
 /* Writes s to out as a JSON string literal (quotes, backslashes and control characters escaped). */
 void cli_json_string(FILE *out, const char *s);

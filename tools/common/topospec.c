@@ -19,6 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
+
 /* ------------------------------------------------------------------------------------- */
 /* Small helpers                                                                          */
 /* ------------------------------------------------------------------------------------- */
@@ -276,7 +278,7 @@ static int build_csr(int nrows, long long npairs, const int *rows, const int *co
     free(rowptr);
     free(fill);
     free(colind);
-    return fail(err, errlen, "out of memory for a matrix of %lld entries", npairs);
+    return fail(err, errlen, "out of memory for a matrix of %lld entr%s", npairs, npairs == 1 ? "y" : "ies");
   }
   for (long long k = 0; k < npairs; k++) rowptr[rows[k] + 1]++;
   for (int i = 0; i < nrows; i++) rowptr[i + 1] += rowptr[i];
@@ -319,7 +321,8 @@ static int read_mtx(const char *path, topospec *out, char *err, size_t errlen) {
     goto cleanup;
   }
   if (nrows < 1 || nrows > INT_MAX || ncols < 1 || ncols > INT_MAX || nentries < 0 || nentries > LLONG_MAX / 16) {
-    fail(err, errlen, "'%s': unsupported size %lld x %lld with %lld entries", path, nrows, ncols, nentries);
+    fail(err, errlen, "'%s': unsupported size %lld x %lld with %lld entr%s", path, nrows, ncols, nentries,
+         nentries == 1 ? "y" : "ies");
     goto cleanup;
   }
   if (symmetry == MTX_SYMMETRIC && nrows != ncols) {
@@ -333,7 +336,7 @@ static int read_mtx(const char *path, topospec *out, char *err, size_t errlen) {
   rows = alloc_ints((size_t)capacity);
   cols = alloc_ints((size_t)capacity);
   if (rows == NULL || cols == NULL) {
-    fail(err, errlen, "'%s': out of memory for %lld entries", path, nentries);
+    fail(err, errlen, "'%s': out of memory for %lld entr%s", path, nentries, nentries == 1 ? "y" : "ies");
     goto cleanup;
   }
   long long npairs = 0;
@@ -341,7 +344,7 @@ static int read_mtx(const char *path, topospec *out, char *err, size_t errlen) {
     p = skip_comments(p);
     long long i, j;
     if (*p == '\0') {
-      fail(err, errlen, "'%s': expected %lld entries, found %lld", path, nentries, k);
+      fail(err, errlen, "'%s': expected %lld entr%s, found %lld", path, nentries, nentries == 1 ? "y" : "ies", k);
       goto cleanup;
     }
     if (!take_integer(&p, &i) || !take_integer(&p, &j)) {
@@ -474,7 +477,8 @@ static int er_edge(const topospec *spec, int from, int to) {
 static int er_for_rank(const topospec *spec, int rank, int nranks, topospec_rank *out, char *err, size_t errlen) {
   out->sources = alloc_ints((size_t)nranks);
   out->destinations = alloc_ints((size_t)nranks);
-  if (out->sources == NULL || out->destinations == NULL) return fail(err, errlen, "out of memory for %d ranks", nranks);
+  if (out->sources == NULL || out->destinations == NULL)
+    return fail(err, errlen, "out of memory for %d rank%s", nranks, cli_plural(nranks));
   for (int other = 0; other < nranks; other++) {
     if (other == rank) continue;
     if (er_edge(spec, rank, other)) out->destinations[out->outdegree++] = other;
@@ -565,7 +569,7 @@ static int grid_offsets(const topospec *spec, int **offsets_out, int *noffsets_o
       return fail(err, errlen, "'%s': too many offsets ((2r+1)^d above %d)", spec->text, INT_MAX / d);
   }
   int *offsets = alloc_ints((size_t)(cube * d));
-  if (offsets == NULL) return fail(err, errlen, "out of memory for %lld offsets", cube);
+  if (offsets == NULL) return fail(err, errlen, "out of memory for %lld offset%s", cube, cli_plural(cube));
   int count = 0, c[TOPOSPEC_MAX_DIMS];
   for (long long index = 0; index < cube; index++) {
     /* Decode index in base 2r+1, first dimension most significant. */
@@ -619,7 +623,7 @@ static int grid_for_rank(const topospec *spec, int rank, int nranks, topospec_ra
   out->sources = alloc_ints((size_t)out->noffsets);
   out->destinations = alloc_ints((size_t)out->noffsets);
   if (out->sources == NULL || out->destinations == NULL)
-    return fail(err, errlen, "out of memory for %d neighbors", out->noffsets);
+    return fail(err, errlen, "out of memory for %d neighbor%s", out->noffsets, cli_plural(out->noffsets));
   for (int k = 0; k < out->noffsets; k++) {
     const int *offset = out->offsets + (size_t)k * spec->ndims;
     out->destinations[k] = grid_neighbor(out, coords, offset, +1);
@@ -661,7 +665,7 @@ static int mtx_receive_side(const topospec *spec, int rank, int nranks, topospec
   long long span = spec->mtx_rowptr[row_end] - spec->mtx_rowptr[row_begin];
   int *needed = alloc_ints((size_t)span);
   if (needed == NULL) {
-    fail(err, errlen, "out of memory for %lld matrix entries", span);
+    fail(err, errlen, "out of memory for %lld matrix entr%s", span, span == 1 ? "y" : "ies");
     goto cleanup;
   }
   long long nneeded = 0;
@@ -676,7 +680,7 @@ static int mtx_receive_side(const topospec *spec, int rank, int nranks, topospec
   out->sources = alloc_ints((size_t)max_sources);
   out->recv_elems = alloc_ints((size_t)max_sources);
   if (out->sources == NULL || out->recv_elems == NULL) {
-    fail(err, errlen, "out of memory for %d sources", max_sources);
+    fail(err, errlen, "out of memory for %d source%s", max_sources, cli_plural(max_sources));
     goto cleanup;
   }
   for (long long k = 0; k < nneeded; k++) {
@@ -706,7 +710,7 @@ static int mtx_send_side(const topospec *spec, int rank, int nranks, topospec_ra
   out->destinations = alloc_ints((size_t)nranks);
   out->send_elems = alloc_ints((size_t)nranks);
   if (last_reader == NULL || out->destinations == NULL || out->send_elems == NULL) {
-    fail(err, errlen, "out of memory for %d ranks", nranks);
+    fail(err, errlen, "out of memory for %d rank%s", nranks, cli_plural(nranks));
     goto cleanup;
   }
   for (long long j = 0; j < col_end - col_begin; j++) last_reader[j] = -1;
@@ -750,7 +754,7 @@ int topospec_for_rank(const topospec *spec, int rank, int nranks, topospec_rank 
     goto cleanup;
   }
   if (nranks < 1 || rank < 0 || rank >= nranks) {
-    fail(err, errlen, "rank %d out of range for %d ranks", rank, nranks);
+    fail(err, errlen, "rank %d out of range for %d rank%s", rank, nranks, cli_plural(nranks));
     goto cleanup;
   }
   switch (spec->kind) {

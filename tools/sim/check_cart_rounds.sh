@@ -29,14 +29,14 @@ expect() { # expect ALGO TOPO FIELD WANT [NOTE]
 }
 
 for d in 2 3 4; do
-  "$sim" --ranks 4096 --topo "moore:d=$d,r=1" --coll allgather,alltoall --bytes 4 \
+  "$sim" --ranks 4096 --topo "moore:d=$d,r=1" --coll allgather,alltoall --sizes 4 \
     --algo cart-dim,cart-dim-batch --json "$json" >/dev/null
   expect cart-dim "moore:d=$d,r=1" rounds_max $((2 * d))
   expect cart-dim-batch "moore:d=$d,r=1" rounds_max "$d"
 done
 for d in 2 3; do
   for r in 1 2; do
-    "$sim" --ranks 4096 --topo "moore:d=$d,r=$r" --coll allgather,alltoall --bytes 4 \
+    "$sim" --ranks 4096 --topo "moore:d=$d,r=$r" --coll allgather,alltoall --sizes 4 \
       --algo cart-bruck --json "$json" >/dev/null
     s=$(( (2 * r + 1) ** d - 1 ))
     bound=1
@@ -51,7 +51,7 @@ for d in 2 3; do
   done
 done
 for d in 2 3; do
-  "$sim" --ranks 4096 --topo "moore:d=$d,r=1" --coll allgather,alltoall --bytes 4 \
+  "$sim" --ranks 4096 --topo "moore:d=$d,r=1" --coll allgather,alltoall --sizes 4 \
     --algo cart-2hop --json "$json" >/dev/null
   expect cart-2hop "moore:d=$d,r=1" rounds_max 2
   expect cart-2hop "moore:d=$d,r=1" msgs_sent_max $(( d == 2 ? 4 : 10 ))

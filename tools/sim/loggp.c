@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli.h"
 #include "selection/cost.h"
 #include "sim_mailbox.h"
 
@@ -235,7 +236,7 @@ static int run_rounds(evaluation *ev, int r) {
 /* Room for each rank's largest round of receives, and the mailbox sized for its keys. */
 static int evaluation_init(evaluation *ev) {
   int n = ev->nranks, rc = 1;
-  int *keys = malloc((size_t)(n > 0 ? n : 1) * sizeof *keys);
+  int *keys = calloc((size_t)(n > 0 ? n : 1), sizeof *keys); /* calloc: else a GCC 12 -Wmaybe-uninitialized */
   ev->clock = calloc((size_t)(n > 0 ? n : 1), sizeof *ev->clock);
   ev->ready = malloc((size_t)(n > 0 ? n : 1) * sizeof *ev->ready);
   if (keys == NULL || ev->clock == NULL || ev->ready == NULL) goto cleanup;
@@ -256,7 +257,7 @@ static int evaluation_init(evaluation *ev) {
   if (ev->arrival == NULL || sim_mailbox_init(&ev->mailbox, n, keys) != 0) goto cleanup;
   rc = 0;
 cleanup:
-  if (rc != 0) snprintf(ev->err, ev->errlen, "out of memory evaluating %d ranks", n);
+  if (rc != 0) snprintf(ev->err, ev->errlen, "out of memory evaluating %d rank%s", n, cli_plural(n));
   free(keys);
   return rc;
 }

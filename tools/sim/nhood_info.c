@@ -201,8 +201,8 @@ static int predict_all(const options *opt, NHOOD_Topo *topos, nhood_coll_kind ki
 
 static void print_table(const options *opt, const char *topo, nhood_coll_kind kind, const double *costs, FILE *json) {
   int nalg = nhood_algorithm_count();
-  printf("\n# %s, %d ranks, %s: predicted us (slowest rank) per block size\n", topo, opt->ranks,
-         nhood_coll_names[kind]);
+  printf("\n# %s, %d rank%s, %s: predicted us (slowest rank) per block size\n", topo, opt->ranks,
+         cli_plural(opt->ranks), nhood_coll_names[kind]);
   printf("%9s", "bytes");
   for (int k = 0; k < nalg; k++) printf(" %14s", nhood_algorithm_at(k)->name);
   printf("  auto\n");
@@ -247,7 +247,7 @@ static int run_topology(const options *opt, const char *text, FILE *json, char *
     return 1;
   }
   if (costs == NULL || topos == NULL) {
-    snprintf(err, errlen, "out of memory for %d ranks", opt->ranks);
+    snprintf(err, errlen, "out of memory for %d rank%s", opt->ranks, cli_plural(opt->ranks));
     goto cleanup;
   }
   if (sim_topos_create(&spec, opt->ranks, topos, &stats, err, errlen) != 0) goto cleanup;

@@ -5,9 +5,12 @@
  * MPI-4.1 puts it, and predicts the call's latency with a LogGP model.
  *
  *   nhood-sim --ranks P --topo SPEC [--topo SPEC ...]
- *       --coll allgather|allgatherv|alltoall|alltoallv[,...] --bytes B[,...]
+ *       --coll allgather|allgatherv|alltoall|alltoallv|alltoallw[,...] --sizes B[,...]
  *       --algo direct[,...] [--theta 4] [--model loggp:preset=NAME | loggp:L=..,o=..,g=..,G=..]
  *       [--json FILE] [--no-verify]
+ *
+ * --bytes is an alias of --sizes (its name before nhood-bench's and nhood-info's spelling
+ * became the one).
  *
  * Later tools script against the options and the JSON rows: keep both stable. docs/SIM.md
  * describes both and the model.
@@ -42,8 +45,11 @@
 /* Room for one of the library's messages and some context. */
 #define MESSAGE_LEN (NHOOD_MAX_ERROR_STRING + 128)
 
-static const nhood_coll_kind supported_colls[] = {NHOOD_ALLGATHER, NHOOD_ALLGATHERV, NHOOD_ALLTOALL, NHOOD_ALLTOALLV};
+static const nhood_coll_kind supported_colls[] = {NHOOD_ALLGATHER, NHOOD_ALLGATHERV, NHOOD_ALLTOALL, NHOOD_ALLTOALLV,
+                                                  NHOOD_ALLTOALLW};
 #define NCOLLS (sizeof supported_colls / sizeof supported_colls[0])
+/* The algo column's least width; a longer --algo name widens it. */
+#define ALGO_WIDTH 10
 
 static double now_s(void) {
   struct timespec t;
@@ -84,7 +90,28 @@ typedef struct options {
   const char *json_path;
   int verify;
   int help;
+  int algo_width; /* of the table's algo column: the longest --algo name */
 } options;
+
+/* The algorithms nhood-sim runs, "direct, combine, ...": the library's table without "mpi"
+ * (table order; "auto" is not in the table). */
+static const char *accepted_algos(void) {
+  static char list[256];
+  if (list[0] == '\0')
+    for (int k = 0; k < nhood_algorithm_count(); k++) {
+      const nhood_algorithm *alg = nhood_algorithm_at(k);
+      if (alg->native) continue;
+      if (list[0] != '\0') strncat(list, ", ", sizeof list - strlen(list) - 1);
+      strncat(list, alg->name, sizeof list - strlen(list) - 1);
+    }
+  return list;
+}
+
+/* Whether nhood-sim can build the algorithm's alltoallw schedules: combine's builder asks MPI
+ * for the size of every block's datatype (MPI_Type_size, src/schedule/combine.c), which MPI
+ * allows only after MPI_Init, and nhood-sim runs without it. The other builders need no MPI
+ * call for MPI_BYTE blocks (cart-*: without NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES). */
+static int simulates_alltoallw(const char *algo) { return strcmp(algo, "combine") != 0; }
 
 static void print_usage(FILE *out) {
   fprintf(out,
@@ -100,10 +127,15 @@ static void print_usage(FILE *out) {
           "                     moore:d=D,r=R[,periodic=0|1]      Moore neighborhood on a D-dim grid\n"
           "                     vonneumann:d=D,r=R[,periodic=0|1] von Neumann neighborhood\n"
           "                     mtx:PATH                          SpMV halo of a Matrix Market file\n"
-          "  --coll LIST      allgather,allgatherv,alltoall,alltoallv (default: all four)\n"
-          "  --bytes LIST     bytes per block (default 4); the v collectives send that or half of\n"
-          "                   it per edge (alltoallv) or per sender (allgatherv), by a hash\n"
-          "  --algo LIST      nhood algorithms (default direct)\n"
+          "  --coll LIST      allgather,allgatherv,alltoall,alltoallv,alltoallw (default: all five;\n"
+          "                   all but alltoallw with --algo combine, whose alltoallw needs MPI)\n"
+          "  --sizes LIST     bytes per block (default 4; --bytes is an alias); the v and w\n"
+          "                   collectives send that or half of it per edge (alltoallv/w) or per\n"
+          "                   sender (allgatherv), by a hash\n"
+          "  --algo LIST      nhood algorithms (default direct):\n"
+          "                     %s\n"
+          "                   not auto (it needs MPI to agree on a choice; nhood-info shows its\n"
+          "                   decision table), nor mpi (the MPI library's own collective)\n"
           "  --theta N        combining threshold handed to algorithms with a Phase 1 (default %d)\n"
           "  --model M        loggp:preset=ib-edr|shm, or loggp:L=..,o=..,g=..,G=..[,Gcopy=..] in\n"
           "                   microseconds and microseconds per byte (default %s)\n"
@@ -114,7 +146,7 @@ static void print_usage(FILE *out) {
           "\n"
           "Exit status: 0 when every case was built, verified and predicted; 1 when a case failed;\n"
           "2 for a usage error.\n",
-          DEFAULT_THETA, DEFAULT_MODEL);
+          accepted_algos(), DEFAULT_THETA, DEFAULT_MODEL);
 }
 
 static int parse_coll(const char *item, options *opt, char *err, size_t errlen) {
@@ -130,26 +162,22 @@ static int parse_coll(const char *item, options *opt, char *err, size_t errlen) 
   }
   snprintf(err, errlen,
            "--coll: unknown collective '%s' (expected allgather, allgatherv, "
-           "alltoall, alltoallv)",
+           "alltoall, alltoallv, alltoallw)",
            item);
   return 1;
 }
 
-/* Algorithm names come from the library's table, so new algorithms need no change here. */
+/* Algorithm names come from the library's table, so new algorithms need no change here.
+ * "auto" and "mpi" are refused with the reason: auto decides collectively, over MPI (at the
+ * first call, every process's predictions are reduced), and mpi is MPI's own collective. */
 static int parse_algo(const char *item, options *opt, char *err, size_t errlen) {
   const nhood_algorithm *alg = nhood_algorithm_by_name(item);
-  if (alg != NULL && alg->native) {
+  if (alg == NULL || alg->native) {
+    int refused = alg != NULL || strcmp(item, "auto") == 0; /* mpi or auto, rather than a typo */
     snprintf(err, errlen,
-             "--algo: '%s' is the MPI library's own implementation, which cannot run on "
-             "virtual ranks (its messages are those of 'direct')",
-             item);
-    return 1;
-  }
-  if (alg == NULL) {
-    /* The table's list starts with "auto", which picks per call and is not simulated. */
-    const char *known = nhood_algorithm_names();
-    if (strncmp(known, "auto, ", 6) == 0) known += 6;
-    snprintf(err, errlen, "--algo: unknown algorithm '%s' (known: %s)", item, known);
+             "--algo: %s '%s' (nhood-sim runs: %s; auto needs MPI to agree on a choice: see nhood-info for "
+             "auto's decision table; mpi is the MPI library's own collective, whose messages are direct's)",
+             refused ? "cannot simulate" : "unknown algorithm", item, accepted_algos());
     return 1;
   }
   for (int k = 0; k < opt->nalgos; k++)
@@ -167,10 +195,10 @@ static int parse_algo(const char *item, options *opt, char *err, size_t errlen) 
 
 static int parse_size(const char *item, options *opt, char *err, size_t errlen) {
   if (opt->nsizes == MAX_SIZES) {
-    snprintf(err, errlen, "--bytes: more than %d sizes", MAX_SIZES);
+    snprintf(err, errlen, "--sizes: more than %d sizes", MAX_SIZES);
     return 1;
   }
-  return cli_parse_int("--bytes", item, 0, &opt->sizes[opt->nsizes++], err, errlen);
+  return cli_parse_int("--sizes", item, 0, &opt->sizes[opt->nsizes++], err, errlen);
 }
 
 /* Hands each comma-separated item of a list option to its parser. */
@@ -196,10 +224,26 @@ static int apply_defaults(options *opt, char *err, size_t errlen) {
     snprintf(err, errlen, "no --topo given (try --help)");
     return 1;
   }
-  if (opt->ncolls == 0)
-    for (size_t c = 0; c < NCOLLS; c++) opt->colls[opt->ncolls++] = supported_colls[c];
   if (opt->nsizes == 0) opt->sizes[opt->nsizes++] = 4;
   if (opt->nalgos == 0 && parse_algo("direct", opt, err, errlen) != 0) return 1;
+  /* alltoallw: asked for, every algorithm must build it; by default, only if all do. */
+  const char *no_alltoallw = NULL;
+  for (int a = 0; a < opt->nalgos; a++)
+    if (!simulates_alltoallw(opt->algos[a])) no_alltoallw = opt->algos[a];
+  for (int c = 0; c < opt->ncolls; c++)
+    if (opt->colls[c] == NHOOD_ALLTOALLW && no_alltoallw != NULL) {
+      snprintf(err, errlen,
+               "--coll alltoallw: nhood-sim cannot build %s's alltoallw schedules, which ask MPI for the "
+               "datatypes' sizes (MPI_Type_size), and MPI allows that only after MPI_Init",
+               no_alltoallw);
+      return 1;
+    }
+  if (opt->ncolls == 0)
+    for (size_t c = 0; c < NCOLLS; c++)
+      if (supported_colls[c] != NHOOD_ALLTOALLW || no_alltoallw == NULL) opt->colls[opt->ncolls++] = supported_colls[c];
+  opt->algo_width = ALGO_WIDTH;
+  for (int a = 0; a < opt->nalgos; a++)
+    if ((int)strlen(opt->algos[a]) > opt->algo_width) opt->algo_width = (int)strlen(opt->algos[a]);
   return loggp_parse(opt->model_spec, &opt->model, err, errlen);
 }
 
@@ -224,7 +268,7 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
       opt->verify = 0;
       continue;
     }
-    static const char *const with_value[] = {"--ranks", "--topo",  "--coll",  "--bytes",
+    static const char *const with_value[] = {"--ranks", "--topo",  "--coll",  "--sizes", "--bytes",
                                              "--algo",  "--theta", "--model", "--json"};
     const char *name, *value;
     if (cli_option_with_value(argc, argv, &i, with_value, sizeof with_value / sizeof with_value[0], &name, &value, err,
@@ -237,7 +281,7 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
       opt->topos[opt->ntopos++] = value;
     else if (strcmp(name, "--coll") == 0)
       rc = parse_list(value, opt, parse_coll, err, errlen);
-    else if (strcmp(name, "--bytes") == 0)
+    else if (strcmp(name, "--sizes") == 0 || strcmp(name, "--bytes") == 0)
       rc = parse_list(value, opt, parse_size, err, errlen);
     else if (strcmp(name, "--algo") == 0)
       rc = parse_list(value, opt, parse_algo, err, errlen);
@@ -285,7 +329,7 @@ static int topo_set_init(topo_set *ts, const topospec *spec, int nranks, char *e
   ts->nranks = nranks;
   ts->topos = calloc((size_t)nranks, sizeof *ts->topos);
   if (ts->topos == NULL) {
-    snprintf(err, errlen, "out of memory for %d topology objects", nranks);
+    snprintf(err, errlen, "out of memory for %d topology object%s", nranks, cli_plural(nranks));
     return 1;
   }
   if (sim_topos_create(spec, nranks, ts->topos, &stats, err, errlen) != 0) {
@@ -378,7 +422,7 @@ static int run_size_pass(const topo_set *ts, const sim_call *call, case_scheds *
   cs->own_sizes = calloc((size_t)n, sizeof *cs->own_sizes);
   cs->pass_scratch = calloc((size_t)n, sizeof *cs->pass_scratch);
   if (!cs->pass || !cs->own_sizes || !cs->pass_scratch) {
-    snprintf(row->error, sizeof row->error, "out of memory for %d size passes", n);
+    snprintf(row->error, sizeof row->error, "out of memory for %d size pass%s", n, n == 1 ? "" : "es");
     return 1;
   }
   for (; cs->npasses < n; cs->npasses++) {
@@ -440,7 +484,7 @@ static void run_case(const options *opt, topo_set *ts, const sim_call *call, int
   cs.data = calloc((size_t)ts->nranks, sizeof *cs.data);
   *row = (case_row){.coll = nhood_coll_names[call->kind], .algo = opt->algos[a], .bytes = call->bytes, .verified = -1};
   if (cs.data == NULL) {
-    snprintf(row->error, sizeof row->error, "out of memory for %d schedules", ts->nranks);
+    snprintf(row->error, sizeof row->error, "out of memory for %d schedule%s", ts->nranks, cli_plural(ts->nranks));
     goto cleanup;
   }
   if (ensure_phase1(ts, opt, a, row->error, sizeof row->error) != 0) goto cleanup;
@@ -474,21 +518,23 @@ cleanup:
 static void print_header(const options *opt) {
   const loggp_params *m = &opt->model;
   printf(
-      "nhood-sim: %d virtual ranks, model %s (L %g us, o %g us, g %g us, G %.4g us/B, "
+      "nhood-sim: %d virtual rank%s, model %s (L %g us, o %g us, g %g us, G %.4g us/B, "
       "Gcopy %.4g us/B)%s\n",
-      opt->nranks, opt->model_spec, m->L, m->o, m->g, m->G, m->Gcopy, opt->verify ? "" : ", not verifying");
+      opt->nranks, cli_plural(opt->nranks), opt->model_spec, m->L, m->o, m->g, m->G, m->Gcopy,
+      opt->verify ? "" : ", not verifying");
 }
 
-static void print_topology(const topo_set *ts) {
+static void print_topology(const options *opt, const topo_set *ts) {
   printf(
-      "\n# topo %s: %d ranks, %lld edges, max indegree %d, max outdegree %d (objects built "
+      "\n# topo %s: %d rank%s, %lld edge%s, max indegree %d, max outdegree %d (objects built "
       "in %.2f s)\n",
-      ts->spec->text, ts->nranks, ts->edges, ts->max_in, ts->max_out, ts->build_s);
-  printf("%-11s %9s %-10s %12s %9s %6s %12s %-8s %8s %s\n", "coll", "bytes", "algo", "pred_us", "msgs_max", "rounds",
-         "build_us/nbr", "verified", "verify_s", "phase1");
+      ts->spec->text, ts->nranks, cli_plural(ts->nranks), ts->edges, cli_plural(ts->edges), ts->max_in, ts->max_out,
+      ts->build_s);
+  printf("%-11s %9s %-*s %12s %9s %6s %12s %-8s %8s %s\n", "coll", "bytes", opt->algo_width, "algo", "pred_us",
+         "msgs_max", "rounds", "build_us/nbr", "verified", "verify_s", "phase1");
 }
 
-static void print_row(const case_row *row) {
+static void print_row(const options *opt, const case_row *row) {
   char pred[32] = "-", msgs[16] = "-", rounds[16] = "-", build[32] = "-", phase1[96] = "-";
   const char *verified = row->verified < 0 ? "-" : row->verified ? "yes" : "NO";
   if (row->predicted) snprintf(pred, sizeof pred, "%.3f", row->pred_us);
@@ -498,10 +544,10 @@ static void print_row(const case_row *row) {
     snprintf(build, sizeof build, "%.4f", row->build_us_per_nbr);
   }
   if (row->phase1.supersteps > 0)
-    snprintf(phase1, sizeof phase1, "%d supersteps, pred %.3g s, wall %.3g s", row->phase1.supersteps,
-             row->phase1.pred_s, row->phase1.wall_s);
-  printf("%-11s %9d %-10s %12s %9s %6s %12s %-8s %8.2f %s\n", row->coll, row->bytes, row->algo, pred, msgs, rounds,
-         build, verified, row->verify_s, phase1);
+    snprintf(phase1, sizeof phase1, "%d superstep%s, pred %.3g s, wall %.3g s", row->phase1.supersteps,
+             cli_plural(row->phase1.supersteps), row->phase1.pred_s, row->phase1.wall_s);
+  printf("%-11s %9d %-*s %12s %9s %6s %12s %-8s %8.2f %s\n", row->coll, row->bytes, opt->algo_width, row->algo, pred,
+         msgs, rounds, build, verified, row->verify_s, phase1);
   if (row->error[0] != '\0') printf("  %s: %s\n", row->verified == 0 ? "verification failed" : "error", row->error);
   fflush(stdout);
 }
@@ -560,7 +606,7 @@ static int simulate_topology(const options *opt, const topospec *spec, int sabot
     fprintf(stderr, "nhood-sim: %s: %s\n", spec->text, err);
     return 1;
   }
-  print_topology(&ts);
+  print_topology(opt, &ts);
   for (int c = 0; c < opt->ncolls; c++)
     for (int s = 0; s < opt->nsizes; s++) {
       sim_call call;
@@ -573,7 +619,7 @@ static int simulate_topology(const options *opt, const topospec *spec, int sabot
         case_row row;
         run_case(opt, &ts, &call, a, sabotage, &row);
         failed += row.error[0] != '\0';
-        print_row(&row);
+        print_row(opt, &row);
         if (json != NULL) json_row(json, opt, &ts, &row);
       }
       sim_call_free(&call);

@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cli.h"
 #include "pattern/combine.h"
 #include "topology/topology.h"
 
@@ -39,7 +40,7 @@ int phase1_combine_run(int nranks, NHOOD_Topo *topos, int theta, const loggp_par
   nhood_combine_pattern *patterns = calloc((size_t)nranks, sizeof *patterns);
   nhood_bsp_stats st;
   if (!patterns) {
-    snprintf(err, errlen, "combine: out of memory for %d patterns", nranks);
+    snprintf(err, errlen, "combine: out of memory for %d pattern%s", nranks, cli_plural(nranks));
     return 1;
   }
   if (nhood_combine_build_local(nranks, topos, &params, patterns, &st) != MPI_SUCCESS) {

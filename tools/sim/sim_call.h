@@ -4,9 +4,11 @@
  * block holds, so that the executor can fill send buffers and knows what MPI-4.1 puts into
  * every receive buffer.
  *
- * Counts follow nhood-bench: the v collectives move B or B/2 bytes per edge (alltoallv) or
- * per sender (allgatherv), chosen by a hash that both ends compute alike. Blocks are packed
- * one after the other in rank order of the lists.
+ * Counts follow nhood-bench: the v and w collectives move B or B/2 bytes per edge
+ * (alltoallv, alltoallw) or per sender (allgatherv), chosen by a hash that both ends compute
+ * alike. Blocks are packed one after the other in rank order of the lists. Alltoallw's blocks
+ * are MPI_BYTE at byte displacements, as nhood-bench passes them: a derived datatype would
+ * need MPI_Init, which nhood-sim does not call.
  */
 #ifndef NHOOD_SIM_CALL_H
 #define NHOOD_SIM_CALL_H
@@ -26,10 +28,13 @@ typedef struct sim_call {
   /* Per rank: arguments with NULL buffers (schedules hold offsets only), and buffer sizes. */
   nhood_coll_args *args;
   size_t *sendlen, *recvlen;
-  int *arrays; /* every rank's counts and displacements, one allocation */
+  int *arrays;               /* every rank's counts and displacements, one allocation */
+  MPI_Aint *byte_displs;     /* alltoallw: every rank's byte displacements, one allocation */
+  MPI_Datatype *bytes_types; /* alltoallw: MPI_BYTE for every block, shared by all ranks */
 } sim_call;
 
-/* Supports allgather, allgatherv, alltoall and alltoallv. Returns 0, or 1 with a message. */
+/* Supports allgather, allgatherv, alltoall, alltoallv and alltoallw. Returns 0, or 1 with a
+ * message. */
 int sim_call_init(sim_call *call, nhood_coll_kind kind, int bytes, int nranks, const NHOOD_Topo *topos, char *err,
                   size_t errlen);
 void sim_call_free(sim_call *call);

@@ -19,7 +19,7 @@ check() { # P, then SPECs
   shift
   local args=()
   for spec in "$@"; do args+=(--topo "$spec"); done
-  if ! out=$("$sim" --ranks "$p" --algo combine --theta 1 --coll allgather,allgatherv,alltoall,alltoallv --bytes 3 "${args[@]}" 2>&1); then
+  if ! out=$("$sim" --ranks "$p" --algo combine --theta 1 --coll allgather,allgatherv,alltoall,alltoallv --sizes 3 "${args[@]}" 2>&1); then
     echo "$out"
     echo "FAILED: nhood-sim --ranks $p ${args[*]}"
     exit 1
