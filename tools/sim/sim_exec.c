@@ -1,6 +1,7 @@
 #include "sim_exec.h"
 
 #include "blockdata.h"
+#include "cli.h"
 
 #include <stdarg.h>
 #include <stdint.h>
@@ -70,8 +71,8 @@ static int check_peer(exec_world *w, int rank, int peer, const char *what) {
 static int deliver(exec_world *w, int source, int dest, int tag, void *buf, int capacity, const unsigned char *data,
                    int bytes) {
   if (bytes > capacity) {
-    report(w, "rank %d received %d bytes from rank %d (tag %d) into a receive of %d bytes", dest, bytes, source, tag,
-           capacity);
+    report(w, "rank %d received %d byte%s from rank %d (tag %d) into a receive of %d byte%s", dest, bytes,
+           cli_plural(bytes), source, tag, capacity, cli_plural(capacity));
     return MPI_ERR_TRUNCATE;
   }
   if (bytes > 0) {
@@ -163,7 +164,8 @@ static int port_copy(void *ctx, const void *src, int scount, MPI_Datatype stype,
   rank_port *port = ctx;
   (void)stype, (void)dtype;
   if (scount > dcount) {
-    report(port->world, "rank %d copies %d bytes into a region of %d bytes", port->rank, scount, dcount);
+    report(port->world, "rank %d copies %d byte%s into a region of %d byte%s", port->rank, scount, cli_plural(scount),
+           dcount, cli_plural(dcount));
     return MPI_ERR_TRUNCATE;
   }
   if (scount > 0) memcpy(dst, src, (size_t)scount);
@@ -353,7 +355,7 @@ static int run_ranks(exec_world *w, nhood_exec *execs, rank_port *ports) {
   int n = w->call->nranks, nactive = 0, rc = 1;
   int *active = malloc((size_t)(n > 0 ? n : 1) * sizeof *active);
   if (active == NULL) {
-    report(w, "out of memory for %d ranks", n);
+    report(w, "out of memory for %d rank%s", n, cli_plural(n));
     goto cleanup;
   }
   for (int r = 0; r < n; r++) {
@@ -403,8 +405,8 @@ static int report_leftover(exec_world *w) {
       sim_mailbox_find_waiting(&w->mailbox, SIM_WAITING_MESSAGES, 0, &dest, &source, &tag, &left)) {
     report(w,
            "%lld message(s) never received, the first from rank %d to rank %d (tag %d, %d "
-           "bytes)",
-           w->mailbox.waiting_messages, source, dest, tag, left.count);
+           "byte%s)",
+           w->mailbox.waiting_messages, source, dest, tag, left.count, cli_plural(left.count));
     return 1;
   }
   return 0;
@@ -426,12 +428,12 @@ int sim_exec_run(int nranks, const nhood_sched *scheds, void *const send[], void
   w.pending = calloc(n, sizeof *w.pending);
   problem[0] = '\0';
   if (!execs || !ports || !w.pending) {
-    report(&w, "out of memory for %d ranks", nranks);
+    report(&w, "out of memory for %d rank%s", nranks, cli_plural(nranks));
     goto cleanup;
   }
   for (int r = 0; r < nranks; r++) w.pending[r] = scheds[r].nrecvs; /* the mailbox's size hint, zeroed below */
   if (sim_mailbox_init(&w.mailbox, nranks, w.pending) != 0) {
-    report(&w, "out of memory for the mailbox of %d ranks", nranks);
+    report(&w, "out of memory for the mailbox of %d rank%s", nranks, cli_plural(nranks));
     goto cleanup;
   }
   memset(w.pending, 0, n * sizeof *w.pending);
@@ -453,7 +455,7 @@ sim_verdict sim_exec_verify(const sim_call *call, const nhood_sched *scheds, int
   rank_port *ports = malloc((size_t)(call->nranks > 0 ? call->nranks : 1) * sizeof *ports);
   problem[0] = '\0';
   if (execs == NULL || ports == NULL || world_init(&w, call, scheds) != 0) {
-    report(&w, "out of memory for the buffers of %d ranks (try --no-verify)", call->nranks);
+    report(&w, "out of memory for the buffers of %d rank%s (try --no-verify)", call->nranks, cli_plural(call->nranks));
     verdict = SIM_CANNOT_RUN;
     goto cleanup;
   }

@@ -90,6 +90,10 @@ static void test_truncation(void) {
   nth_op(&f.scheds[2], NHOOD_OP_RECV, 0)->count = 2;
   CHECK(verify(&f, problem, sizeof problem) == SIM_WRONG && strstr(problem, "into a receive of 2 bytes"),
         "truncation: '%s'", problem);
+  nth_op(&f.scheds[2], NHOOD_OP_RECV, 0)->count = 1; /* one byte is "1 byte" */
+  CHECK(verify(&f, problem, sizeof problem) == SIM_WRONG && strstr(problem, "into a receive of 1 byte") &&
+            !strstr(problem, "1 bytes"),
+        "truncation into 1 byte: '%s'", problem);
   fixture_free(&f);
 }
 
