@@ -417,8 +417,8 @@ int main(int argc, char **argv) {
 
   FILE *json = NULL;
   if (s.rank == 0) {
-    printf("nhood-stencil: %d-D %d-point, halo depth %d, %d^%d points per process, %d processes (%d", s.o.d, s.o.points,
-           s.o.depth, s.o.n, s.o.d, s.size, s.dims[0]);
+    printf("nhood-stencil: %d-D %d-point, halo depth %d, %d^%d points per process, %d process%s (%d", s.o.d, s.o.points,
+           s.o.depth, s.o.n, s.o.d, s.size, s.size == 1 ? "" : "es", s.dims[0]);
     for (int k = 1; k < s.o.d; k++) printf(" x %d", s.dims[k]);
     printf("), %d neighbors\n%-14s %12s %12s %8s %s\n", s.noffsets, "algo", "median_us", "min_us", "rounds", "check");
     if (s.o.json && !(json = fopen(s.o.json, "w"))) die("cannot open the --json file");

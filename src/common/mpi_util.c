@@ -17,6 +17,14 @@ int nhood_testall(int count, MPI_Request requests[], int *flag) {
 #pragma GCC diagnostic pop
 #endif
 
+int nhood_type_size(MPI_Datatype type, int *size) {
+  if (type == MPI_BYTE) {
+    *size = 1;
+    return MPI_SUCCESS;
+  }
+  return MPI_Type_size(type, size);
+}
+
 static pthread_mutex_t swap_lock = PTHREAD_MUTEX_INITIALIZER;
 static int swap_depth;
 static MPI_Errhandler saved_handler = MPI_ERRHANDLER_NULL;

@@ -10,6 +10,10 @@
 int nhood_waitall(int count, MPI_Request requests[]);
 int nhood_testall(int count, MPI_Request requests[], int *flag);
 
+/* MPI_Type_size, answered without MPI for MPI_BYTE, so that schedules of byte blocks (as
+ * nhood-sim and nhood-info build them, without MPI_Init) need no MPI call. */
+int nhood_type_size(MPI_Datatype type, int *size);
+
 /*
  * Completion calls (MPI_Wait, MPI_Test and their -all forms) whose errors must come back as
  * return codes. Some requests report an error, such as a truncated receive, to

@@ -50,6 +50,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/mpi_util.h"
 #include "nhood.h"
 #include "schedule/algorithms.h"
 
@@ -91,11 +92,12 @@ static int combinable(const nhood_coll_args *a) {
           (a->kind == NHOOD_ALLGATHERV || a->kind == NHOOD_ALLTOALLV || a->kind == NHOOD_ALLTOALLW));
 }
 
-/* Bytes of a block; type_size is the call's send or receive type size (alltoallw asks MPI,
- * the others need no MPI call, which lets nhood-sim build schedules without MPI_Init). */
+/* Bytes of a block; type_size is the call's send or receive type size (alltoallw asks MPI
+ * except for MPI_BYTE, the others need no MPI call, which lets nhood-sim build schedules
+ * without MPI_Init). */
 static int region_bytes(const nhood_coll_args *a, nhood_region r, int type_size, MPI_Aint *bytes) {
   int rc = MPI_SUCCESS, size = type_size;
-  if (a->kind == NHOOD_ALLTOALLW) NHOOD_MPI_CALL(MPI_Type_size(r.type, &size));
+  if (a->kind == NHOOD_ALLTOALLW) NHOOD_MPI_CALL(nhood_type_size(r.type, &size));
   *bytes = (MPI_Aint)r.count * size;
 cleanup:
   return rc;

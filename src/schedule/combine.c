@@ -31,6 +31,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/mpi_util.h"
 #include "pattern/combine.h"
 #include "schedule/algorithms.h"
 
@@ -203,7 +204,7 @@ static int user_block_bytes(const builder *b, nhood_region r, int *bytes) {
   int size = 0;
   if (b->a->kind != NHOOD_ALLTOALLW)
     size = r.buf == NHOOD_BUF_SEND ? b->a->send_type_size : b->a->recv_type_size;
-  else if (MPI_Type_size(r.type, &size) != MPI_SUCCESS)
+  else if (nhood_type_size(r.type, &size) != MPI_SUCCESS)
     return nhood_error(MPI_ERR_TYPE, "combine: MPI_Type_size failed on a block's datatype");
   long long n = (long long)size * r.count;
   if (n > INT32_MAX / 2)

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/mpi_util.h"
 #include "nhood.h"
 
 /* Approximations, not measurements of one machine; docs/SIM.md says where they come from.
@@ -190,9 +191,8 @@ int nhood_cost_params_active(const nhood_cost_params **params, const char **sour
 
 static double op_bytes(const nhood_op *op) {
   if (op->count == 0) return 0;
-  if (op->type == MPI_BYTE) return op->count;
   int size = 0;
-  if (MPI_Type_size(op->type, &size) != MPI_SUCCESS) return 0;
+  if (nhood_type_size(op->type, &size) != MPI_SUCCESS) return 0;
   return (double)op->count * size;
 }
 

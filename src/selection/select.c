@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/mpi_util.h"
 #include "engine/native_mpi.h"
 
 static int always(const nhood_topo *t, const nhood_coll_args *a) {
@@ -86,7 +87,7 @@ double nhood_call_block_bytes(const nhood_coll_args *a, const nhood_topo *t) {
   double total = 0;
   for (int j = 0; j < t->outdegree; j++) {
     int size = a->send_type_size;
-    if (a->kind == NHOOD_ALLTOALLW && MPI_Type_size(a->sendtypes[j], &size) != MPI_SUCCESS) size = 0;
+    if (a->kind == NHOOD_ALLTOALLW && nhood_type_size(a->sendtypes[j], &size) != MPI_SUCCESS) size = 0;
     total += (double)a->sendcounts[j] * size;
   }
   return t->outdegree > 0 ? total / t->outdegree : 0;

@@ -18,7 +18,8 @@ typedef struct {
 
 int nhood_topo_check_ranks(NHOOD_Topo topo, int size) {
   if (topo->max_rank >= size)
-    return nhood_error(MPI_ERR_RANK, "topo lists rank %d but comm has only %d processes", topo->max_rank, size);
+    return nhood_error(MPI_ERR_RANK, "topo lists rank %d but comm has only %d process%s", topo->max_rank, size,
+                       size == 1 ? "" : "es");
   return MPI_SUCCESS;
 }
 

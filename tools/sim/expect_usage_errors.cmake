@@ -29,11 +29,8 @@ expect_usage_error_without("cannot simulate 'auto' \\(${accepted}${why}" "${list
 expect_usage_error_without("cannot simulate 'mpi' \\(${accepted}${why}" "${listed_auto_or_mpi}"
   --ranks 4 --topo er:density=0.5 --algo direct,mpi)
 
-# alltoallw is simulated, but not combine's: its builder asks MPI for datatype sizes.
 expect_usage_error("unknown collective 'reduce' \\(expected allgather, allgatherv, alltoall, alltoallv, alltoallw\\)"
   --ranks 4 --topo er:density=0.5 --coll reduce)
-expect_usage_error("--coll alltoallw: nhood-sim cannot build combine's alltoallw schedules.*MPI_Type_size.*MPI_Init"
-  --ranks 4 --topo er:density=0.5 --coll alltoall,alltoallw --algo direct,combine)
 
 expect_usage_error("unknown preset 'myrinet'" --ranks 4 --topo er:density=0.5 --model loggp:preset=myrinet)
 expect_usage_error("has no G=" --ranks 4 --topo er:density=0.5 --model loggp:L=1,o=1,g=1)

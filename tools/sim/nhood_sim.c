@@ -107,12 +107,6 @@ static const char *accepted_algos(void) {
   return list;
 }
 
-/* Whether nhood-sim can build the algorithm's alltoallw schedules: combine's builder asks MPI
- * for the size of every block's datatype (MPI_Type_size, src/schedule/combine.c), which MPI
- * allows only after MPI_Init, and nhood-sim runs without it. The other builders need no MPI
- * call for MPI_BYTE blocks (cart-*: without NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES). */
-static int simulates_alltoallw(const char *algo) { return strcmp(algo, "combine") != 0; }
-
 static void print_usage(FILE *out) {
   fprintf(out,
           "usage: nhood-sim --ranks P --topo SPEC [--topo SPEC ...] [options]\n"
@@ -226,21 +220,8 @@ static int apply_defaults(options *opt, char *err, size_t errlen) {
   }
   if (opt->nsizes == 0) opt->sizes[opt->nsizes++] = 4;
   if (opt->nalgos == 0 && parse_algo("direct", opt, err, errlen) != 0) return 1;
-  /* alltoallw: asked for, every algorithm must build it; by default, only if all do. */
-  const char *no_alltoallw = NULL;
-  for (int a = 0; a < opt->nalgos; a++)
-    if (!simulates_alltoallw(opt->algos[a])) no_alltoallw = opt->algos[a];
-  for (int c = 0; c < opt->ncolls; c++)
-    if (opt->colls[c] == NHOOD_ALLTOALLW && no_alltoallw != NULL) {
-      snprintf(err, errlen,
-               "--coll alltoallw: nhood-sim cannot build %s's alltoallw schedules, which ask MPI for the "
-               "datatypes' sizes (MPI_Type_size), and MPI allows that only after MPI_Init",
-               no_alltoallw);
-      return 1;
-    }
   if (opt->ncolls == 0)
-    for (size_t c = 0; c < NCOLLS; c++)
-      if (supported_colls[c] != NHOOD_ALLTOALLW || no_alltoallw == NULL) opt->colls[opt->ncolls++] = supported_colls[c];
+    for (size_t c = 0; c < NCOLLS; c++) opt->colls[opt->ncolls++] = supported_colls[c];
   opt->algo_width = ALGO_WIDTH;
   for (int a = 0; a < opt->nalgos; a++)
     if ((int)strlen(opt->algos[a]) > opt->algo_width) opt->algo_width = (int)strlen(opt->algos[a]);
