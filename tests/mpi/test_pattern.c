@@ -20,8 +20,8 @@ static NHOOD_Topo topology_of(const topospec *spec, int rank, int size) {
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   NHOOD_Topo t;
-  TEST_CHECK(NHOOD_Topo_create_adjacent(mine.indegree, mine.sources, NULL, mine.outdegree, mine.destinations, NULL,
-                                        MPI_INFO_NULL, &t));
+  TEST_CHECK(NHOOD_Topo_create_adjacent(mine.indegree, mine.sources, test_unweighted(), mine.outdegree,
+                                        mine.destinations, test_unweighted(), MPI_INFO_NULL, &t));
   topospec_rank_free(&mine);
   return t;
 }
