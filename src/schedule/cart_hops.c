@@ -1,0 +1,122 @@
+/*
+ * The schedule of a plan of hops (cart_internal.h), shared by cart-bruck (cart_bruck.c) and
+ * cart-2hop (cart_2hop.c), which differ only in their plans: per round, per hop, one message
+ * with the blocks that take the hop, through the block table (cart_blocks.c).
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/errors.h"
+#include "schedule/cart_internal.h"
+
+static const int *hop_of(const hop_plan *h, int j) { return h->vec + (size_t)j * h->nd; }
+
+typedef struct {
+  const nhood_topo *t;
+  const hop_plan *h;
+  int nd, j;          /* the current hop */
+  uint64_t round;     /* the hops of the current round */
+  int from[MAX_DIMS]; /* the process that sends to X by hop j */
+  block_table tab;
+} hop_builder;
+
+/* Whether the block of offset i, held at `holder` before hop j, moves at all: its source
+ * (holder minus the hops it took before hop j, wrapping) and its target (source + C_i) exist
+ * in the grid's own terms. Intermediate points wrap around every dimension, so a route never
+ * passes a process that does not exist, periodic or not. */
+static int hop_moves(const hop_builder *b, const int *holder, int i, int j) {
+  const int *off = offset_of(b->t, i);
+  int source[MAX_DIMS];
+  memcpy(source, holder, sizeof(int) * (size_t)b->nd);
+  for (int q = 0; q < j; q++)
+    if (b->h->mask[i] >> q & 1)
+      for (int k = 0; k < b->nd; k++) source[k] -= hop_of(b->h, q)[k];
+  for (int k = 0; k < b->nd; k++) {
+    if (b->t->periods[k]) continue;
+    int d = b->t->dims[k], x = ((source[k] % d) + d) % d;
+    if (x + off[k] < 0 || x + off[k] >= d) return 0;
+  }
+  return 1;
+}
+
+/* keys[i] = the smallest offset whose mask agrees with i's on hops < upto (alltoall: i). */
+static void hop_keys(const hop_builder *b, int upto, int *keys) {
+  uint64_t low = upto >= 64 ? ~(uint64_t)0 : (((uint64_t)1 << upto) - 1);
+  for (int i = 0; i < b->tab.n; i++) {
+    keys[i] = i;
+    if (b->tab.alltoall) continue;
+    for (int q = 0; q < i; q++)
+      if (((b->h->mask[i] ^ b->h->mask[q]) & low) == 0) {
+        keys[i] = q;
+        break;
+      }
+  }
+}
+
+static int hop_in_message(const void *ctx, int i, int incoming) {
+  const hop_builder *b = ctx;
+  return (b->h->mask[i] >> b->j & 1) && hop_moves(b, incoming ? b->from : b->t->coords, i, b->j);
+}
+
+static int hop_stays(const void *ctx, int i) {
+  const hop_builder *b = ctx;
+  return !(b->h->mask[i] & b->round);
+}
+
+static int hop_arrived(const void *ctx, int i) {
+  const hop_builder *b = ctx;
+  return hop_moves(b, b->t->coords, i, b->h->m);
+}
+
+int nhood_cart_build_hops(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s, const char *name,
+                          hop_planner plan, nhood_builder fallback) {
+  if (!cart_applies(t)) return nhood_build_direct(t, a, me, s);
+  if (!combinable(a)) return nhood_build_cart_direct(t, a, me, s);
+  if (t->ndims > MAX_DIMS) return nhood_error(MPI_ERR_DIMS, "%s: at most %d dimensions", name, MAX_DIMS);
+  int rc = MPI_SUCCESS, n = t->noffsets, nd = t->ndims;
+  hop_plan h = {.nd = nd};
+  hop_builder b = {.t = t, .h = &h, .nd = nd};
+  int wrap[MAX_DIMS];
+  for (int k = 0; k < nd; k++) wrap[k] = 1;
+  memset(s, 0, sizeof *s); /* the cleanup path may free it before nhood_sched_init */
+  NHOOD_TRY(nhood_cart_table_init(&b.tab, a, n, name));
+  h.mask = calloc((size_t)(n + 1), sizeof *h.mask);
+  h.vec = calloc((size_t)MAX_HOPS * (size_t)(nd > 0 ? nd : 1), sizeof *h.vec);
+  int planned = h.mask && h.vec ? plan(t, &h) : -1;
+  if (planned < 0) {
+    rc = nhood_error(MPI_ERR_NO_MEM, "%s: out of memory building a schedule", name);
+    goto cleanup;
+  }
+  if (planned == 0) {
+    rc = fallback(t, a, me, s);
+    goto cleanup;
+  }
+  NHOOD_TRY(nhood_sched_init(s, name, 4 * n + 4, h.m > 0 ? h.m : 1));
+  hop_keys(&b, 0, b.tab.key_now);
+  for (int i = 0; i < n; i++) b.tab.now[b.tab.key_now[i]] = nhood_send_block(a, i);
+  for (int r = 0, j = 0; r < h.nrounds; r++) {
+    int end = h.round_end[r];
+    b.round = (end >= 64 ? ~(uint64_t)0 : ((uint64_t)1 << end) - 1) & ~(((uint64_t)1 << j) - 1);
+    hop_keys(&b, end, b.tab.key_next);
+    for (; j < end; j++) { /* no block takes two hops of a round, so each sees one message */
+      int to[MAX_DIMS];
+      b.j = j;
+      for (int k = 0; k < nd; k++) {
+        b.from[k] = t->coords[k] - hop_of(&h, j)[k];
+        to[k] = t->coords[k] + hop_of(&h, j)[k];
+      }
+      NHOOD_TRY(nhood_cart_table_message(&b.tab, s, hop_in_message, &b, nhood_cart_rank_of(nd, t->dims, wrap, to),
+                                         nhood_cart_rank_of(nd, t->dims, wrap, b.from), j, name));
+    }
+    NHOOD_TRY(nhood_sched_fence(s));
+    nhood_cart_table_advance(&b.tab, hop_stays, &b);
+  }
+  b.j = h.m;
+  NHOOD_TRY(nhood_cart_table_deliver(&b.tab, a, s, hop_arrived, &b));
+cleanup:
+  if (rc != MPI_SUCCESS) nhood_sched_free(s);
+  nhood_cart_table_free(&b.tab);
+  free(h.mask);
+  free(h.vec);
+  return rc;
+}
