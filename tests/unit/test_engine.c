@@ -1,119 +1,109 @@
 /*
- * The schedule engine over a fake transport, without MPI: several virtual ranks in one
- * process exchange eagerly buffered messages matched by (source, tag) in FIFO order, as
- * MPI's non-overtaking rule does. Data is MPI_BYTE only (count = bytes), so no MPI call is
- * ever made.
+ * The schedule engine on virtual ranks, without MPI: several ranks in one process run over
+ * nhood-sim's in-process transport (tools/sim/sim_net.h), which buffers messages eagerly and
+ * matches them by (source, tag) in FIFO order, as MPI's non-overtaking rule does. Data is
+ * MPI_BYTE only (count = bytes), so no MPI call is ever made.
  */
 #include <stdlib.h>
 #include <string.h>
 
 #include "engine/engine.h"
 #include "schedule/algorithms.h"
+#include "sim_net.h"
 #include "unit.h"
 
-#define MAX_RANKS 8
 #define MAX_SLOTS 64
-#define MAX_MSGS 512
 
-typedef struct {
-  int src, dst, tag, bytes;
-  char data[64];
-} message;
+/* A rank's port on the simulator's transport, wrapped for what this test needs beyond it: a
+ * reduction (nhood-sim refuses them) and a check that the engine only ever tests the slots it
+ * posted in the current round. */
+typedef struct test_port {
+  sim_port port;
+  char posted[MAX_SLOTS]; /* slots of the current round */
+  int nposted;
+  int slot_errors; /* posts into a slot in use; tests of other slots than those posted */
+} test_port;
 
-static message queue[MAX_MSGS];
-static int nqueued;
-
-typedef struct {
-  int rank;
-  struct {
-    int pending;
-    char *buf;
-    int bytes, peer, tag;
-  } slot[MAX_SLOTS];
-  int tests; /* how often the engine asked */
-} fake_ctx;
-
-static int fake_send(void *c, int slot, const void *buf, int count, MPI_Datatype type, int peer, int tag) {
-  fake_ctx *ctx = c;
-  (void)type;
-  message *m = &queue[nqueued++];
-  *m = (message){ctx->rank, peer, tag, count, {0}};
-  memcpy(m->data, buf, (size_t)count);
-  ctx->slot[slot].pending = 0;
-  return MPI_SUCCESS;
-}
-
-static int fake_recv(void *c, int slot, void *buf, int count, MPI_Datatype type, int peer, int tag) {
-  fake_ctx *ctx = c;
-  (void)type;
-  ctx->slot[slot].pending = 1;
-  ctx->slot[slot].buf = buf;
-  ctx->slot[slot].bytes = count;
-  ctx->slot[slot].peer = peer;
-  ctx->slot[slot].tag = tag;
-  return MPI_SUCCESS;
-}
-
-/* Matches pending receives, in slot order, against the first queued message from that
- * source with that tag. */
-static int fake_test(void *c, int nslots, int *done, int *failed) {
-  fake_ctx *ctx = c;
-  *failed = -1;
-  ctx->tests++;
-  *done = 1;
-  for (int s = 0; s < nslots; s++) {
-    if (!ctx->slot[s].pending) continue;
-    for (int k = 0; k < nqueued; k++) {
-      message *m = &queue[k];
-      if (m->dst != ctx->rank || m->src != ctx->slot[s].peer || m->tag != ctx->slot[s].tag) continue;
-      memcpy(ctx->slot[s].buf, m->data, (size_t)m->bytes);
-      memmove(m, m + 1, sizeof *m * (size_t)(nqueued - k - 1));
-      nqueued--;
-      ctx->slot[s].pending = 0;
-      break;
-    }
-    *done &= !ctx->slot[s].pending;
+static void post(test_port *p, int slot) {
+  if (slot < 0 || slot >= MAX_SLOTS || p->posted[slot]) {
+    p->slot_errors++;
+    return;
   }
-  return MPI_SUCCESS;
+  p->posted[slot] = 1;
+  p->nposted++;
 }
 
-static int fake_wait(void *c, int nslots, int *failed) {
-  int done = 0;
-  fake_test(c, nslots, &done, failed);
-  return done ? MPI_SUCCESS : MPI_ERR_PENDING; /* one process cannot block for others */
+/* A test or wait of slots [0, nslots) must name exactly the posted ones. */
+static void check_tested(test_port *p, int nslots) {
+  int exact = nslots == p->nposted;
+  for (int s = 0; exact && s < nslots; s++) exact = s < MAX_SLOTS && p->posted[s];
+  p->slot_errors += !exact;
 }
 
-static int fake_copy(void *c, const void *src, int scount, MPI_Datatype st, void *dst, int dcount, MPI_Datatype dt) {
-  (void)c, (void)st, (void)dt;
-  if (scount > dcount) return MPI_ERR_TRUNCATE;
-  memcpy(dst, src, (size_t)scount);
-  return MPI_SUCCESS;
+static void round_completed(test_port *p) {
+  memset(p->posted, 0, sizeof p->posted);
+  p->nposted = 0;
+}
+
+static int checked_send(void *c, int slot, const void *buf, int count, MPI_Datatype type, int peer, int tag) {
+  test_port *p = c;
+  post(p, slot);
+  return sim_net_transport.post_send(&p->port, slot, buf, count, type, peer, tag);
+}
+
+static int checked_recv(void *c, int slot, void *buf, int count, MPI_Datatype type, int peer, int tag) {
+  test_port *p = c;
+  post(p, slot);
+  return sim_net_transport.post_recv(&p->port, slot, buf, count, type, peer, tag);
+}
+
+static int checked_test(void *c, int nslots, int *done, int *failed) {
+  test_port *p = c;
+  check_tested(p, nslots);
+  int rc = sim_net_transport.test(&p->port, nslots, done, failed);
+  if (*done) round_completed(p);
+  return rc;
+}
+
+static int checked_wait(void *c, int nslots, int *failed) {
+  test_port *p = c;
+  check_tested(p, nslots);
+  int rc = sim_net_transport.wait(&p->port, nslots, failed);
+  if (rc == MPI_SUCCESS) round_completed(p);
+  return rc;
+}
+
+static int checked_copy(void *c, const void *src, int scount, MPI_Datatype st, void *dst, int dcount, MPI_Datatype dt) {
+  return sim_net_transport.copy(&((test_port *)c)->port, src, scount, st, dst, dcount, dt);
 }
 
 /* Byte-wise addition stands in for any MPI_Op. */
-static int fake_reduce(void *c, const void *src, void *dst, int count, MPI_Datatype t, MPI_Op op) {
+static int byte_sum(void *c, const void *src, void *dst, int count, MPI_Datatype t, MPI_Op op) {
   (void)c, (void)t, (void)op;
   for (int k = 0; k < count; k++) ((char *)dst)[k] = (char)(((const char *)src)[k] + ((char *)dst)[k]);
   return MPI_SUCCESS;
 }
 
-static const nhood_transport fake = {fake_send, fake_recv, fake_wait, fake_test, fake_copy, fake_reduce};
+static const nhood_transport transport = {checked_send, checked_recv, checked_wait,
+                                          checked_test, checked_copy, byte_sum};
 
-/* Runs one execution per virtual rank to completion by round-robin testing.
- * Returns 0 when all completed, -1 on a stall (deadlock). */
-static int run_all(int n, nhood_exec exec[], int tag_base) {
-  for (int r = 0; r < n; r++)
-    if (nhood_exec_start(&exec[r], tag_base) != MPI_SUCCESS) return -1;
-  for (int sweep = 0; sweep < 100; sweep++) {
-    int all = 1;
-    for (int r = 0; r < n; r++) {
-      int done = 0;
-      if (nhood_exec_test(&exec[r], &done) != MPI_SUCCESS) return -1;
-      all &= done;
+/* n virtual ranks on one net, port[r] being rank r's; net reports into problem. */
+static void net_init(sim_net *net, int n, test_port port[], char *problem, size_t problemlen) {
+  CHECK(sim_net_init(net, n, NULL, problem, problemlen) == 0, "a net of %d ranks", n);
+  for (int r = 0; r < n; r++) port[r] = (test_port){.port = {net, r}};
+}
+
+/* Runs one execution per virtual rank to completion by round-robin testing. Returns 0 when
+ * all completed, no message is left over and the engine tested only posted slots; else -1
+ * (a stall among them) with net->problem saying why. */
+static int run_all(sim_net *net, nhood_exec exec[], const test_port port[], int tag_base) {
+  if (sim_net_run(net, exec, tag_base) != 0 || sim_net_report_leftover(net) != 0) return -1;
+  for (int r = 0; r < net->nranks; r++)
+    if (port[r].slot_errors != 0) {
+      sim_net_report(net, "rank %d: the engine posted into a busy slot or tested unposted ones", r);
+      return -1;
     }
-    if (all) return nqueued == 0 ? 0 : -1; /* no message may be left over */
-  }
-  return -1;
+  return 0;
 }
 
 /* A topology object built by hand (unit tests may use internals). */
@@ -156,24 +146,27 @@ static void test_direct_multigraph(void) {
   char send[3][3] = {{'a', 'b', 'c'}, {'d'}, {'e', 'f'}}, recv[3][3];
   memset(recv, '.', sizeof recv);
   nhood_sched sched[3];
-  fake_ctx ctx[3];
+  sim_net net;
+  char problem[256];
+  test_port port[3];
   nhood_exec exec[3];
+  net_init(&net, 3, port, problem, sizeof problem);
   for (int r = 0; r < 3; r++) {
     nhood_coll_args a = alltoall_bytes(send[r], recv[r], 1);
     CHECK(nhood_build_direct(t[r], &a, r, &sched[r]) == MPI_SUCCESS, "build rank %d", r);
-    ctx[r] = (fake_ctx){.rank = r};
-    nhood_exec_init(&exec[r], &sched[r], &fake, &ctx[r], send[r], recv[r], NULL);
+    nhood_exec_init(&exec[r], &sched[r], &transport, &port[r], send[r], recv[r], NULL);
   }
   CHECK(sched[0].nsends == 3 && sched[0].nrecvs == 1 && sched[0].comm_rounds == 1, "rank 0 shape");
   CHECK(sched[2].nsends == 1 && sched[2].nrecvs == 2, "self loop is a copy, not a message");
   for (int rep = 0; rep < 2; rep++) { /* the second run reuses the schedules (persistent) */
     memset(recv, '.', sizeof recv);
-    CHECK(run_all(3, exec, 100 * rep) == 0, "direct multigraph completes (run %d)", rep);
+    CHECK(run_all(&net, exec, port, 100 * rep) == 0, "direct multigraph completes (run %d): %s", rep, problem);
     CHECK(recv[0][0] == 'f', "rank 0 block 0 from rank 2 = '%c'", recv[0][0]);
     CHECK(recv[1][0] == 'a' && recv[1][1] == 'b', "duplicate edges pair in order: '%c%c'", recv[1][0], recv[1][1]);
     CHECK(recv[2][0] == 'e' && recv[2][1] == 'd' && recv[2][2] == 'c', "rank 2 got '%c%c%c'", recv[2][0], recv[2][1],
           recv[2][2]);
   }
+  sim_net_free(&net);
   for (int r = 0; r < 3; r++) {
     nhood_sched_free(&sched[r]);
     free(t[r]);
@@ -188,18 +181,21 @@ static void test_direct_cart_channels(void) {
                      make_topo(NHOOD_TOPO_CART, 2, nb[1], 2, nb[1], rch, sch, 2)};
   char send[2][2] = {{'a', 'b'}, {'c', 'd'}}, recv[2][2];
   nhood_sched sched[2];
-  fake_ctx ctx[2];
+  sim_net net;
+  char problem[256];
+  test_port port[2];
   nhood_exec exec[2];
+  net_init(&net, 2, port, problem, sizeof problem);
   for (int r = 0; r < 2; r++) {
     nhood_coll_args a = alltoall_bytes(send[r], recv[r], 1);
     CHECK(nhood_build_direct(t[r], &a, r, &sched[r]) == MPI_SUCCESS, "build");
-    ctx[r] = (fake_ctx){.rank = r};
-    nhood_exec_init(&exec[r], &sched[r], &fake, &ctx[r], send[r], recv[r], NULL);
+    nhood_exec_init(&exec[r], &sched[r], &transport, &port[r], send[r], recv[r], NULL);
   }
   CHECK(sched[0].ntags == 2, "two channels need two tags");
-  CHECK(run_all(2, exec, 0) == 0, "cart size-2 completes");
+  CHECK(run_all(&net, exec, port, 0) == 0, "cart size-2 completes: %s", problem);
   CHECK(recv[0][0] == 'd' && recv[0][1] == 'c', "rank 0 got '%c%c', expected 'dc'", recv[0][0], recv[0][1]);
   CHECK(recv[1][0] == 'b' && recv[1][1] == 'a', "rank 1 got '%c%c', expected 'ba'", recv[1][0], recv[1][1]);
+  sim_net_free(&net);
   for (int r = 0; r < 2; r++) {
     nhood_sched_free(&sched[r]);
     free(t[r]);
@@ -239,13 +235,17 @@ static void test_rounds_and_scratch(void) {
         "local operations ordered first in a round");
 
   char in0[2] = {'x', 'y'}, out0[2] = {0, 0}, in1[2] = {1, 2}, out1[2] = {0, 0}, scratch[8] = {0};
-  fake_ctx c0 = {.rank = 0}, c1 = {.rank = 1};
+  sim_net net;
+  char problem[256];
+  test_port port[2];
   nhood_exec e[2];
-  nhood_exec_init(&e[0], &s0, &fake, &c0, in0, out0, NULL);
-  nhood_exec_init(&e[1], &s1, &fake, &c1, in1, out1, scratch);
-  CHECK(run_all(2, e, 7) == 0, "three-round schedule completes");
+  net_init(&net, 2, port, problem, sizeof problem);
+  nhood_exec_init(&e[0], &s0, &transport, &port[0], in0, out0, NULL);
+  nhood_exec_init(&e[1], &s1, &transport, &port[1], in1, out1, scratch);
+  CHECK(run_all(&net, e, port, 7) == 0, "three-round schedule completes: %s", problem);
   CHECK(out0[0] == 'x' + 1 && out0[1] == 'y' + 2, "rank 0 got the sum back: %d %d", out0[0], out0[1]);
   CHECK(scratch[0] == 'x' + 1 && scratch[4] == 'x', "scratch offsets resolved");
+  sim_net_free(&net);
   nhood_sched_free(&s0);
   nhood_sched_free(&s1);
 }
@@ -256,12 +256,45 @@ static void test_empty(void) {
   nhood_coll_args a = alltoall_bytes(NULL, NULL, 4);
   nhood_sched s;
   CHECK(nhood_build_direct(t, &a, 0, &s) == MPI_SUCCESS && s.nrounds == 0, "empty schedule");
-  fake_ctx c = {.rank = 0};
+  sim_net net;
+  char problem[256];
+  test_port port;
   nhood_exec e;
-  nhood_exec_init(&e, &s, &fake, &c, NULL, NULL, NULL);
+  net_init(&net, 1, &port, problem, sizeof problem);
+  nhood_exec_init(&e, &s, &transport, &port, NULL, NULL, NULL);
   CHECK(nhood_exec_start(&e, 0) == MPI_SUCCESS && nhood_exec_done(&e), "empty schedule completes at start");
+  sim_net_free(&net);
   nhood_sched_free(&s);
   free(t);
+}
+
+/* A receive whose message never comes (its tag is not the send's) stalls the run, which is
+ * reported, naming the waiting receive, rather than a hang; the message stays unreceived. */
+static void test_stall(void) {
+  nhood_sched s[2];
+  nhood_sched_init(&s[0], "test", 1, 2);
+  nhood_sched_send(&s[0], 1, 0, (nhood_region){0, MPI_BYTE, 1, NHOOD_BUF_SEND, 0});
+  nhood_sched_finish(&s[0]);
+  nhood_sched_init(&s[1], "test", 1, 2);
+  nhood_sched_recv(&s[1], 0, 1, (nhood_region){0, MPI_BYTE, 1, NHOOD_BUF_RECV, 0});
+  nhood_sched_finish(&s[1]);
+  char in = 'z', out = '.';
+  sim_net net;
+  char problem[256];
+  test_port port[2];
+  nhood_exec e[2];
+  net_init(&net, 2, port, problem, sizeof problem);
+  nhood_exec_init(&e[0], &s[0], &transport, &port[0], &in, NULL, NULL);
+  nhood_exec_init(&e[1], &s[1], &transport, &port[1], NULL, &out, NULL);
+  CHECK(run_all(&net, e, port, 0) != 0 &&
+            strstr(problem, "rank 1 waits in round 0 of 1 for a message from rank 0 (tag 1)"),
+        "stall reported: '%s'", problem);
+  CHECK(net.mailbox.waiting_messages == 1 && out == '.', "the tag-0 message is not received");
+  for (int r = 0; r < 2; r++) {
+    nhood_exec_free(&e[r]);
+    nhood_sched_free(&s[r]);
+  }
+  sim_net_free(&net);
 }
 
 /* More receives from oneself than sends to oneself is reported, not a hang. */
@@ -280,6 +313,7 @@ int main(void) {
   test_direct_cart_channels();
   test_rounds_and_scratch();
   test_empty();
+  test_stall();
   test_inconsistent_self_loop();
   return unit_summary("test_engine");
 }

@@ -3,9 +3,9 @@
  * (src/engine) over an in-process transport, each rank with its own send, receive and
  * scratch buffers, then compares every receive buffer with what MPI-4.1 puts there.
  *
- * The transport buffers messages eagerly and matches them per destination by (source, tag)
- * in FIFO order (sim_mailbox.h). Ranks progress round-robin: every sweep tests each
- * unfinished rank once, and a sweep in which no message is matched and no rank enters a
+ * The transport (sim_net.h) buffers messages eagerly and matches them per destination by
+ * (source, tag) in FIFO order (sim_mailbox.h). Ranks progress round-robin: every sweep tests
+ * each unfinished rank once, and a sweep in which no message is matched and no rank enters a
  * new round is a deadlock.
  *
  * Schedules must move MPI_BYTE data only (counts are bytes); nhood-sim checks that.
