@@ -71,17 +71,22 @@ static int is_predefined(MPI_Datatype type) {
          combiner == MPI_COMBINER_NAMED;
 }
 
+/* The cache lives on the topology object, freed with it. */
+static nhood_topo_key cache_key = NHOOD_TOPO_KEY("blocking-call cache", nhood_call_cache_free);
+
 nhood_call_cache *nhood_call_cache_acquire(NHOOD_Topo topo, const nhood_coll_args *a) {
   if (a->kind == NHOOD_ALLTOALLW) return NULL;
-  nhood_call_cache *c = atomic_load(&topo->call_cache);
+  nhood_call_cache *c = nhood_topo_attr(topo, &cache_key);
   if (c == NULL) {
     nhood_call_cache *fresh = calloc(1, sizeof *fresh);
     if (!fresh) return NULL; /* caching is optional */
     atomic_flag_clear(&fresh->busy);
-    if (!atomic_compare_exchange_strong(&topo->call_cache, &c, fresh))
-      free(fresh); /* another thread won */
-    else
-      c = fresh;
+    void *current = NULL;
+    int swapped = nhood_topo_attr_swap(topo, &cache_key, &current, fresh);
+    if (swapped != 1) free(fresh); /* another thread won, or no slot: no cache */
+    if (swapped == 0) c = current;
+    if (swapped == 1) c = fresh;
+    if (c == NULL) return NULL;
   }
   return atomic_flag_test_and_set(&c->busy) ? NULL : c;
 }

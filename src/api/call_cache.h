@@ -38,7 +38,7 @@ struct nhood_request *nhood_call_cache_slot(nhood_call_cache *c);
 int nhood_call_cache_store(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo, MPI_Comm comm,
                            const nhood_commctx *ctx, const nhood_algorithm *alg);
 void nhood_call_cache_release(nhood_call_cache *c);
-/* Frees an entry (and the request it holds); for NHOOD_Topo_free. */
+/* Frees an entry (and the request it holds): the destructor of its topology attribute. */
 void nhood_call_cache_free(void *c);
 
 #endif

@@ -7,6 +7,7 @@
 #include "api/call_cache.h"
 #include "api/first_use.h"
 #include "api/request.h"
+#include "api/topologies.h"
 #include "common/errors.h"
 #include "common/handles.h"
 #include "engine/native_mpi.h"

@@ -5,9 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/topologies.h"
 #include "common/errors.h"
 #include "engine/native_mpi.h"
 #include "pattern/combine.h"
+#include "schedule/algorithms.h"
 #include "selection/tune.h"
 
 /* The cost model's verdict for one collective: predicted times, maximum over processes. */
@@ -32,7 +34,8 @@ static void drop_decisions(struct nhood_first_use *state) {
     }
 }
 
-void nhood_first_use_free(struct nhood_first_use *state) {
+static void free_state(void *value) {
+  struct nhood_first_use *state = value;
   if (state == NULL) return;
   drop_decisions(state);
   nhood_native_graph_release(state->graph);
@@ -40,13 +43,20 @@ void nhood_first_use_free(struct nhood_first_use *state) {
   free(state);
 }
 
+/* What a topology learned lives on it, freed with it. */
+static nhood_topo_key state_key = NHOOD_TOPO_KEY("first-use state", free_state);
+
 /* topo's state on ctx: on a context it has not seen last, everything it learned starts over
  * (requests on the old graph communicator hold references of their own). */
 static int state_of(NHOOD_Topo topo, nhood_commctx *ctx, struct nhood_first_use **out) {
-  struct nhood_first_use *s = topo->first_use;
+  struct nhood_first_use *s = nhood_topo_attr(topo, &state_key);
   if (s == NULL) {
+    int rc = MPI_SUCCESS;
     if (!(s = calloc(1, sizeof *s))) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a topology's state");
-    topo->first_use = s;
+    if ((rc = nhood_topo_attr_set(topo, &state_key, s)) != MPI_SUCCESS) {
+      free(s);
+      return rc;
+    }
   }
   if (s->owner != ctx) {
     nhood_native_graph_release(s->graph);
@@ -62,7 +72,8 @@ static int state_of(NHOOD_Topo topo, nhood_commctx *ctx, struct nhood_first_use 
 }
 
 int nhood_ensure_pattern(NHOOD_Topo topo, nhood_commctx *ctx) {
-  if (topo->pattern != NULL && topo->pattern_owner == ctx) return MPI_SUCCESS;
+  const nhood_commctx *owner = NULL;
+  if (nhood_combine_pattern_of(topo, &owner) != NULL && owner == ctx) return MPI_SUCCESS;
   nhood_combine_params params;
   nhood_combine_params_default(&params);
   nhood_combine_params_from_env(&params);
@@ -78,11 +89,8 @@ int nhood_ensure_pattern(NHOOD_Topo topo, nhood_commctx *ctx) {
     free(pattern);
     return rc;
   }
-  nhood_topo_drop_pattern(topo);
-  nhood_commctx_retain(ctx);
-  topo->pattern = pattern;
-  topo->pattern_owner = ctx;
-  return MPI_SUCCESS;
+  if ((rc = nhood_combine_pattern_attach(topo, pattern, ctx)) != MPI_SUCCESS) nhood_combine_pattern_release(pattern);
+  return rc;
 }
 
 /* The decision for a's collective: predicted locally, maximised over processes in one
@@ -140,7 +148,7 @@ static int tuned_algorithm(NHOOD_Topo topo, MPI_Info info, nhood_coll_kind kind,
     NHOOD_MPI_CALL(MPI_Info_get(info, NHOOD_INFO_TUNE, MPI_MAX_INFO_VAL, rules, &flag));
     if (flag) NHOOD_TRY(nhood_tune_lookup(rules, "info key " NHOOD_INFO_TUNE, kind, bytes, name));
   }
-  const char *algo = name[0] == '\0' ? nhood_tune_match(topo->tune, kind, bytes) : NULL;
+  const char *algo = name[0] == '\0' ? nhood_tune_match(nhood_topo_tune_rules(topo), kind, bytes) : NULL;
   if (algo) snprintf(name, NHOOD_ALGORITHM_NAME_MAX, "%s", algo);
   if (name[0] == '\0') NHOOD_TRY(nhood_tune_env_match(kind, bytes, name));
   if (strcmp(name, "auto") == 0) name[0] = '\0';

@@ -40,7 +40,4 @@ int nhood_auto_resolve(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_arg
 int nhood_native_prepare(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a, int persistent,
                          const nhood_algorithm **alg, nhood_native_graph **graph);
 
-/* Frees a topology's state (NHOOD_Topo_free). */
-void nhood_first_use_free(struct nhood_first_use *state);
-
 #endif

@@ -12,7 +12,8 @@
 #include "topology/topology.h"
 
 struct nhood_two_stage {
-  struct nhood_topo topo; /* what the builders read: degrees, lists (owned), pattern (retained) */
+  struct nhood_topo topo;                /* what the builders read: degrees, lists (owned) */
+  struct nhood_combine_pattern *pattern; /* retained */
   nhood_owned_args owned; /* the arguments: copies, unless borrowed */
   nhood_sched pass;
   int *own_sizes;     /* the pass's send buffer */
@@ -31,8 +32,8 @@ static int snapshot_topology(struct nhood_two_stage *ts, NHOOD_Topo topo) {
   t->outdegree = topo->outdegree;
   t->nchannels = 1; /* two-stage calls are never on Cartesian channels (nhood_combine_needs_size_pass) */
   t->max_rank = topo->max_rank;
-  t->pattern = topo->pattern;
-  nhood_combine_pattern_retain(t->pattern);
+  ts->pattern = nhood_combine_pattern_of(topo, NULL);
+  nhood_combine_pattern_retain(ts->pattern);
   if (ts->borrowed) {
     t->sources = topo->sources;
     t->destinations = topo->destinations;
@@ -53,7 +54,7 @@ void nhood_two_stage_free(struct nhood_two_stage *ts) {
     free(ts->topo.sources);
     free(ts->topo.destinations);
   }
-  nhood_combine_pattern_release(ts->topo.pattern);
+  nhood_combine_pattern_release(ts->pattern);
   nhood_exec_free(&ts->pass_exec);
   nhood_mpi_transport_ctx_free(&ts->pass_transport);
   nhood_sched_free(&ts->pass);
@@ -75,7 +76,8 @@ int nhood_two_stage_init(struct nhood_request *req, NHOOD_Topo topo, const nhood
     ts->owned.args = *a;
   else
     NHOOD_TRY(nhood_owned_args_init(&ts->owned, a, topo->indegree, topo->outdegree));
-  NHOOD_TRY(nhood_build_combine_size_pass(&ts->topo, &ts->owned.args, req->ctx->rank, &ts->pass, &ts->own_sizes));
+  NHOOD_TRY(nhood_build_combine_size_pass(&ts->topo, ts->pattern, &ts->owned.args, req->ctx->rank, &ts->pass,
+                                          &ts->own_sizes));
   if (ts->pass.scratch_bytes > 0 && !(ts->pass_scratch = malloc((size_t)ts->pass.scratch_bytes)))
     return nhood_error(MPI_ERR_NO_MEM, "out of memory for a size pass");
   NHOOD_TRY(nhood_mpi_transport_ctx_init(&ts->pass_transport, req->ctx->comm, ts->pass.max_comm_per_round));
@@ -103,7 +105,8 @@ static int finish_pass(struct nhood_request *req) {
   struct nhood_two_stage *ts = req->two_stage;
   int rc = MPI_SUCCESS;
   ts->in_pass = 0;
-  NHOOD_TRY(nhood_build_combine_sized(&ts->topo, &ts->owned.args, req->ctx->rank, ts->pass_scratch, &req->sched));
+  NHOOD_TRY(nhood_build_combine_sized(&ts->topo, ts->pattern, &ts->owned.args, req->ctx->rank, ts->pass_scratch,
+                                      &req->sched));
   if (req->sched.ntags > ts->pass.ntags)
     return nhood_error(MPI_ERR_INTERN, "a data schedule needs more tags than its size pass reserved");
   NHOOD_TRY(nhood_request_prepare_exec(req, ts->owned.args.sendbuf, ts->owned.args.recvbuf));

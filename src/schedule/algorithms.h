@@ -8,6 +8,8 @@
 #include "topology/topology.h"
 
 typedef struct nhood_topo nhood_topo;
+struct nhood_combine_pattern;
+struct nhood_commctx;
 
 typedef int (*nhood_builder)(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
 
@@ -24,13 +26,21 @@ int nhood_build_direct(const nhood_topo *t, const nhood_coll_args *a, int me, nh
  * data schedule from the size pass's scratch. nhood_build_combine refuses such calls. */
 int nhood_build_combine(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
 int nhood_combine_needs_size_pass(const nhood_topo *t, const nhood_coll_args *a);
-int nhood_build_combine_size_pass(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s,
-                                  int **own_sizes);
-int nhood_build_combine_sized(const nhood_topo *t, const nhood_coll_args *a, int me, const void *size_pass_scratch,
-                              nhood_sched *s);
+/* The two stages, with the pattern given (a request keeps its own reference to it). */
+int nhood_build_combine_size_pass(const nhood_topo *t, const struct nhood_combine_pattern *p, const nhood_coll_args *a,
+                                  int me, nhood_sched *s, int **own_sizes);
+int nhood_build_combine_sized(const nhood_topo *t, const struct nhood_combine_pattern *p, const nhood_coll_args *a,
+                              int me, const void *size_pass_scratch, nhood_sched *s);
+
+/* The combining pattern attached to a topology: by the API layer at the first use on a
+ * communicator context (owner, retained; NULL for nhood-sim's virtual ranks). Attaching takes
+ * the caller's reference to the pattern (NULL detaches; on failure the caller keeps it) and
+ * releases what was attached. */
+struct nhood_combine_pattern *nhood_combine_pattern_of(const nhood_topo *t, const struct nhood_commctx **owner);
+int nhood_combine_pattern_attach(nhood_topo *t, struct nhood_combine_pattern *p, struct nhood_commctx *owner);
 
 /* Isomorphic neighborhoods (topologies from NHOOD_Topo_create_cart_offsets), schedules
- * computed locally (schedule/cart.c): cart-direct (a round per offset), cart-dim (combining
+ * computed locally (schedule/cart_*.c): cart-direct (a round per offset), cart-dim (combining
  * along dimensions, a round per dimension and coordinate value), cart-dim-batch (a round
  * per dimension), cart-bruck (logarithmically many rounds of few messages) and cart-2hop
  * (two rounds, dimensions split between them). On other topologies they build the direct

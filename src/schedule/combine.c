@@ -30,6 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/commctx.h"
 #include "common/errors.h"
 #include "common/mpi_util.h"
 #include "pattern/combine.h"
@@ -402,7 +403,8 @@ static int equal_blocks(const nhood_coll_args *a) {
 /* Whether combine runs direct: the conditions are the same on every process (the pattern's
  * depth is global, the topology kind and the collective are too), so all fall back alike. */
 static int runs_direct(const nhood_topo *t) {
-  return t->pattern == NULL || t->nchannels != 1 || t->pattern->nlevels == 0;
+  const nhood_combine_pattern *p = nhood_combine_pattern_of(t, NULL);
+  return p == NULL || t->nchannels != 1 || p->nlevels == 0;
 }
 
 int nhood_combine_needs_size_pass(const nhood_topo *t, const nhood_coll_args *a) {
@@ -414,20 +416,20 @@ int nhood_build_combine(const nhood_topo *t, const nhood_coll_args *a, int me, n
     int rc = nhood_build_direct(t, a, me, s);
     /* A kept-direct exchange runs in the tag window of a combined call, which every process
      * must reserve alike. */
-    if (rc == MPI_SUCCESS && t->pattern != NULL && t->nchannels == 1) s->ntags = COMBINE_TAGS;
+    if (rc == MPI_SUCCESS && nhood_combine_pattern_of(t, NULL) != NULL && t->nchannels == 1) s->ntags = COMBINE_TAGS;
     return rc;
   }
   if (!equal_blocks(a))
     return nhood_error(MPI_ERR_INTERN, "combine: a %s takes a size pass first (nhood_build_combine_size_pass)",
                        nhood_coll_names[a->kind]);
-  return build(t, t->pattern, a, me, EQUAL_BLOCKS, NULL, NULL, s);
+  return build(t, nhood_combine_pattern_of(t, NULL), a, me, EQUAL_BLOCKS, NULL, NULL, s);
 }
 
-int nhood_build_combine_size_pass(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s,
-                                  int **own_sizes) {
+int nhood_build_combine_size_pass(const nhood_topo *t, const nhood_combine_pattern *p, const nhood_coll_args *a, int me,
+                                  nhood_sched *s, int **own_sizes) {
   *own_sizes = malloc(sizeof(int) * (size_t)(t->outdegree + 1));
   if (!*own_sizes) return nhood_error(MPI_ERR_NO_MEM, "combine: out of memory for block sizes");
-  int rc = build(t, t->pattern, a, me, SIZE_PASS, NULL, *own_sizes, s);
+  int rc = build(t, p, a, me, SIZE_PASS, NULL, *own_sizes, s);
   if (rc != MPI_SUCCESS) {
     free(*own_sizes);
     *own_sizes = NULL;
@@ -435,7 +437,45 @@ int nhood_build_combine_size_pass(const nhood_topo *t, const nhood_coll_args *a,
   return rc;
 }
 
-int nhood_build_combine_sized(const nhood_topo *t, const nhood_coll_args *a, int me, const void *size_pass_scratch,
-                              nhood_sched *s) {
-  return build(t, t->pattern, a, me, SIZED_DATA, size_pass_scratch, NULL, s);
+int nhood_build_combine_sized(const nhood_topo *t, const nhood_combine_pattern *p, const nhood_coll_args *a, int me,
+                              const void *size_pass_scratch, nhood_sched *s) {
+  return build(t, p, a, me, SIZED_DATA, size_pass_scratch, NULL, s);
+}
+
+/* ---- the pattern on the topology --------------------------------------------------------- */
+
+typedef struct {
+  nhood_combine_pattern *pattern;
+  nhood_commctx *owner;
+} attached_pattern;
+
+static void detach(void *value) {
+  attached_pattern *a = value;
+  nhood_combine_pattern_release(a->pattern);
+  if (a->owner) nhood_commctx_release(a->owner);
+  free(a);
+}
+
+static nhood_topo_key pattern_key = NHOOD_TOPO_KEY("combining pattern", detach);
+
+nhood_combine_pattern *nhood_combine_pattern_of(const nhood_topo *t, const nhood_commctx **owner) {
+  const attached_pattern *a = nhood_topo_attr((nhood_topo *)t, &pattern_key);
+  if (owner) *owner = a ? a->owner : NULL;
+  return a ? a->pattern : NULL;
+}
+
+int nhood_combine_pattern_attach(nhood_topo *t, nhood_combine_pattern *p, nhood_commctx *owner) {
+  attached_pattern *a = NULL;
+  if (p != NULL) {
+    if (!(a = malloc(sizeof *a))) return nhood_error(MPI_ERR_NO_MEM, "out of memory attaching a pattern");
+    a->pattern = p;
+    a->owner = owner;
+    if (owner) nhood_commctx_retain(owner);
+  }
+  int rc = nhood_topo_attr_set(t, &pattern_key, a);
+  if (rc != MPI_SUCCESS && a) { /* the caller keeps its pattern */
+    if (owner) nhood_commctx_release(owner);
+    free(a);
+  }
+  return rc;
 }

@@ -129,7 +129,7 @@ static int predict_algorithm(const nhood_algorithm *alg, const nhood_topo *t, co
     /* The v and w collectives of combine first exchange sizes, then run the allgather or
      * alltoall shape with the sizes known. */
     int *own_sizes = NULL;
-    NHOOD_TRY(nhood_build_combine_size_pass(t, a, me, &s, &own_sizes));
+    NHOOD_TRY(nhood_build_combine_size_pass(t, nhood_combine_pattern_of(t, NULL), a, me, &s, &own_sizes));
     free(own_sizes);
     fixed = nhood_cost_predict(&s, p, 1.0);
     nhood_sched_free(&s);
@@ -160,7 +160,7 @@ int nhood_auto_costs(const nhood_topo *t, nhood_coll_kind kind, int isomorphic_s
     double *row = costs + (size_t)k * NHOOD_SIZE_CLASSES;
     const nhood_algorithm *alg = &algorithms[k];
     if (alg->native) continue; /* priced from direct's row, below */
-    if (alg->needs_pattern && t->pattern == NULL) {
+    if (alg->needs_pattern && nhood_combine_pattern_of(t, NULL) == NULL) {
       for (int c = 0; c < NHOOD_SIZE_CLASSES; c++) row[c] = INFINITY;
       continue;
     }

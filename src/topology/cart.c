@@ -142,11 +142,10 @@ cleanup:
   return rc;
 }
 
-int nhood_topo_create_cart_offsets_on_grid(int ndims, const int dims[], const int periods[], const int coords[],
-                                           int noffsets, const int offsets[], MPI_Info info, NHOOD_Topo *topo) {
+int nhood_topo_from_cart_offsets(int ndims, const int dims[], const int periods[], const int coords[], int noffsets,
+                                 const int offsets[], NHOOD_Topo *out) {
   NHOOD_Topo t = NULL;
   int rc = MPI_SUCCESS;
-  if (topo == NULL) return nhood_error(MPI_ERR_ARG, "topo (the output handle) is NULL");
   if (noffsets < 0) return nhood_error(MPI_ERR_ARG, "noffsets is negative (%d)", noffsets);
   if (noffsets > 0 && offsets == NULL && ndims > 0)
     return nhood_error(MPI_ERR_ARG, "offsets is NULL but noffsets is %d", noffsets);
@@ -173,15 +172,17 @@ int nhood_topo_create_cart_offsets_on_grid(int ndims, const int dims[], const in
     t->destinations[i] = c ? shifted_rank(&g, c, 1) : 0;
     t->sources[i] = c ? shifted_rank(&g, c, -1) : 0;
   }
-  return nhood_topo_publish(t, info, topo);
+  nhood_topo_finish(t);
+  *out = t;
 cleanup:
   return rc;
 }
 
-int NHOOD_Topo_create_cart_offsets(MPI_Comm comm, int noffsets, const int offsets[], MPI_Info info, NHOOD_Topo *topo) {
+int nhood_topo_cart_grid(MPI_Comm comm, int *ndims, int dims[], int periods[], int coords[]) {
   cart_grid g;
-  if (topo == NULL) return nhood_error(MPI_ERR_ARG, "topo (the output handle) is NULL");
   int rc = read_grid(comm, &g);
   if (rc != MPI_SUCCESS) return rc;
-  return nhood_topo_create_cart_offsets_on_grid(g.ndims, g.dims, g.periods, g.coords, noffsets, offsets, info, topo);
+  *ndims = g.ndims;
+  for (int d = 0; d < g.ndims; d++) dims[d] = g.dims[d], periods[d] = g.periods[d], coords[d] = g.coords[d];
+  return MPI_SUCCESS;
 }

@@ -4,13 +4,7 @@
 #include <string.h>
 
 #include "common/errors.h"
-#include "api/call_cache.h"
-#include "api/first_use.h"
-#include "common/commctx.h"
 #include "common/handles.h"
-#include "pattern/combine.h"
-#include "selection/select.h"
-#include "selection/tune.h"
 
 int nhood_topo_alloc(nhood_topo_kind kind, int indegree, int outdegree, int weighted, int channels, int ndims,
                      int noffsets, NHOOD_Topo *out) {
@@ -47,28 +41,17 @@ int nhood_topo_alloc(nhood_topo_kind kind, int indegree, int outdegree, int weig
   if (noffsets > 0 && ndims > 0) TAKE(offsets, (size_t)noffsets * ndims);
 #undef TAKE
   strcpy(t->algorithm, "auto");
-  atomic_init(&t->call_cache, NULL);
+  for (int k = 0; k < NHOOD_TOPO_MAX_KEYS; k++) atomic_init(&t->attrs[k], NULL);
   *out = t;
   return MPI_SUCCESS;
 }
 
-int nhood_topo_publish(NHOOD_Topo t, MPI_Info info, NHOOD_Topo *out) {
-  int rc = MPI_SUCCESS;
+void nhood_topo_finish(NHOOD_Topo t) {
   t->max_rank = -1;
   for (int i = 0; i < t->indegree; i++)
     if (t->sources[i] > t->max_rank) t->max_rank = t->sources[i];
   for (int j = 0; j < t->outdegree; j++)
     if (t->destinations[j] > t->max_rank) t->max_rank = t->destinations[j];
-  NHOOD_TRY(nhood_info_algorithm(info, t->algorithm));
-  NHOOD_TRY(nhood_info_bool(info, NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES, &t->isomorphic_sizes));
-  NHOOD_TRY(nhood_info_tune(info, t));
-  NHOOD_TRY(nhood_handle_register(t, NHOOD_HANDLE_TOPO));
-  *out = t;
-  return MPI_SUCCESS;
-cleanup:
-  nhood_topo_free_tune(t);
-  free(t);
-  return rc;
 }
 
 int nhood_topo_validate(NHOOD_Topo topo, const char *what) {
@@ -78,60 +61,61 @@ int nhood_topo_validate(NHOOD_Topo topo, const char *what) {
   return MPI_SUCCESS;
 }
 
-int nhood_info_algorithm(MPI_Info info, char *name) {
-  int rc = MPI_SUCCESS, flag = 0;
-  char value[MPI_MAX_INFO_VAL + 1];
-  if (info == MPI_INFO_NULL) return MPI_SUCCESS;
-  NHOOD_MPI_CALL(MPI_Info_get(info, NHOOD_INFO_ALGORITHM, MPI_MAX_INFO_VAL, value, &flag));
-  if (!flag) return MPI_SUCCESS;
-  if (strcmp(value, "auto") != 0 && nhood_algorithm_by_name(value) == NULL) {
-    rc = nhood_error(MPI_ERR_INFO, "info key %s has unknown algorithm \"%s\" (known: %s)", NHOOD_INFO_ALGORITHM, value,
-                     nhood_algorithm_names());
-    goto cleanup;
+/* ---- attributes ------------------------------------------------------------------------ */
+
+static _Atomic(nhood_topo_key *) keys[NHOOD_TOPO_MAX_KEYS]; /* by slot, for the destructors */
+static atomic_int nkeys;
+
+/* The key's slot, assigned at its first use; -1 when every slot is taken. */
+static int slot_of(nhood_topo_key *key) {
+  int slot = atomic_load(&key->slot);
+  if (slot >= 0) return slot;
+  static atomic_flag lock = ATOMIC_FLAG_INIT;
+  while (atomic_flag_test_and_set(&lock)) {}
+  slot = atomic_load(&key->slot);
+  if (slot < 0 && atomic_load(&nkeys) < NHOOD_TOPO_MAX_KEYS) {
+    slot = atomic_fetch_add(&nkeys, 1);
+    atomic_store(&keys[slot], key);
+    atomic_store(&key->slot, slot);
   }
-  strcpy(name, value); /* known names are shorter than NHOOD_ALGORITHM_NAME_MAX */
-cleanup:
-  return rc;
+  atomic_flag_clear(&lock);
+  return slot;
 }
 
-int nhood_info_tune(MPI_Info info, NHOOD_Topo topo) {
-  int rc = MPI_SUCCESS, flag = 0;
-  char rules[MPI_MAX_INFO_VAL + 1];
-  if (info == MPI_INFO_NULL) return MPI_SUCCESS;
-  NHOOD_MPI_CALL(MPI_Info_get(info, NHOOD_INFO_TUNE, MPI_MAX_INFO_VAL, rules, &flag));
-  if (!flag) return MPI_SUCCESS;
-  nhood_tune_rules *parsed = malloc(sizeof *parsed);
-  if (!parsed) return nhood_error(MPI_ERR_NO_MEM, "out of memory for the tuning rules");
-  rc = nhood_tune_parse(rules, "info key " NHOOD_INFO_TUNE, parsed);
-  if (rc != MPI_SUCCESS)
-    free(parsed);
-  else
-    topo->tune = parsed;
-cleanup:
-  return rc;
+void *nhood_topo_attr(NHOOD_Topo t, nhood_topo_key *key) {
+  int slot = slot_of(key);
+  return slot < 0 ? NULL : atomic_load(&t->attrs[slot]);
 }
 
-void nhood_topo_free_tune(NHOOD_Topo topo) {
-  if (topo->tune == NULL) return;
-  nhood_tune_free(topo->tune);
-  free(topo->tune);
-  topo->tune = NULL;
+int nhood_topo_attr_swap(NHOOD_Topo t, nhood_topo_key *key, void **expected, void *value) {
+  int slot = slot_of(key);
+  if (slot < 0) return -1;
+  return atomic_compare_exchange_strong(&t->attrs[slot], expected, value);
 }
 
-int nhood_info_bool(MPI_Info info, const char *key, int *value) {
-  int rc = MPI_SUCCESS, flag = 0;
-  char text[MPI_MAX_INFO_VAL + 1];
-  if (info == MPI_INFO_NULL) return MPI_SUCCESS;
-  NHOOD_MPI_CALL(MPI_Info_get(info, key, MPI_MAX_INFO_VAL, text, &flag));
-  if (!flag) return MPI_SUCCESS;
-  if (strcmp(text, "true") == 0)
-    *value = 1;
-  else if (strcmp(text, "false") == 0)
-    *value = 0;
-  else
-    rc = nhood_error(MPI_ERR_INFO, "info key %s is \"%s\" (expected \"true\" or \"false\")", key, text);
-cleanup:
-  return rc;
+int nhood_topo_attr_set(NHOOD_Topo t, nhood_topo_key *key, void *value) {
+  int slot = slot_of(key);
+  if (slot < 0) return nhood_error(MPI_ERR_INTERN, "more than %d kinds of topology attributes", NHOOD_TOPO_MAX_KEYS);
+  void *old = atomic_exchange(&t->attrs[slot], value);
+  if (old && key->destroy) key->destroy(old);
+  return MPI_SUCCESS;
+}
+
+void nhood_topo_destroy(NHOOD_Topo t) {
+  if (t == NULL) return;
+  for (int k = 0; k < NHOOD_TOPO_MAX_KEYS; k++) {
+    void *value = atomic_exchange(&t->attrs[k], NULL);
+    nhood_topo_key *key = atomic_load(&keys[k]);
+    if (value && key && key->destroy) key->destroy(value);
+  }
+  free(t);
+}
+
+int nhood_topo_check_ranks(NHOOD_Topo topo, int size) {
+  if (topo->max_rank >= size)
+    return nhood_error(MPI_ERR_RANK, "topo lists rank %d but comm has only %d process%s", topo->max_rank, size,
+                       size == 1 ? "" : "es");
+  return MPI_SUCCESS;
 }
 
 /* Validates one adjacency list; `what` is the argument's name. */
@@ -156,11 +140,10 @@ static int check_list(int degree, const int ranks[], const int weights[], const 
   return MPI_SUCCESS;
 }
 
-int NHOOD_Topo_create_adjacent(int indegree, const int sources[], const int *sourceweights, int outdegree,
-                               const int destinations[], const int *destweights, MPI_Info info, NHOOD_Topo *topo) {
+int nhood_topo_from_lists(int indegree, const int sources[], const int *sourceweights, int outdegree,
+                          const int destinations[], const int *destweights, NHOOD_Topo *out) {
   int rc = MPI_SUCCESS;
   NHOOD_Topo t = NULL;
-  if (topo == NULL) return nhood_error(MPI_ERR_ARG, "topo (the output handle) is NULL");
   NHOOD_TRY(check_list(indegree, sources, sourceweights, "indegree", "sources", "sourceweights"));
   NHOOD_TRY(check_list(outdegree, destinations, destweights, "outdegree", "destinations", "destweights"));
   /* A side with degree 0 may pass anything as weights (MPI_WEIGHTS_EMPTY, NULL). */
@@ -176,7 +159,8 @@ int NHOOD_Topo_create_adjacent(int indegree, const int sources[], const int *sou
     for (int i = 0; i < indegree; i++) t->sourceweights[i] = in_weighted ? sourceweights[i] : 1;
     for (int j = 0; j < outdegree; j++) t->destweights[j] = out_weighted ? destweights[j] : 1;
   }
-  return nhood_topo_publish(t, info, topo);
+  nhood_topo_finish(t);
+  *out = t;
 cleanup:
   return rc;
 }
@@ -236,10 +220,9 @@ cleanup:
   return rc;
 }
 
-int NHOOD_Topo_create_from_comm(MPI_Comm comm, MPI_Info info, NHOOD_Topo *topo) {
+int nhood_topo_from_comm(MPI_Comm comm, NHOOD_Topo *out) {
   int rc = MPI_SUCCESS, status = MPI_UNDEFINED;
   NHOOD_Topo t = NULL;
-  if (topo == NULL) return nhood_error(MPI_ERR_ARG, "topo (the output handle) is NULL");
   if (comm == MPI_COMM_NULL) return nhood_error(MPI_ERR_COMM, "comm is MPI_COMM_NULL");
   NHOOD_MPI_CALL(MPI_Topo_test(comm, &status));
   switch (status) {
@@ -255,16 +238,15 @@ int NHOOD_Topo_create_from_comm(MPI_Comm comm, MPI_Info info, NHOOD_Topo *topo) 
     default:
       return nhood_error(MPI_ERR_TOPOLOGY, "comm carries no topology (MPI_Topo_test gives MPI_UNDEFINED)");
   }
-  return nhood_topo_publish(t, info, topo);
+  nhood_topo_finish(t);
+  *out = t;
 cleanup:
   return rc;
 }
 
-int NHOOD_Topo_reverse(NHOOD_Topo topo, NHOOD_Topo *reverse) {
+int nhood_topo_reversed(NHOOD_Topo topo, NHOOD_Topo *reverse) {
   int rc = MPI_SUCCESS;
   NHOOD_Topo r = NULL;
-  NHOOD_TRY(nhood_topo_validate(topo, "topo"));
-  if (reverse == NULL) return nhood_error(MPI_ERR_ARG, "reverse (the output handle) is NULL");
   NHOOD_TRY(nhood_topo_alloc(topo->kind, topo->outdegree, topo->indegree, topo->sourceweights != NULL,
                              topo->recv_channel != NULL, topo->ndims, topo->noffsets, &r));
   size_t in = sizeof(int) * (size_t)topo->indegree, out = sizeof(int) * (size_t)topo->outdegree;
@@ -289,7 +271,8 @@ int NHOOD_Topo_reverse(NHOOD_Topo topo, NHOOD_Topo *reverse) {
   /* Reversing offset C_i gives -C_i: send to X - C_i, receive from X + C_i. */
   for (int k = 0; k < topo->noffsets * topo->ndims; k++) r->offsets[k] = -topo->offsets[k];
   strcpy(r->algorithm, topo->algorithm);
-  return nhood_topo_publish(r, MPI_INFO_NULL, reverse);
+  nhood_topo_finish(r);
+  *reverse = r;
 cleanup:
   return rc;
 }
@@ -336,25 +319,4 @@ int NHOOD_Topo_neighbors(NHOOD_Topo topo, int include_proc_null, int maxindegree
   copy_list(topo->indegree, topo->sources, topo->sourceweights, include_proc_null, sources, sourceweights);
   copy_list(topo->outdegree, topo->destinations, topo->destweights, include_proc_null, destinations, destweights);
   return MPI_SUCCESS;
-}
-
-int NHOOD_Topo_free(NHOOD_Topo *topo) {
-  if (topo == NULL) return nhood_error(MPI_ERR_ARG, "topo (the handle pointer) is NULL");
-  int rc = nhood_topo_validate(*topo, "*topo");
-  if (rc != MPI_SUCCESS) return rc;
-  nhood_handle_unregister(*topo);
-  nhood_call_cache_free(atomic_load(&(*topo)->call_cache));
-  nhood_topo_drop_pattern(*topo);
-  nhood_first_use_free((*topo)->first_use);
-  nhood_topo_free_tune(*topo);
-  free(*topo);
-  *topo = NHOOD_TOPO_NULL;
-  return MPI_SUCCESS;
-}
-
-void nhood_topo_drop_pattern(NHOOD_Topo t) {
-  nhood_combine_pattern_release(t->pattern);
-  if (t->pattern_owner) nhood_commctx_release(t->pattern_owner);
-  t->pattern = NULL;
-  t->pattern_owner = NULL;
 }

@@ -25,6 +25,19 @@ typedef enum {
   NHOOD_TOPO_CART_OFFSETS /* isomorphic: relative offsets on a Cartesian grid */
 } nhood_topo_kind;
 
+/* What higher layers keep on a topology object (a schedule cache, a combining pattern, what
+ * a first use learned), attached under a key of theirs, as MPI attributes are: the topology
+ * layer knows only the key's destructor, which runs when the topology is freed. A key is a
+ * static object of the layer that owns it: static nhood_topo_key k = NHOOD_TOPO_KEY("name", fn). */
+typedef struct nhood_topo_key {
+  const char *name;
+  void (*destroy)(void *value); /* may be NULL */
+  atomic_int slot;              /* assigned at first use; -1 before */
+} nhood_topo_key;
+#define NHOOD_TOPO_KEY(name, destroy) \
+  { (name), (destroy), -1 }
+#define NHOOD_TOPO_MAX_KEYS 8
+
 struct nhood_topo {
   nhood_topo_kind kind;
   int indegree, outdegree;
@@ -33,24 +46,14 @@ struct nhood_topo {
   int *recv_channel, *send_channel; /* NULL when nchannels == 1 (all channel 0) */
   int nchannels;
   int max_rank;                             /* largest rank listed; -1 if none */
-  char algorithm[NHOOD_ALGORITHM_NAME_MAX]; /* requested with NHOOD_INFO_ALGORITHM */
+  char algorithm[NHOOD_ALGORITHM_NAME_MAX]; /* requested with NHOOD_INFO_ALGORITHM ("auto") */
   int isomorphic_sizes;                     /* NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES */
-  struct nhood_tune_rules *tune;            /* NHOOD_INFO_TUNE rules, parsed, or NULL */
   /* Cartesian kinds: the grid as seen by the process that created the object. */
   int ndims;
   int *dims, *periods, *coords; /* ndims each */
   int noffsets;
-  int *offsets; /* noffsets * ndims (CART_OFFSETS only) */
-  /* Schedule of the last blocking call (api/call_cache.c); freed with the topology. */
-  _Atomic(struct nhood_call_cache *) call_cache;
-  /* The message-combining pattern of this process (pattern/combine.h), computed for the
-   * communicator context pattern_owner (NULL: virtual ranks of nhood-sim); freed with the
-   * topology, which then releases pattern_owner. */
-  struct nhood_combine_pattern *pattern;
-  struct nhood_commctx *pattern_owner;
-  /* What the topology learned collectively on pattern_owner's communicator or another one:
-   * decisions of "auto", MPI's own graph communicator (api/first_use.h). */
-  struct nhood_first_use *first_use;
+  int *offsets;                               /* noffsets * ndims (CART_OFFSETS only) */
+  _Atomic(void *) attrs[NHOOD_TOPO_MAX_KEYS]; /* by key slot */
 };
 
 /* Allocates a topology with room for the given degrees and Cartesian sizes in one block.
@@ -58,32 +61,38 @@ struct nhood_topo {
  * the corresponding flag is set. */
 int nhood_topo_alloc(nhood_topo_kind kind, int indegree, int outdegree, int weighted, int channels, int ndims,
                      int noffsets, NHOOD_Topo *out);
-/* Computes max_rank and registers the handle; frees the topology on failure. */
-int nhood_topo_publish(NHOOD_Topo topo, MPI_Info info, NHOOD_Topo *out);
+/* Computes max_rank once the lists are filled. */
+void nhood_topo_finish(NHOOD_Topo topo);
+/* Runs the destructors of its attributes and frees it (the handle must be unregistered). */
+void nhood_topo_destroy(NHOOD_Topo topo);
 /* Checks that topo is a live topology handle; `what` names the argument in the message. */
 int nhood_topo_validate(NHOOD_Topo topo, const char *what);
 
-/* Frees the combining pattern (if any) and releases the context it was built for. */
-void nhood_topo_drop_pattern(NHOOD_Topo topo);
+/* The value attached under key, or NULL. */
+void *nhood_topo_attr(NHOOD_Topo topo, nhood_topo_key *key);
+/* Attaches value under key when the current one is *expected (then 1), else stores the
+ * current one in *expected (0): a compare-and-swap, for values taken by one thread at a
+ * time. The replaced value is not destroyed: the caller owns it. MPI_ERR_INTERN (as -1)
+ * when more than NHOOD_TOPO_MAX_KEYS keys exist. */
+int nhood_topo_attr_swap(NHOOD_Topo topo, nhood_topo_key *key, void **expected, void *value);
+/* Attaches value under key, destroying the value it replaces. */
+int nhood_topo_attr_set(NHOOD_Topo topo, nhood_topo_key *key, void *value);
 
 /* MPI_ERR_RANK when topo lists a rank >= size (the communicator's). */
 int nhood_topo_check_ranks(NHOOD_Topo topo, int size);
 
-/* Reads NHOOD_INFO_ALGORITHM from info (if any) into name (NHOOD_ALGORITHM_NAME_MAX bytes);
- * leaves name unchanged when absent; MPI_ERR_INFO for an unknown algorithm. */
-int nhood_info_algorithm(MPI_Info info, char *name);
-/* Reads NHOOD_INFO_TUNE from info (if any) and stores its parsed rules in topo->tune;
- * MPI_ERR_INFO for malformed rules. nhood_topo_free_tune releases them. */
-int nhood_info_tune(MPI_Info info, NHOOD_Topo topo);
-void nhood_topo_free_tune(NHOOD_Topo topo);
-/* Reads a boolean info key ("true" / "false") into *value, which stays as it is when the key
- * is absent; another value is MPI_ERR_INFO. */
-int nhood_info_bool(MPI_Info info, const char *key, int *value);
-
-/* NHOOD_Topo_create_cart_offsets for a grid given directly (no communicator): for tools
- * with virtual ranks, which give each rank its coordinates. Local. */
-int nhood_topo_create_cart_offsets_on_grid(int ndims, const int dims[], const int periods[], const int coords[],
-                                           int noffsets, const int offsets[], MPI_Info info, NHOOD_Topo *topo);
+/* Builders of unpublished topologies (the API layer reads the info, registers the handle):
+ * from adjacency lists (arguments as NHOOD_Topo_create_adjacent, checked), from the topology
+ * a communicator carries (local MPI queries only), from offsets on a grid given directly, and
+ * the reverse of a topology. */
+int nhood_topo_from_lists(int indegree, const int sources[], const int *sourceweights, int outdegree,
+                          const int destinations[], const int *destweights, NHOOD_Topo *out);
+int nhood_topo_from_comm(MPI_Comm comm, NHOOD_Topo *out);
+int nhood_topo_from_cart_offsets(int ndims, const int dims[], const int periods[], const int coords[], int noffsets,
+                                 const int offsets[], NHOOD_Topo *out);
+/* The grid of a Cartesian communicator (MPI_ERR_COMM / MPI_ERR_TOPOLOGY otherwise). */
+int nhood_topo_cart_grid(MPI_Comm comm, int *ndims, int dims[], int periods[], int coords[]);
+int nhood_topo_reversed(NHOOD_Topo topo, NHOOD_Topo *reverse);
 
 /* Pure Cartesian arithmetic, also used by tools with virtual ranks (no MPI calls). */
 /* Rank of coords (row-major) or MPI_PROC_NULL if outside a non-periodic dimension;

@@ -15,6 +15,7 @@
 #include "selection/select.h"
 #include "selection/tune.h"
 #include "topology/topology.h"
+#include "api/topologies.h"
 #include "unit.h"
 
 static const char *lookup(const char *rules, nhood_coll_kind kind, double bytes, int *rc) {

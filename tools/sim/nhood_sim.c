@@ -408,7 +408,8 @@ static int run_size_pass(const topo_set *ts, const sim_call *call, case_scheds *
   }
   for (; cs->npasses < n; cs->npasses++) {
     int r = cs->npasses;
-    if (nhood_build_combine_size_pass(ts->topos[r], &call->args[r], r, &cs->pass[r], &cs->own_sizes[r]) != MPI_SUCCESS)
+    if (nhood_build_combine_size_pass(ts->topos[r], nhood_combine_pattern_of(ts->topos[r], NULL), &call->args[r], r,
+                                      &cs->pass[r], &cs->own_sizes[r]) != MPI_SUCCESS)
       return build_failed(row, r, "building the size pass");
     if (!(cs->pass_scratch[r] = malloc((size_t)cs->pass[r].scratch_bytes + 1))) {
       nhood_sched_free(&cs->pass[r]);
@@ -439,7 +440,8 @@ static int build_schedules(const topo_set *ts, const sim_call *call, const char 
   if (two_stage && run_size_pass(ts, call, cs, row) != 0) return 1;
   for (; cs->nbuilt < ts->nranks; cs->nbuilt++) {
     int r = cs->nbuilt;
-    int rc = two_stage ? nhood_build_combine_sized(ts->topos[r], &call->args[r], r, cs->pass_scratch[r], &cs->data[r])
+    int rc = two_stage ? nhood_build_combine_sized(ts->topos[r], nhood_combine_pattern_of(ts->topos[r], NULL),
+                                                   &call->args[r], r, cs->pass_scratch[r], &cs->data[r])
                        : nhood_algorithm_build(chosen, ts->topos[r], &call->args[r], r, &cs->data[r]);
     if (rc != MPI_SUCCESS) return build_failed(row, r, algo);
   }

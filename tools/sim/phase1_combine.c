@@ -16,6 +16,7 @@
 
 #include "cli.h"
 #include "pattern/combine.h"
+#include "schedule/algorithms.h"
 #include "topology/topology.h"
 
 static double project_us(const nhood_bsp_stats *st, const loggp_params *m, int nranks) {
@@ -52,11 +53,9 @@ int phase1_combine_run(int nranks, NHOOD_Topo *topos, int theta, const loggp_par
   }
   int failed = 0;
   for (int r = 0; r < nranks; r++) {
-    nhood_topo_drop_pattern(topos[r]);
-    topos[r]->pattern = malloc(sizeof *topos[r]->pattern);
-    if (topos[r]->pattern)
-      *topos[r]->pattern = patterns[r];
-    else {
+    nhood_combine_pattern *p = malloc(sizeof *p);
+    if (p) *p = patterns[r];
+    if (!p || nhood_combine_pattern_attach(topos[r], p, NULL) != MPI_SUCCESS) {
       nhood_combine_pattern_free(&patterns[r]);
       failed = 1;
     }

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/topologies.h"
 #include "topology/topology.h"
 
 int sim_topos_create(const topospec *spec, int nranks, NHOOD_Topo *topos, sim_topos_stats *stats, char *err,

@@ -16,13 +16,6 @@ typedef struct {
   int as_dest;    /* times peer lists this process as a destination */
 } disagreement;
 
-int nhood_topo_check_ranks(NHOOD_Topo topo, int size) {
-  if (topo->max_rank >= size)
-    return nhood_error(MPI_ERR_RANK, "topo lists rank %d but comm has only %d process%s", topo->max_rank, size,
-                       size == 1 ? "" : "es");
-  return MPI_SUCCESS;
-}
-
 int NHOOD_Topo_check(NHOOD_Topo topo, MPI_Comm comm) {
   int rc = MPI_SUCCESS, local_ok, all_ok = 0;
   int *listed_as_dest = NULL, *dest_counts = NULL, *source_counts = NULL;
