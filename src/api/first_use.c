@@ -80,8 +80,7 @@ int nhood_ensure_pattern(NHOOD_Topo topo, nhood_commctx *ctx) {
   /* The depth is chosen under the parameters "auto" decides with (NHOOD_PARAMS). A file
    * that cannot be read leaves the defaults here; "auto" reports it. */
   const nhood_cost_params *cost;
-  if (nhood_cost_params_active(&cost, NULL) == MPI_SUCCESS)
-    params.L = cost->L, params.o = cost->o, params.g = cost->g, params.G = cost->G;
+  if (nhood_cost_params_active(&cost, NULL) == MPI_SUCCESS) params.cost = *cost;
   nhood_combine_pattern *pattern = calloc(1, sizeof *pattern);
   if (!pattern) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a combining pattern");
   int rc = nhood_combine_build_mpi(ctx->comm, nhood_commctx_reserve_tags(ctx, 1), topo, &params, pattern, NULL);

@@ -23,14 +23,8 @@
 #include "topology/topology.h"
 
 void nhood_combine_params_default(nhood_combine_params *p) {
-  *p = (nhood_combine_params){.theta = 1,
-                              .max_levels = -1,
-                              .force_levels = -1,
-                              .L = 1.2,
-                              .o = 0.3,
-                              .g = 0.2,
-                              .G = 1.0 / 12000.0,
-                              .block_bytes = 8};
+  *p = (nhood_combine_params){.theta = 1, .max_levels = -1, .force_levels = -1, .block_bytes = 8};
+  nhood_cost_params_default(&p->cost);
 }
 
 void nhood_combine_params_from_env(nhood_combine_params *p) {
@@ -194,22 +188,54 @@ static int initial_duties(state *s, nhood_records *duties) {
   return rc;
 }
 
-/* The model's latency of one call that sends the current duties: one round of messages. */
-static double final_cost(const state *s) {
-  const nhood_combine_params *m = &s->params;
-  int nsend = 0;
-  long long blocks = s->ndirect_send;
-  for (const int *x = s->duties.words; x < NHOOD_RECORDS_END(s->duties); x += 2 + x[1])
-    if (x[0] != s->me) nsend++, blocks += x[1];
-  double per_send = m->o > m->g ? m->o : m->g;
-  /* Receives are not known here; a process receives about as many messages as it sends. */
-  return (nsend + s->ndirect_send) * per_send + m->L + (nsend + s->ndirect_recv) * m->o +
-         (double)blocks * m->block_bytes * m->G;
+/* The bytes of n reference blocks. */
+static double reference_bytes(const state *s, long long n) { return (double)n * s->params.block_bytes; }
+
+/* The model's time of the rounds that end a call which sends the current duties (the schedule
+ * of schedule/combine.c, priced as "auto" prices it): the final round, one message per duty
+ * other than oneself's and one per edge that stays direct, and, when levels ran (`packed`),
+ * the duties' blocks packed before it and the blocks received and held for oneself unpacked
+ * after it. Without levels the call is the direct exchange, which copies nothing. */
+static double final_cost(const state *s, int packed) {
+  const nhood_cost_params *p = &s->params.cost;
+  double one = reference_bytes(s, 1), combined = 0, held = 0;
+  int direct_rdv = nhood_cost_is_rendezvous(p, one), nsend = 0, nsend_rdv = 0;
+  for (const int *x = s->duties.words; x < NHOOD_RECORDS_END(s->duties); x += 2 + x[1]) {
+    double bytes = reference_bytes(s, x[1]);
+    if (x[0] == s->me) {
+      held += bytes;
+      continue;
+    }
+    nsend++;
+    nsend_rdv += nhood_cost_is_rendezvous(p, bytes);
+    combined += bytes;
+  }
+  /* Which combined messages arrive is not known here; a process receives about as many
+   * messages and bytes as it sends. */
+  nhood_cost_round_load final = {.sends = nsend + s->ndirect_send,
+                                 .recvs = nsend + s->ndirect_recv,
+                                 .sent = combined + one * s->ndirect_send,
+                                 .received = combined + one * s->ndirect_recv,
+                                 .copied = packed ? combined : 0,
+                                 .sends_rdv = nsend_rdv + direct_rdv * s->ndirect_send,
+                                 .recvs_rdv = nsend_rdv + direct_rdv * s->ndirect_recv};
+  nhood_cost_round_load unpack = {.copied = packed ? combined + held : 0};
+  return nhood_cost_round(p, &final) + nhood_cost_round(p, &unpack);
 }
 
-static double exchange_cost(const state *s, long long blocks) {
-  const nhood_combine_params *m = &s->params;
-  return (m->o > m->g ? m->o : m->g) + m->L + m->o + (double)blocks * m->block_bytes * m->G;
+/* The model's time of a level's round: pack the blocks handed to the partner, send them,
+ * receive the partner's (out and in: blocks listed each way). */
+static double exchange_cost(const state *s, long long out, long long in) {
+  const nhood_cost_params *p = &s->params.cost;
+  double sent = reference_bytes(s, out), received = reference_bytes(s, in);
+  nhood_cost_round_load level = {.sends = out > 0,
+                                 .recvs = in > 0,
+                                 .sent = sent,
+                                 .received = received,
+                                 .copied = sent,
+                                 .sends_rdv = nhood_cost_is_rendezvous(p, sent),
+                                 .recvs_rdv = nhood_cost_is_rendezvous(p, received)};
+  return nhood_cost_round(p, &level);
 }
 
 static int level_is_fold(const state *s, int level) { return s->extras > 0 && level == 0; }
@@ -312,11 +338,8 @@ static int complete_level(state *s, int level, const nhood_bsp_inbox *in) {
   int partner = level_partner(s, level);
   NHOOD_TRY(partner_records(in, partner, &theirs, &ntheirs));
   NHOOD_TRY(merge_level(s, level, theirs, ntheirs, lv));
-  if (lv->partner >= 0) {
-    long long moved = total_listed(&lv->out) > total_listed(&lv->in) ? total_listed(&lv->out) : total_listed(&lv->in);
-    s->exchanged_us += exchange_cost(s, moved);
-  }
-  s->cost[level + 1] = s->exchanged_us + final_cost(s);
+  if (lv->partner >= 0) s->exchanged_us += exchange_cost(s, total_listed(&lv->out), total_listed(&lv->in));
+  s->cost[level + 1] = s->exchanged_us + final_cost(s, 1);
 cleanup:
   return rc;
 }
@@ -410,7 +433,7 @@ static int combine_step(void *st, const nhood_bsp_inbox *in, nhood_bsp_outbox *o
   int k = in->superstep, rc = MPI_SUCCESS;
   if (k == 0) {
     NHOOD_TRY(initial_duties(s, &s->duties));
-    s->cost[0] = final_cost(s);
+    s->cost[0] = final_cost(s, 0);
   } else if (k <= s->nlevels) {
     NHOOD_TRY(complete_level(s, k - 1, in));
   }
@@ -494,7 +517,7 @@ static int init_state(state *s, int me, int nranks, NHOOD_Topo topo, const nhood
 static int max_supersteps(void) { return 2 * 32 + 8; }
 
 static int check_params(const nhood_combine_params *p) {
-  if (p->theta < 1 || p->block_bytes < 0 || p->L < 0 || p->o < 0 || p->g < 0 || p->G < 0)
+  if (p->theta < 1 || p->block_bytes < 0 || !nhood_cost_params_valid(&p->cost))
     return nhood_error(MPI_ERR_ARG, "combining parameters out of range (theta %d, block bytes %d)", p->theta,
                        p->block_bytes);
   return MPI_SUCCESS;

@@ -22,9 +22,11 @@
  * levels. The matching needs no search: its cost per level is one message of the duty list.
  *
  * How many levels to use is a cost-model decision, not a fixed threshold: after each level
- * every process estimates the latency of a call stopped there (LogGP-like parameters, a
- * reference block size), the estimates are reduced (maximum over processes) and the cheapest
- * depth is kept, which is 0 (plain direct exchange) where combining does not pay.
+ * every process estimates the latency of a call stopped there (its exchange rounds so far,
+ * then the final round and the unpack, each priced by common/cost_model.h's
+ * nhood_cost_round, the function "auto" prices schedules with, for a reference block size),
+ * the estimates are reduced (maximum over processes) and the cheapest depth is kept, which is
+ * 0 (plain direct exchange) where combining does not pay.
  *
  * Edges that take part: those listed exactly once by both ends, between distinct processes
  * (self loops, duplicate edges and MPI_PROC_NULL stay direct). The topology must be
@@ -39,6 +41,7 @@
 #include <mpi.h>
 #include <stdatomic.h>
 
+#include "common/cost_model.h"
 #include "nhood.h"
 #include "pattern/bsp.h"
 
@@ -50,8 +53,9 @@ typedef struct {
   int theta;
   int max_levels;   /* levels at most; -1: as many as the hypercube has (default) */
   int force_levels; /* use this many levels (capped by those run); -1: the cost model chooses */
-  /* The cost model that chooses the depth (microseconds, bytes; ib-edr-like by default). */
-  double L, o, g, G;
+  /* The cost model that prices a call stopped after each level (common/cost_model.h; the
+   * defaults, ib-edr, unless the caller sets others: the API layer gives "auto"'s). */
+  nhood_cost_params cost;
   int block_bytes; /* reference block size the depth is chosen for (default 8) */
 } nhood_combine_params;
 

@@ -8,9 +8,12 @@
  *     announcement (incoming) matches the sender's duty, or held for itself at the end;
  *     edges that may not be combined (duplicates, self loops) never are;
  *   - running twice gives the same pattern (the MPI driver relies on determinism);
- *   - the depth the cost model chooses never predicts a slower call than direct.
+ *   - the depth the cost model chooses never predicts a slower call than direct;
+ *   - the estimate of a call stopped after k levels is the sum of its rounds, each priced by
+ *     common/cost_model.h's nhood_cost_round (hand-computed on 4 processes).
  * It also prints how many messages combining saves for allgather.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -226,6 +229,61 @@ static void run_multigraph(void) {
   }
 }
 
+/* Phase 1 on 4 processes that all send to all, under params; checks the depth and the
+ * estimates without combining and at that depth. */
+static void expect_estimate(const nhood_combine_params *params, int depth, double direct, double with,
+                            const char *what) {
+  enum { P = 4 };
+  NHOOD_Topo topos[P];
+  for (int r = 0; r < P; r++) {
+    int others[P - 1], n = 0;
+    for (int q = 0; q < P; q++)
+      if (q != r) others[n++] = q;
+    CHECK(NHOOD_Topo_create_adjacent(n, others, MPI_UNWEIGHTED, n, others, MPI_UNWEIGHTED, MPI_INFO_NULL, &topos[r]) ==
+              MPI_SUCCESS,
+          "all-to-all topology");
+  }
+  nhood_combine_pattern pat[P];
+  CHECK(nhood_combine_build_local(P, topos, params, pat, NULL) == MPI_SUCCESS, "%s: phase 1", what);
+  CHECK(pat[0].nlevels == depth && fabs(pat[0].predicted_us[0] - direct) < 1e-9 &&
+            fabs(pat[0].predicted_us[1] - with) < 1e-9,
+        "%s: depth %d, %.6f -> %.6f us; expected depth %d, %.3f -> %.3f", what, pat[0].nlevels, pat[0].predicted_us[0],
+        pat[0].predicted_us[1], depth, direct, with);
+  for (int r = 0; r < P; r++) {
+    nhood_combine_pattern_free(&pat[r]);
+    NHOOD_Topo_free(&topos[r]);
+  }
+}
+
+/* Every process of 4 sends 8-byte blocks to the 3 others. Direct: one round of 3 sends and
+ * (estimated by the sends) 3 receives of 8 B. Level 0 hands 2 blocks to the partner and takes
+ * 2 (one round: pack 16 B, send 16 B, receive 16 B); after it a process sends one combined
+ * message of 2 blocks (packed) and holds one block for itself; level 1 moves 2 blocks each
+ * way again and leaves only the 3 blocks held for oneself. The unpack round copies what
+ * arrived (estimated by what was sent) and what is held. */
+static void run_estimate(void) {
+  nhood_combine_params params;
+  nhood_combine_params_default(&params);
+  params.cost = (nhood_cost_params){.L = 10, .o = 1, .g = 0.5, .G = 0.01, .Gcopy = 0.001, .eager = 1e9};
+  /* direct: 10 + 1*6 + 0.5*2 + 0.01*24 = 17.24. A level: 0.001*16 + 10 + 1*2 + 0.01*16 =
+   * 12.176. Depth 1: a level, a final round like a level, unpack 0.001*(16 + 8): 24.376.
+   * Depth 2: two levels, no final messages, unpack 0.001*24: 24.376 as well. */
+  expect_estimate(&params, 0, 17.24, 17.24, "latency-bound: direct");
+  params.force_levels = 2;
+  expect_estimate(&params, 2, 17.24, 24.376, "two levels forced");
+  /* Above eager = 12, the 16-byte messages pay rdv at both ends and rdv_round once per
+   * round (3*2 + 2 = 8 in each of the two rounds with messages); direct's 8 bytes do not. */
+  params.cost.eager = 12;
+  params.cost.rdv = 3;
+  params.cost.rdv_round = 2;
+  expect_estimate(&params, 2, 17.24, 40.376, "two levels forced, rendezvous");
+  /* No latency: messages dominate. Direct 7.24; depth 1 and 2 both 2*2.176 + 0.024 = 4.376,
+   * and the shallower of equal depths wins (at least 10% less than direct). */
+  params.force_levels = -1;
+  params.cost = (nhood_cost_params){.L = 0, .o = 1, .g = 0.5, .G = 0.01, .Gcopy = 0.001, .eager = 1e9};
+  expect_estimate(&params, 1, 7.24, 4.376, "overhead-bound: one level");
+}
+
 int main(void) {
   const int sizes[] = {1, 2, 3, 17, 256};
   for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
@@ -238,5 +296,6 @@ int main(void) {
   run_spec("moore:d=2,r=2,periodic=0", 64, 1);
   run_spec("vonneumann:d=3,r=1", 64, 0);
   run_multigraph();
+  run_estimate();
   return unit_summary("test_pattern");
 }

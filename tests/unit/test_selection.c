@@ -1,6 +1,7 @@
 /*
- * The selection layer without MPI: the tuning-rule parser (selection/tune.h), the cost model
- * (selection/cost.h) on hand-built schedules with hand-computed times, the parameter file,
+ * The selection layer without MPI: the tuning-rule parser (selection/tune.h), the price of
+ * one round (common/cost_model.h) and the cost model (selection/cost.h) on hand-built
+ * schedules, both with hand-computed times, the parameter file,
  * and the model's choice on virtual ranks of a Moore neighborhood (cart-dim-batch for small
  * blocks, direct for large ones under ib-edr; direct everywhere when rounds are made costly).
  */
@@ -87,6 +88,49 @@ static void test_tune(void) {
   }
   unsetenv("NHOOD_TUNE");
   CHECK(nhood_tune_env_match(NHOOD_ALLGATHER, 1, name) == MPI_SUCCESS && name[0] == '\0', "unset again");
+}
+
+/* The price of one round must be `want` (hand-computed). */
+static void expect_round(const nhood_cost_params *p, nhood_cost_round_load r, double want, const char *what) {
+  double t = nhood_cost_round(p, &r);
+  CHECK(fabs(t - want) < 1e-9, "%s: %.6f, expected %.3f", what, t, want);
+}
+
+/* The formula of common/cost_model.h term by term; test_predict's schedules are priced with
+ * it, and combine's depth estimate too (test_pattern). */
+static void test_round(void) {
+  nhood_cost_params p = {.L = 10, .o = 1, .g = 0.5, .G = 0.01, .Gcopy = 0.001, .mpi_factor = 1, .eager = 150};
+  expect_round(&p, (nhood_cost_round_load){0}, 0, "nothing");
+  /* Copies alone: no latency, no overhead. */
+  expect_round(&p, (nhood_cost_round_load){.copied = 50}, 0.05, "copies only");
+  /* One send: no gap; bytes at G. */
+  expect_round(&p, (nhood_cost_round_load){.sends = 1, .sent = 10}, 11.1, "one send: 10 + 1 + 0.1");
+  /* Receives pay o each but no gap (the gap is between injections). */
+  expect_round(&p, (nhood_cost_round_load){.recvs = 3, .received = 30}, 13.3, "three receives: 10 + 3 + 0.3");
+  /* 0.05 + 10 + 1*3 + 0.5*1 + 0.01*max(200, 300) */
+  nhood_cost_round_load r = {.sends = 2, .recvs = 1, .sent = 200, .received = 300, .copied = 50};
+  expect_round(&p, r, 16.55, "two sends, a receive, a copy");
+  r.sent = 400; /* the larger side counts: 0.01 * 400 */
+  expect_round(&p, r, 17.55, "more sent than received");
+  r.sent = 200;
+  /* Rendezvous: rdv per message end above eager, rdv_round once for the round; the counts
+   * are the caller's, rdv = 0 makes them free. */
+  r.recvs_rdv = 1;
+  expect_round(&p, r, 16.55, "rdv = 0");
+  p.rdv = 7;
+  p.rdv_round = 5;
+  expect_round(&p, r, 16.55 + 7 + 5, "one receive above eager");
+  r.sends_rdv = 2;
+  expect_round(&p, r, 16.55 + 3 * 7 + 5, "every message above eager");
+  CHECK(!nhood_cost_is_rendezvous(&p, 150) && nhood_cost_is_rendezvous(&p, 151),
+        "eager bytes are eager, one more is not");
+  nhood_cost_params q;
+  nhood_cost_params_default(&q);
+  CHECK(nhood_cost_params_valid(&q) && nhood_cost_params_valid(&p), "valid parameters");
+  q.o = -1;
+  CHECK(!nhood_cost_params_valid(&q), "negative o");
+  q.o = NAN;
+  CHECK(!nhood_cost_params_valid(&q), "NaN o");
 }
 
 /* The model's prediction of s at `scale` must be `want` (hand-computed). */
@@ -231,6 +275,7 @@ static void test_choice(void) {
 
 int main(void) {
   test_tune();
+  test_round();
   test_predict();
   test_params_file();
   test_choice();

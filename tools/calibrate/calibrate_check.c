@@ -8,7 +8,7 @@
  * mpi_factor in [0.5, 2] and eager > 0 where rdv or rdv_round > 0, and carry the header (MPI library, how to use it).
  * With --defaults (a one-rank run) the values must be the built-in defaults. Exit 0, or 1 with a message.
  */
-#include "selection/cost.h"
+#include "common/cost_model.h"
 
 #include <math.h>
 #include <stdio.h>

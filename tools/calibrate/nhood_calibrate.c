@@ -1,5 +1,5 @@
 /*
- * nhood-calibrate: measures the parameters of nhood's cost model (src/selection/cost.h) on the
+ * nhood-calibrate: measures the parameters of nhood's cost model (src/common/cost_model.h) on the
  * ranks it runs on and writes the parameter file the library reads when NHOOD_PARAMS names it.
  *
  *   mpiexec -n P nhood-calibrate [--out FILE] [--iters N] [--quick] [--json FILE]
@@ -67,7 +67,7 @@
  */
 #include "cli.h"
 #include "common/mpi_util.h" /* nhood_waitall: MPI_STATUSES_IGNORE without MPICH's false warning */
-#include "selection/cost.h"
+#include "common/cost_model.h"
 
 #include <mpi.h>
 
@@ -146,7 +146,7 @@ static void print_usage(FILE *out) {
           " [--out FILE] [--iters N] [--quick] [--json FILE]\n"
           "\n"
           "Measures the parameters of nhood's cost model (L, o, g, G, Gcopy, mpi_factor; see\n"
-          "src/selection/cost.h) on the ranks it runs on, all of them at once, and writes the\n"
+          "src/common/cost_model.h) on the ranks it runs on, all of them at once, and writes the\n"
           "file the library reads with NHOOD_PARAMS=FILE. Run it with the ranks and placement of\n"
           "the jobs it should describe.\n"
           "\n"
@@ -600,7 +600,7 @@ static int oversubscribed(const results *res) { return res->cores > 0 && res->ra
 static void file_header(const results *res, const char *out_path, char *h, size_t hlen) {
   size_t n = 0;
 #define ADD(...) n += (size_t)snprintf(h + n, n < hlen ? hlen - n : 0, __VA_ARGS__)
-  ADD("nhood cost-model parameters (src/selection/cost.h), written by " TOOL " on %s\n", res->date);
+  ADD("nhood cost-model parameters (src/common/cost_model.h), written by " TOOL " on %s\n", res->date);
   ADD("%d rank%s on %d node%s (at most %d on one; %d core%s there%s)\n", res->nranks, cli_plural(res->nranks),
       res->nodes, cli_plural(res->nodes), res->ranks_per_node, res->cores, cli_plural(res->cores),
       oversubscribed(res) ? ": oversubscribed, and the parameters describe that" : "");

@@ -8,7 +8,7 @@
 #include <string.h>
 
 #include "cli.h"
-#include "selection/cost.h"
+#include "common/cost_model.h"
 #include "sim_mailbox.h"
 
 /* ------------------------------------------------------------------------------------- */
@@ -30,7 +30,7 @@ static int parse_value(const char *key, const char *value, double *out, char *er
   return 0;
 }
 
-/* The library's presets (selection/cost.h), so that nhood-sim predicts with the numbers the
+/* The library's presets (common/cost_model.h), so that nhood-sim predicts with the numbers the
  * cost model of "auto" uses. */
 static int apply_preset(const char *name, loggp_params *out, char *err, size_t errlen) {
   nhood_cost_params p;

@@ -31,7 +31,7 @@
 typedef struct loggp_params {
   double L, o, g;  /* microseconds */
   double G, Gcopy; /* microseconds per byte */
-  /* The library's rendezvous term (selection/cost.h), taken from a preset (0 otherwise): the
+  /* The library's rendezvous term (common/cost_model.h), taken from a preset (0 otherwise): the
    * evaluator here has none, nhood-info's cost model uses it. */
   double eager, rdv;
 } loggp_params;
