@@ -439,6 +439,31 @@ int NHOOD_Testall(int count, NHOOD_Request requests[], int *flag);
 int NHOOD_Request_free(NHOOD_Request *request);
 
 /**
+ * The algorithms nhood has (its registry), for tools and tests that enumerate them: k from 0
+ * to count - 1, in a fixed order. The strings are static.
+ */
+int NHOOD_Algorithm_count(int *count);
+int NHOOD_Algorithm_get(int k, const char **name, const char **description);
+
+/**
+ * Whether `algorithm` runs its own schedule for `collective` ("allgather", "allgatherv",
+ * "alltoall", "alltoallv", "alltoallw", "reduce", "scatter_reduce") on topo and comm. Where
+ * it does not, an explicit request for it runs another one, the first of its fallbacks that
+ * applies (*runs names it; *runs = algorithm where it applies): cart-2hop -> cart-dim-batch,
+ * cart-bruck -> cart-dim, cart-dim(-batch) -> cart-direct, the others -> direct. The
+ * environment variable NHOOD_FALLBACK=error makes such a call fail instead (MPI_ERR_ARG, the
+ * reason named), NHOOD_FALLBACK=print reports it on stderr.
+ *
+ * Collective over comm, like the first call of that algorithm: it may build the combining
+ * pattern or agree on MPI's own collective. info: as for a persistent init
+ * (NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES), or MPI_INFO_NULL.
+ * @return MPI_ERR_INFO (unknown algorithm), MPI_ERR_ARG (unknown collective, NULL output),
+ *         MPI_ERR_TOPOLOGY, MPI_ERR_COMM.
+ */
+int NHOOD_Topo_algorithm_applies(NHOOD_Topo topo, MPI_Comm comm, const char *algorithm, const char *collective,
+                                 MPI_Info info, int *applies, const char **runs);
+
+/**
  * What a request's schedule does per start, for benchmarks and the curious.
  *
  * @param algorithm  if not NULL, receives the algorithm's name (static string).

@@ -146,10 +146,14 @@ static int prepare(nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info 
   NHOOD_TRY(nhood_info_bool(info, NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES, &a->isomorphic_sizes));
   if (strcmp(requested, "auto") == 0)
     NHOOD_TRY(nhood_auto_resolve(topo, *ctx, a, info, mode == NHOOD_PERSISTENT, alg));
-  else
-    NHOOD_TRY(nhood_select(requested, topo, a, alg));
-  NHOOD_TRY(nhood_native_prepare(topo, *ctx, a, mode == NHOOD_PERSISTENT, alg, graph));
+  else if (!(*alg = nhood_algorithm_by_name(requested)))
+    return nhood_error(MPI_ERR_INTERN, "unknown algorithm \"%s\" passed the info check", requested);
+  /* What the chosen algorithm learns collectively comes first: where it applies may depend
+   * on it (the pattern's depth; whether every process can run MPI's own). */
+  const char *why_not = NULL;
   if ((*alg)->needs_pattern) NHOOD_TRY(nhood_ensure_pattern(topo, *ctx));
+  NHOOD_TRY(nhood_native_prepare(topo, *ctx, a, mode == NHOOD_PERSISTENT, *alg, &why_not, graph));
+  NHOOD_TRY(nhood_select_fallback(*alg, why_not, topo, a, alg));
 cleanup:
   return rc;
 }

@@ -178,12 +178,13 @@ cleanup:
 }
 
 int nhood_native_prepare(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a, int persistent,
-                         const nhood_algorithm **alg, nhood_native_graph **graph) {
+                         const nhood_algorithm *alg, const char **why_not, nhood_native_graph **graph) {
   int rc = MPI_SUCCESS;
   struct nhood_first_use *s = NULL;
-  if (!(*alg)->native) return MPI_SUCCESS;
+  *why_not = NULL;
+  if (!alg->native) return MPI_SUCCESS;
   if (persistent && !nhood_native_persistent_supported()) {
-    *alg = nhood_algorithm_by_name("direct");
+    *why_not = "this MPI library has no persistent neighborhood collectives";
     return MPI_SUCCESS;
   }
   NHOOD_TRY(state_of(topo, ctx, &s));
@@ -193,7 +194,7 @@ int nhood_native_prepare(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_a
     s->native_ok[a->kind] = (signed char)all;
   }
   if (!s->native_ok[a->kind]) {
-    *alg = nhood_algorithm_by_name("direct"); /* what MPI's own does, in nhood */
+    *why_not = "MPI's own cannot run it on every process (see the registry's reasons)";
     return MPI_SUCCESS;
   }
   if (s->graph == NULL) NHOOD_TRY(nhood_native_graph_create(ctx->comm, topo, &s->graph));

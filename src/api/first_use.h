@@ -33,11 +33,11 @@ int nhood_auto_resolve(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_arg
                        const nhood_algorithm **alg);
 
 /* For "mpi": agrees over processes (the first time per collective) whether MPI's own
- * implementation can run the call, replaces *alg by direct when it cannot (nor a persistent
- * request, without library support), else creates the graph communicator (the first time)
- * and returns it in *graph, borrowed (a request that keeps it retains it). Does nothing for
- * other algorithms. */
+ * implementation can run the call; where it cannot (nor a persistent request, without
+ * library support) *why_not says so, for the selection layer's fallback; else creates the
+ * graph communicator (the first time) and returns it in *graph, borrowed (a request that
+ * keeps it retains it). Does nothing for other algorithms. */
 int nhood_native_prepare(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a, int persistent,
-                         const nhood_algorithm **alg, nhood_native_graph **graph);
+                         const nhood_algorithm *alg, const char **why_not, nhood_native_graph **graph);
 
 #endif

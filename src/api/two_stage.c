@@ -14,7 +14,7 @@
 struct nhood_two_stage {
   struct nhood_topo topo;                /* what the builders read: degrees, lists (owned) */
   struct nhood_combine_pattern *pattern; /* retained */
-  nhood_owned_args owned; /* the arguments: copies, unless borrowed */
+  nhood_owned_args owned;                /* the arguments: copies, unless borrowed */
   nhood_sched pass;
   int *own_sizes;     /* the pass's send buffer */
   void *pass_scratch; /* what the pass received: the sizes the data schedule is built from */

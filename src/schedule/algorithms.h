@@ -12,12 +12,16 @@ struct nhood_combine_pattern;
 struct nhood_commctx;
 
 typedef int (*nhood_builder)(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
+/* Where a builder makes its own schedule: NULL when it can build this call, else a short
+ * reason. The selection layer asks before it builds (selection/select.h); a builder never
+ * builds another algorithm's schedule, and returns MPI_ERR_INTERN where it does not apply. */
+typedef const char *(*nhood_unfit)(const nhood_topo *t, const nhood_coll_args *a);
 
 int nhood_build_direct(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
 
 /* Message combining over common neighborhoods (Phase 2): needs the pattern attached to the
- * topology (pattern/combine.h). Where combining does not apply (no pattern, Cartesian
- * channels, a pattern of depth 0) it builds the direct schedule, whose name then says so.
+ * topology (pattern/combine.h). It does not apply without a pattern, on Cartesian channels,
+ * or where the pattern has no level (the cost model chose none, on every process alike).
  *
  * Allgather and alltoall take one schedule. The v and w collectives take two, because a
  * process that forwards a block must first learn its size (schedule/combine.c): when
@@ -25,6 +29,7 @@ int nhood_build_direct(const nhood_topo *t, const nhood_coll_args *a, int me, nh
  * builder allocates and fills, is its send buffer; it has no receive buffer), then build the
  * data schedule from the size pass's scratch. nhood_build_combine refuses such calls. */
 int nhood_build_combine(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
+const char *nhood_unfit_combine(const nhood_topo *t, const nhood_coll_args *a);
 int nhood_combine_needs_size_pass(const nhood_topo *t, const nhood_coll_args *a);
 /* The two stages, with the pattern given (a request keeps its own reference to it). */
 int nhood_build_combine_size_pass(const nhood_topo *t, const struct nhood_combine_pattern *p, const nhood_coll_args *a,
@@ -43,13 +48,19 @@ int nhood_combine_pattern_attach(nhood_topo *t, struct nhood_combine_pattern *p,
  * computed locally (schedule/cart_*.c): cart-direct (a round per offset), cart-dim (combining
  * along dimensions, a round per dimension and coordinate value), cart-dim-batch (a round
  * per dimension), cart-bruck (logarithmically many rounds of few messages) and cart-2hop
- * (two rounds, dimensions split between them). On other topologies they build the direct
- * schedule. */
+ * (two rounds, dimensions split between them). They apply to those topologies only; the
+ * combining ones to allgather and alltoall, and to the v and w collectives under
+ * NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES; cart-bruck and cart-2hop where their planners find a
+ * plan. */
 int nhood_build_cart_direct(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
 int nhood_build_cart_dim(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
 int nhood_build_cart_dim_batch(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
 int nhood_build_cart_bruck(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
 int nhood_build_cart_2hop(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
+const char *nhood_unfit_cart_direct(const nhood_topo *t, const nhood_coll_args *a);
+const char *nhood_unfit_cart_dim(const nhood_topo *t, const nhood_coll_args *a); /* and cart-dim-batch */
+const char *nhood_unfit_cart_bruck(const nhood_topo *t, const nhood_coll_args *a);
+const char *nhood_unfit_cart_2hop(const nhood_topo *t, const nhood_coll_args *a);
 
 /* Reduce and scatter-reduce (schedule/reduce.c): the exchange `build` makes for allgather or
  * alltoall, its receive blocks in scratch, then a round that reduces them into the receive

@@ -151,5 +151,9 @@ static int two_hop_plan(const nhood_topo *t, hop_plan *h) {
 }
 
 int nhood_build_cart_2hop(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
-  return nhood_cart_build_hops(t, a, me, s, "cart-2hop", two_hop_plan, nhood_build_cart_dim_batch);
+  return nhood_cart_build_hops(t, a, me, s, "cart-2hop", two_hop_plan);
+}
+
+const char *nhood_unfit_cart_2hop(const nhood_topo *t, const nhood_coll_args *a) {
+  return nhood_cart_hops_unfit(t, a, two_hop_plan);
 }

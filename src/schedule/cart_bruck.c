@@ -84,5 +84,9 @@ static int bruck_plan(const nhood_topo *t, hop_plan *h) {
 }
 
 int nhood_build_cart_bruck(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
-  return nhood_cart_build_hops(t, a, me, s, "cart-bruck", bruck_plan, nhood_build_cart_dim);
+  return nhood_cart_build_hops(t, a, me, s, "cart-bruck", bruck_plan);
+}
+
+const char *nhood_unfit_cart_bruck(const nhood_topo *t, const nhood_coll_args *a) {
+  return nhood_cart_hops_unfit(t, a, bruck_plan);
 }

@@ -94,10 +94,12 @@ static int phase_values(const nhood_topo *t, int k, int *values) {
   return distinct;
 }
 
+const char *nhood_unfit_cart_dim(const nhood_topo *t, const nhood_coll_args *a) { return cart_unfit(t, a, 1); }
+
 static int build_dim(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s, int batch) {
-  if (!cart_applies(t)) return nhood_build_direct(t, a, me, s);
-  if (!combinable(a)) return nhood_build_cart_direct(t, a, me, s);
   const char *name = batch ? "cart-dim-batch" : "cart-dim";
+  (void)me; /* every process computes its schedule from its coordinates */
+  if (cart_unfit(t, a, 1)) return nhood_error(MPI_ERR_INTERN, "%s built for a call it does not apply to", name);
   if (t->ndims > MAX_DIMS) return nhood_error(MPI_ERR_DIMS, "%s: at most %d dimensions", name, MAX_DIMS);
   int rc = MPI_SUCCESS, n = t->noffsets, *values = NULL;
   dim_builder b = {.t = t, .nd = t->ndims};

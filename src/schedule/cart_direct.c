@@ -1,6 +1,6 @@
 /*
  * cart-direct, the cart schedule without combining (cart_internal.h describes the cart
- * algorithms). The combining ones build it too, for the calls they do not combine.
+ * algorithms); where a combining one does not apply, the selection layer runs this one.
  *
  *   cart-direct     s rounds; in round i, send block i to X + C_i and receive block i from
  *                   X - C_i. Every process does the same in the same round, so no round waits
@@ -9,8 +9,10 @@
 #include "common/errors.h"
 #include "schedule/cart_internal.h"
 
+const char *nhood_unfit_cart_direct(const nhood_topo *t, const nhood_coll_args *a) { return cart_unfit(t, a, 0); }
+
 int nhood_build_cart_direct(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
-  if (!cart_applies(t)) return nhood_build_direct(t, a, me, s);
+  if (!cart_applies(t)) return nhood_error(MPI_ERR_INTERN, "cart-direct built for a topology it does not apply to");
   int rc = MPI_SUCCESS;
   NHOOD_TRY(nhood_sched_init(s, "cart-direct", 2 * t->noffsets, 1));
   for (int i = 0; i < t->noffsets; i++) {

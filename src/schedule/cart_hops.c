@@ -68,10 +68,29 @@ static int hop_arrived(const void *ctx, int i) {
   return hop_moves(b, b->t->coords, i, b->h->m);
 }
 
+/* Runs the planner into h (mask and vec allocated here; free them): 1 planned, 0 no plan,
+ * -1 out of memory. */
+static int make_plan(const nhood_topo *t, hop_planner plan, hop_plan *h) {
+  h->mask = calloc((size_t)(t->noffsets + 1), sizeof *h->mask);
+  h->vec = calloc((size_t)MAX_HOPS * (size_t)(t->ndims > 0 ? t->ndims : 1), sizeof *h->vec);
+  return h->mask && h->vec ? plan(t, h) : -1;
+}
+
+const char *nhood_cart_hops_unfit(const nhood_topo *t, const nhood_coll_args *a, hop_planner plan) {
+  const char *why = cart_unfit(t, a, 1);
+  if (why || t->ndims > MAX_DIMS) return why ? why : "too many dimensions";
+  hop_plan h = {.nd = t->ndims};
+  int planned = make_plan(t, plan, &h);
+  free(h.mask);
+  free(h.vec);
+  return planned == 0 ? "no plan of at most 64 hops (too many dimensions or offsets)" : NULL; /* no memory: the
+                                                                                               * build will say */
+}
+
 int nhood_cart_build_hops(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s, const char *name,
-                          hop_planner plan, nhood_builder fallback) {
-  if (!cart_applies(t)) return nhood_build_direct(t, a, me, s);
-  if (!combinable(a)) return nhood_build_cart_direct(t, a, me, s);
+                          hop_planner plan) {
+  (void)me; /* every process computes its schedule from its coordinates */
+  if (cart_unfit(t, a, 1)) return nhood_error(MPI_ERR_INTERN, "%s built for a call it does not apply to", name);
   if (t->ndims > MAX_DIMS) return nhood_error(MPI_ERR_DIMS, "%s: at most %d dimensions", name, MAX_DIMS);
   int rc = MPI_SUCCESS, n = t->noffsets, nd = t->ndims;
   hop_plan h = {.nd = nd};
@@ -80,15 +99,10 @@ int nhood_cart_build_hops(const nhood_topo *t, const nhood_coll_args *a, int me,
   for (int k = 0; k < nd; k++) wrap[k] = 1;
   memset(s, 0, sizeof *s); /* the cleanup path may free it before nhood_sched_init */
   NHOOD_TRY(nhood_cart_table_init(&b.tab, a, n, name));
-  h.mask = calloc((size_t)(n + 1), sizeof *h.mask);
-  h.vec = calloc((size_t)MAX_HOPS * (size_t)(nd > 0 ? nd : 1), sizeof *h.vec);
-  int planned = h.mask && h.vec ? plan(t, &h) : -1;
-  if (planned < 0) {
-    rc = nhood_error(MPI_ERR_NO_MEM, "%s: out of memory building a schedule", name);
-    goto cleanup;
-  }
-  if (planned == 0) {
-    rc = fallback(t, a, me, s);
+  int planned = make_plan(t, plan, &h);
+  if (planned <= 0) {
+    rc = planned < 0 ? nhood_error(MPI_ERR_NO_MEM, "%s: out of memory building a schedule", name)
+                     : nhood_error(MPI_ERR_INTERN, "%s built for offsets it finds no plan for", name);
     goto cleanup;
   }
   NHOOD_TRY(nhood_sched_init(s, name, 4 * n + 4, h.m > 0 ? h.m : 1));

@@ -40,6 +40,14 @@ static inline int combinable(const nhood_coll_args *a) {
           (a->kind == NHOOD_ALLGATHERV || a->kind == NHOOD_ALLTOALLV || a->kind == NHOOD_ALLTOALLW));
 }
 
+/* Why a cart algorithm does not apply (NULL: it does); combining: one of the combining ones. */
+static inline const char *cart_unfit(const nhood_topo *t, const nhood_coll_args *a, int combining) {
+  if (!cart_applies(t)) return "the topology is not isomorphic (NHOOD_Topo_create_cart_offsets)";
+  if (combining && !combinable(a))
+    return "its blocks may differ in size between processes (no " NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES ")";
+  return NULL;
+}
+
 static inline const int *offset_of(const nhood_topo *t, int i) { return t->offsets + (size_t)i * t->ndims; }
 
 /* ---- the block table (cart_blocks.c) ----------------------------------------------------- */
@@ -95,9 +103,11 @@ typedef struct {
 typedef int (*hop_planner)(const nhood_topo *t, hop_plan *h);
 
 /* The schedule of a hop plan: per round, per hop j, one message to X + H_j and one from
- * X - H_j (tag j), holding the blocks whose masks take hop j. Where `plan` finds no plan, it
- * builds `fallback`'s schedule. */
+ * X - H_j (tag j), holding the blocks whose masks take hop j. */
 int nhood_cart_build_hops(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s, const char *name,
-                          hop_planner plan, nhood_builder fallback);
+                          hop_planner plan);
+/* Why the hop algorithm with this planner does not apply: cart_unfit, or no plan (it runs the
+ * planner, the same on every process, as the offsets are). */
+const char *nhood_cart_hops_unfit(const nhood_topo *t, const nhood_coll_args *a, hop_planner plan);
 
 #endif

@@ -400,25 +400,25 @@ static int equal_blocks(const nhood_coll_args *a) {
   return a->kind == NHOOD_ALLGATHER || a->kind == NHOOD_ALLTOALL || nhood_coll_reduces(a->kind);
 }
 
-/* Whether combine runs direct: the conditions are the same on every process (the pattern's
- * depth is global, the topology kind and the collective are too), so all fall back alike. */
-static int runs_direct(const nhood_topo *t) {
-  const nhood_combine_pattern *p = nhood_combine_pattern_of(t, NULL);
-  return p == NULL || t->nchannels != 1 || p->nlevels == 0;
-}
+/* Whether combine does not apply: the conditions are the same on every process (the
+ * pattern's depth is global, the topology kind is too), so all fall back alike. */
+static int runs_direct(const nhood_topo *t) { return nhood_unfit_combine(t, NULL) != NULL; }
 
 int nhood_combine_needs_size_pass(const nhood_topo *t, const nhood_coll_args *a) {
   return !runs_direct(t) && !equal_blocks(a);
 }
 
+const char *nhood_unfit_combine(const nhood_topo *t, const nhood_coll_args *a) {
+  (void)a;
+  const nhood_combine_pattern *p = nhood_combine_pattern_of(t, NULL);
+  if (t->nchannels != 1) return "Cartesian channels (a topology from a Cartesian communicator)";
+  if (p == NULL) return "no combining pattern on the topology";
+  if (p->nlevels == 0) return "the cost model chose no combining level (depth 0)";
+  return NULL;
+}
+
 int nhood_build_combine(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
-  if (runs_direct(t)) {
-    int rc = nhood_build_direct(t, a, me, s);
-    /* A kept-direct exchange runs in the tag window of a combined call, which every process
-     * must reserve alike. */
-    if (rc == MPI_SUCCESS && nhood_combine_pattern_of(t, NULL) != NULL && t->nchannels == 1) s->ntags = COMBINE_TAGS;
-    return rc;
-  }
+  if (runs_direct(t)) return nhood_error(MPI_ERR_INTERN, "combine built for a topology it does not apply to");
   if (!equal_blocks(a))
     return nhood_error(MPI_ERR_INTERN, "combine: a %s takes a size pass first (nhood_build_combine_size_pass)",
                        nhood_coll_names[a->kind]);

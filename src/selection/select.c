@@ -1,6 +1,8 @@
 #include "selection/select.h"
 
 #include <math.h>
+#include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -8,22 +10,38 @@
 #include "common/mpi_util.h"
 #include "engine/native_mpi.h"
 
-static int always(const nhood_topo *t, const nhood_coll_args *a) {
-  (void)t, (void)a;
-  return 1;
+/* "mpi" where this process can run MPI's own collective (the API layer agrees over processes). */
+static const char *unfit_native(const nhood_topo *t, const nhood_coll_args *a) {
+  return nhood_native_applies_locally(t, a->kind)
+             ? NULL
+             : "MPI's own cannot give MPI-4.1's result here (MPI_PROC_NULL neighbors, Cartesian channels, a "
+               "reduction, or a known bug of this MPI)";
 }
 
 /* Every algorithm the library has, in the order "auto" breaks ties in: what needs the least
  * set-up first, MPI's own last (its communicator is collective to create). */
 static const nhood_algorithm algorithms[] = {
-    {"direct", always, nhood_build_direct, 0, 0},
-    {"combine", always, nhood_build_combine, 1, 0},
-    {"cart-direct", always, nhood_build_cart_direct, 0, 0},
-    {"cart-dim", always, nhood_build_cart_dim, 0, 0},
-    {"cart-dim-batch", always, nhood_build_cart_dim_batch, 0, 0},
-    {"cart-bruck", always, nhood_build_cart_bruck, 0, 0},
-    {"cart-2hop", always, nhood_build_cart_2hop, 0, 0},
-    {"mpi", always, NULL, 0, 1},
+    {"direct", "one message per edge in one round, as MPICH and Open MPI do; the baseline", NULL, NULL,
+     nhood_build_direct, 0, 0, NULL},
+    {"combine",
+     "cumulative message combining over common neighborhoods: about log2 P levels of exchanges with hypercube "
+     "partners, then one combined message per target; the pattern is built collectively at first use",
+     nhood_unfit_combine, "direct", nhood_build_combine, 1, 0, nhood_combine_needs_size_pass},
+    {"cart-direct", "isomorphic neighborhoods: a round per offset", nhood_unfit_cart_direct, "direct",
+     nhood_build_cart_direct, 0, 0, NULL},
+    {"cart-dim", "isomorphic neighborhoods: combining along dimensions, a round per dimension and coordinate value",
+     nhood_unfit_cart_dim, "cart-direct", nhood_build_cart_dim, 0, 0, NULL},
+    {"cart-dim-batch", "isomorphic neighborhoods: combining along dimensions, a round per dimension",
+     nhood_unfit_cart_dim, "cart-direct", nhood_build_cart_dim_batch, 0, 0, NULL},
+    {"cart-bruck",
+     "isomorphic neighborhoods: Bruck-like hops, logarithmically many; hops no block takes together share a round",
+     nhood_unfit_cart_bruck, "cart-dim", nhood_build_cart_bruck, 0, 0, NULL},
+    {"cart-2hop",
+     "isomorphic neighborhoods: two rounds, each dimension's values in one of them or split by sign (5 + 5 "
+     "messages for 3-D Moore r=1)",
+     nhood_unfit_cart_2hop, "cart-dim-batch", nhood_build_cart_2hop, 0, 0, NULL},
+    {"mpi", "the MPI library's own MPI_Neighbor_* on a distributed-graph communicator nhood creates at first use",
+     unfit_native, "direct", NULL, 0, 1, NULL},
 };
 #define NALGORITHMS (sizeof algorithms / sizeof algorithms[0])
 
@@ -52,7 +70,7 @@ int nhood_algorithm_count(void) { return (int)NALGORITHMS; }
 const nhood_algorithm *nhood_algorithm_at(int k) { return &algorithms[k]; }
 
 int nhood_algorithm_needs_size_pass(const nhood_algorithm *alg, const nhood_topo *t, const nhood_coll_args *a) {
-  return alg->build == nhood_build_combine && nhood_combine_needs_size_pass(t, a);
+  return alg->needs_size_pass && alg->needs_size_pass(t, a);
 }
 
 int nhood_algorithm_build(const nhood_algorithm *alg, const nhood_topo *t, const nhood_coll_args *a, int me,
@@ -61,15 +79,56 @@ int nhood_algorithm_build(const nhood_algorithm *alg, const nhood_topo *t, const
   return nhood_coll_reduces(a->kind) ? nhood_build_reduce(alg->build, t, a, me, s) : alg->build(t, a, me, s);
 }
 
+const char *nhood_algorithm_unfit(const nhood_algorithm *alg, const nhood_topo *t, const nhood_coll_args *a) {
+  return alg->unfit ? alg->unfit(t, a) : NULL;
+}
+
+/* NHOOD_FALLBACK: "error" (2), "print" (1), else silent (0); read once. */
+static int fallback_mode(void) {
+  static atomic_int mode = -1;
+  int m = atomic_load(&mode);
+  if (m < 0) {
+    const char *v = getenv("NHOOD_FALLBACK");
+    m = v && strcmp(v, "error") == 0 ? 2 : v && strcmp(v, "print") == 0 ? 1 : 0;
+    atomic_store(&mode, m);
+  }
+  return m;
+}
+
+const nhood_algorithm *nhood_algorithm_resolve(const nhood_algorithm *alg, const char *why_not, const nhood_topo *t,
+                                               const nhood_coll_args *a) {
+  const char *why = why_not ? why_not : nhood_algorithm_unfit(alg, t, a);
+  for (int hops = 0; why != NULL && alg->fallback != NULL && hops < (int)NALGORITHMS; hops++) {
+    alg = nhood_algorithm_by_name(alg->fallback);
+    why = nhood_algorithm_unfit(alg, t, a);
+  }
+  return why ? NULL : alg;
+}
+
+int nhood_select_fallback(const nhood_algorithm *alg, const char *why_not, const nhood_topo *t,
+                          const nhood_coll_args *a, const nhood_algorithm **ran) {
+  const char *why = why_not ? why_not : nhood_algorithm_unfit(alg, t, a);
+  if (why == NULL) {
+    *ran = alg;
+    return MPI_SUCCESS;
+  }
+  if (fallback_mode() == 2)
+    return nhood_error(MPI_ERR_ARG, "algorithm \"%s\" does not apply to this %s: %s (NHOOD_FALLBACK=error)", alg->name,
+                       nhood_coll_names[a->kind], why);
+  const nhood_algorithm *next = nhood_algorithm_resolve(alg, why, t, a);
+  if (next == NULL) return nhood_error(MPI_ERR_INTERN, "no algorithm applies after \"%s\"'s fallbacks", alg->name);
+  if (fallback_mode() == 1)
+    fprintf(stderr, "nhood: %s runs as %s: \"%s\" does not apply (%s)\n", nhood_coll_names[a->kind], next->name,
+            alg->name, why_not ? why_not : nhood_algorithm_unfit(alg, t, a));
+  *ran = next;
+  return MPI_SUCCESS;
+}
+
 int nhood_select(const char *requested, const nhood_topo *t, const nhood_coll_args *a, const nhood_algorithm **chosen) {
   const nhood_algorithm *alg = nhood_algorithm_by_name(requested);
   if (alg == NULL)
     return nhood_error(MPI_ERR_INFO, "unknown algorithm \"%s\" (known: %s)", requested, nhood_algorithm_names());
-  if (!alg->applies(t, a))
-    return nhood_error(MPI_ERR_ARG, "algorithm \"%s\" does not apply to this %s on this topology", requested,
-                       nhood_coll_names[a->kind]);
-  *chosen = alg;
-  return MPI_SUCCESS;
+  return nhood_select_fallback(alg, NULL, t, a, chosen);
 }
 
 /* ---- auto ------------------------------------------------------------------------------ */
@@ -159,17 +218,17 @@ int nhood_auto_costs(const nhood_topo *t, nhood_coll_kind kind, int isomorphic_s
   for (int k = 0; k < (int)NALGORITHMS; k++) {
     double *row = costs + (size_t)k * NHOOD_SIZE_CLASSES;
     const nhood_algorithm *alg = &algorithms[k];
-    if (alg->native) continue; /* priced from direct's row, below */
-    if (alg->needs_pattern && nhood_combine_pattern_of(t, NULL) == NULL) {
+    if (alg->native) continue;                       /* priced from direct's row, below */
+    if (nhood_algorithm_unfit(alg, t, &a) != NULL) { /* auto considers only what applies */
       for (int c = 0; c < NHOOD_SIZE_CLASSES; c++) row[c] = INFINITY;
       continue;
     }
     NHOOD_TRY(predict_algorithm(alg, t, &a, me, p, row));
-    if (alg->build == nhood_build_direct) direct = k;
+    if (alg->fallback == NULL) direct = k; /* the one that always applies */
   }
   for (int k = 0; k < (int)NALGORITHMS; k++) {
     if (!algorithms[k].native) continue;
-    int ok = direct >= 0 && nhood_native_applies_locally(t, kind);
+    int ok = direct >= 0 && nhood_algorithm_unfit(&algorithms[k], t, &a) == NULL;
     for (int c = 0; c < NHOOD_SIZE_CLASSES; c++)
       costs[(size_t)k * NHOOD_SIZE_CLASSES + c] =
           ok ? p->mpi_factor * costs[(size_t)direct * NHOOD_SIZE_CLASSES + c] : INFINITY;

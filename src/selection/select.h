@@ -1,4 +1,17 @@
-/* The algorithm table and the choice among its entries for one call. */
+/*
+ * The algorithm registry, and the choice among its entries for one call.
+ *
+ * The registry (select.c) is the one list of algorithms: name, one-line description, where
+ * each applies, what runs instead where it does not, and its builder. Tests, nhood-bench,
+ * nhood-sim, nhood-info and the plots enumerate it (`--algo all`); adding an algorithm means
+ * its own source file (builder and `unfit`), one registry entry and its own tests.
+ *
+ * Only the selection layer decides what runs. An algorithm asked for (info key, NHOOD_TUNE)
+ * that does not apply to a call falls back along its `fallback` chain in one place,
+ * nhood_select_fallback; the request's schedule then names what ran, and NHOOD_FALLBACK=error
+ * makes the fallback an error (print: a line on stderr). "auto" only prices algorithms that
+ * apply.
+ */
 #ifndef NHOOD_SELECTION_SELECT_H
 #define NHOOD_SELECTION_SELECT_H
 
@@ -7,21 +20,43 @@
 
 typedef struct nhood_algorithm {
   const char *name;
-  /* 1 when the algorithm can run this call on this topology. */
-  int (*applies)(const nhood_topo *t, const nhood_coll_args *a);
-  nhood_builder build; /* through nhood_algorithm_build, which adds the reductions */
+  const char *description; /* one line (nhood-info --algorithms) */
+  /* Where it makes its own schedule: NULL, else why not. For needs_pattern algorithms, ask
+   * once the pattern is attached; "mpi" answers for this process only (the API layer agrees
+   * over processes). */
+  nhood_unfit unfit;
+  const char *fallback; /* what runs where it does not apply; NULL: it always applies */
+  nhood_builder build;  /* through nhood_algorithm_build, which adds the reductions */
   /* 1 when the builder needs the topology's combining pattern (built collectively, once per
    * topology object and communicator, by the API layer). */
   int needs_pattern;
   /* 1 for "mpi": no schedule; the MPI library's own MPI_Neighbor_* runs on a distributed-graph
    * communicator the API layer creates (engine/native_mpi.h). build is NULL. */
   int native;
+  /* Non-NULL when some calls take two schedules, a size pass then the data (combine). */
+  int (*needs_size_pass)(const nhood_topo *t, const nhood_coll_args *a);
 } nhood_algorithm;
 
 /* NULL when no algorithm has that name ("auto" is not an algorithm but a request to pick). */
 const nhood_algorithm *nhood_algorithm_by_name(const char *name);
 /* "direct, ..." for messages. */
 const char *nhood_algorithm_names(void);
+
+/* Why alg does not make its own schedule for this call (NULL: it does). */
+const char *nhood_algorithm_unfit(const nhood_algorithm *alg, const nhood_topo *t, const nhood_coll_args *a);
+
+/* The first of alg's fallbacks that applies (alg itself when why_not is NULL and it applies);
+ * NULL when none does. No message, no error mode: for queries. */
+const nhood_algorithm *nhood_algorithm_resolve(const nhood_algorithm *alg, const char *why_not, const nhood_topo *t,
+                                               const nhood_coll_args *a);
+
+/* What runs a call for which alg was chosen: alg where it applies, else the first of its
+ * fallbacks that does. why_not, if not NULL, is a reason known already (the API layer's
+ * collective agreement for "mpi"). MPI_ERR_ARG instead of a fallback under
+ * NHOOD_FALLBACK=error, naming the algorithm and the reason. The one place an algorithm is
+ * replaced. */
+int nhood_select_fallback(const nhood_algorithm *alg, const char *why_not, const nhood_topo *t,
+                          const nhood_coll_args *a, const nhood_algorithm **ran);
 
 /* 1 when the algorithm's schedule for this call waits for a size pass (schedule/algorithms.h):
  * the library then makes a two-stage request and nhood-sim runs the pass first. */
@@ -62,8 +97,8 @@ int nhood_auto_costs(const nhood_topo *t, nhood_coll_kind kind, int isomorphic_s
  * is set. */
 const nhood_algorithm *nhood_auto_choose(const double *costs, int cls, int persistent);
 
-/* The algorithm named `requested` (not "auto", which api/first_use.h resolves) if it applies
- * to the call, else MPI_ERR_INFO (unknown name) or MPI_ERR_ARG naming why. */
+/* The algorithm named `requested` (not "auto", which api/first_use.h resolves), after its
+ * fallbacks (nhood_select_fallback); MPI_ERR_INFO for an unknown name. */
 int nhood_select(const char *requested, const nhood_topo *t, const nhood_coll_args *a, const nhood_algorithm **chosen);
 
 #endif

@@ -22,13 +22,11 @@
 
 #include "nhood.h"
 
-#define CORPUS_MAX_ALGORITHMS 12
-
 typedef struct corpus_entry {
   char name[64];
   /* The topology under test, created once per algorithm: topo[a] with the info of
    * algorithm a (key NHOOD_INFO_ALGORITHM), so plain calls run that algorithm. */
-  NHOOD_Topo topo[CORPUS_MAX_ALGORITHMS];
+  NHOOD_Topo *topo;    /* one per algorithm */
   MPI_Comm nhood_comm; /* the communicator passed to nhood calls */
   MPI_Comm ref_comm;   /* carries the same neighborhood as an MPI topology */
   /* The same neighborhood as lists for a distributed graph without MPI_PROC_NULL, for the

@@ -26,27 +26,13 @@
 #include "nhood.h"
 #include "testutil.h"
 
-/* Every case runs under each of these algorithms; a new algorithm is one more line. */
-static const char *const algorithms[] = {
-    "direct", "auto", "combine", "cart-direct", "cart-dim", "cart-dim-batch", "cart-bruck", "cart-2hop", "mpi",
-};
-#define NALGORITHMS ((int)(sizeof algorithms / sizeof algorithms[0]))
-
-/* With NHOOD_TEST_EXPECT_OWN=1, each of these algorithms (when selected) must have built, on
- * some process, a persistent schedule under its own name for each listed collective, not
- * only its fallback: otherwise its tests would test the fallback alone. */
-static const struct {
-  const char *algorithm;
-  const char *collectives; /* names, comma-separated */
-} expect_own[] = {
-    {"combine", "allgather,allgatherv,alltoall,alltoallv,alltoallw"},
-    {"cart-direct", "allgather,allgatherv,alltoall,alltoallv,alltoallw"},
-    {"cart-dim", "allgather,allgatherv,alltoall,alltoallv,alltoallw"},
-    {"cart-dim-batch", "allgather,allgatherv,alltoall,alltoallv,alltoallw"},
-    {"cart-bruck", "allgather,allgatherv,alltoall,alltoallv,alltoallw"},
-    {"cart-2hop", "allgather,allgatherv,alltoall,alltoallv,alltoallw"},
-    {"mpi", "allgather,allgatherv,alltoall,alltoallv,alltoallw"},
-};
+/* Every case runs under "auto" and every algorithm of nhood's registry (NHOOD_Algorithm_*).
+ * An algorithm asked for explicitly must run its own schedule where it applies and the
+ * fallback the library names where it does not (NHOOD_Topo_algorithm_applies): checked on
+ * every persistent case, whose request names the schedule that ran. */
+#define MAX_ALGORITHMS TEST_MAX_ALGORITHMS
+static const char *algorithms[MAX_ALGORITHMS];
+static int NALGORITHMS;
 
 typedef enum {
   COLL_ALLGATHER,
@@ -487,13 +473,13 @@ typedef struct test_context {
   int sabotage; /* NHOOD_TEST_SABOTAGE=1 */
   int verbose;
   int printed_mismatches;
-  MPI_Info algorithm_info[NALGORITHMS];
+  MPI_Info algorithm_info[MAX_ALGORITHMS];
   type_variant variants[NVARIANTS];
   const char *filter_topology, *filter_collective, *filter_mode, *filter_dtype, *filter_algorithm;
   /* One flag per case in execution order (identical on every process): 1 = failed here. */
   int *case_failed;
   int ncases, case_capacity;
-  int own_schedules[NALGORITHMS][NCOLLECTIVES]; /* persistent schedules named after an algorithm */
+  int own_schedules[MAX_ALGORITHMS][NCOLLECTIVES]; /* persistent schedules named after an algorithm */
 } test_context;
 
 /* One case in progress: what to print when it fails. */
@@ -501,6 +487,7 @@ typedef struct case_info {
   const corpus_entry *entry;
   const layout *layout;
   char description[256];
+  const char *algorithm; /* asked for with NHOOD_INFO_ALGORITHM */
 } case_info;
 
 #define MAX_PRINTED_MISMATCHES 10
@@ -604,6 +591,14 @@ static int run_mode(test_context *t, const case_info *ci, mode m, NHOOD_Topo top
       break;
     case MODE_PERSISTENT: {
       layout owned_types;
+      /* What must run: the algorithm where it applies, else its fallback (collective). */
+      int applies = 1;
+      const char *must_run = ci->algorithm;
+      if (strcmp(ci->algorithm, "auto") != 0)
+        require_success(t, ci,
+                        NHOOD_Topo_algorithm_applies(topo, comm, ci->algorithm, collective_names[L->coll], info,
+                                                     &applies, &must_run),
+                        "NHOOD_Topo_algorithm_applies");
       memcpy(B->persistent_send, B->send[0], L->sendbytes);
       layout_dup_types(L, e->indegree, e->outdegree, &owned_types);
       require_success(
@@ -620,9 +615,17 @@ static int run_mode(test_context *t, const case_info *ci, mode m, NHOOD_Topo top
       /* After a start, as combine's v and w collectives build their data schedule then. */
       const char *algorithm = NULL;
       if (req != NHOOD_REQUEST_NULL &&
-          NHOOD_Request_schedule_info(req, &algorithm, NULL, NULL, NULL, NULL) == MPI_SUCCESS && algorithm != NULL)
+          NHOOD_Request_schedule_info(req, &algorithm, NULL, NULL, NULL, NULL) == MPI_SUCCESS && algorithm != NULL) {
         for (int a = 0; a < NALGORITHMS; a++)
           if (strcmp(algorithm, algorithms[a]) == 0) t->own_schedules[a][L->coll]++;
+        if (strcmp(ci->algorithm, "auto") != 0 && must_run && strcmp(algorithm, must_run) != 0) {
+          char why[160];
+          snprintf(why, sizeof why, "ran \"%s\", but \"%s\" %s", algorithm, must_run,
+                   applies ? "applies" : "is the fallback the library names");
+          report_failure(t, ci, why);
+          failed = 1;
+        }
+      }
       require_success(t, ci, NHOOD_Request_free(&req), "NHOOD_Request_free");
       failed |= check_request_null(t, ci, req, "NHOOD_Request_free");
       break;
@@ -665,7 +668,7 @@ static int run_mode(test_context *t, const case_info *ci, mode m, NHOOD_Topo top
 /* nhood's view of the neighborhood must be MPI's: degrees and lists, MPI_PROC_NULL
  * included, and the degrees without MPI_PROC_NULL. */
 static int check_neighbors(test_context *t, const corpus_entry *e, int a) {
-  case_info ci = {e, NULL, ""};
+  case_info ci = {e, NULL, "", NULL};
   snprintf(ci.description, sizeof ci.description, "np=%d topo=%s check=neighbor-lists algo=%s", t->size, e->name,
            algorithms[a]);
   int in = -1, out = -1, real_in = -1, real_out = -1, weighted;
@@ -797,7 +800,7 @@ static void compute_references(const corpus_entry *e, int ngroups, case_group gr
  * reference itself, counted as one more case. */
 static void check_reference(test_context *t, const corpus_entry *e, case_group *g) {
   if (!mpi_direct_is_reliable(e, g->coll)) return;
-  case_info ci = {e, &g->L, ""};
+  case_info ci = {e, &g->L, "", NULL};
   snprintf(ci.description, sizeof ci.description, "np=%d topo=%s coll=%s dtype=%s reference", t->size, e->name,
            collective_names[g->coll], dtype_names[g->dt]);
   unsigned char *direct = test_malloc(g->L.recvbytes);
@@ -811,9 +814,10 @@ static void check_reference(test_context *t, const corpus_entry *e, case_group *
 
 /* Every algorithm and mode of one group. */
 static void run_cases(test_context *t, const corpus_entry *e, case_group *g) {
-  case_info ci = {e, &g->L, ""};
+  case_info ci = {e, &g->L, "", NULL};
   for (int a = 0; a < NALGORITHMS; a++) {
     if (!test_selected(algorithms[a], t->filter_algorithm)) continue;
+    ci.algorithm = algorithms[a];
     for (int m = 0; m < NMODES; m++) {
       if (!test_selected(mode_names[m], t->filter_mode)) continue;
       snprintf(ci.description, sizeof ci.description, "np=%d topo=%s coll=%s mode=%s dtype=%s algo=%s", t->size,
@@ -879,6 +883,7 @@ int main(int argc, char **argv) {
   const char *sabotage = getenv("NHOOD_TEST_SABOTAGE");
   t.sabotage = sabotage != NULL && strcmp(sabotage, "1") == 0;
   double start = MPI_Wtime();
+  NALGORITHMS = test_algorithms(1, algorithms);
 
   for (int a = 0; a < NALGORITHMS; a++) {
     TEST_CHECK(MPI_Info_create(&t.algorithm_info[a]));
@@ -895,27 +900,11 @@ int main(int argc, char **argv) {
   TEST_CHECK(MPI_Allreduce(MPI_IN_PLACE, t.case_failed, t.ncases, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
   TEST_CHECK(MPI_Allreduce(&c.nfailures, &corpus_failures, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
   for (int k = 0; k < t.ncases; k++) failed += t.case_failed[k];
-  /* NHOOD_TEST_EXPECT_OWN (see expect_own): on 2 or more ranks the algorithms must really run
-   * their own schedules somewhere, or their cases test a fallback only. */
-  int own[NALGORITHMS][NCOLLECTIVES], combined = 0;
-  TEST_CHECK(MPI_Allreduce(t.own_schedules, own, NALGORITHMS * NCOLLECTIVES, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+  int own[MAX_ALGORITHMS][NCOLLECTIVES], combined = 0;
+  TEST_CHECK(MPI_Allreduce(t.own_schedules, own, MAX_ALGORITHMS * NCOLLECTIVES, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
   for (int a = 0; a < NALGORITHMS; a++)
     if (strcmp(algorithms[a], "combine") == 0)
       for (int k = 0; k < NCOLLECTIVES; k++) combined += own[a][k];
-  for (size_t x = 0; getenv("NHOOD_TEST_EXPECT_OWN") && t.size > 1 && x < sizeof expect_own / sizeof *expect_own; x++)
-    for (int a = 0; a < NALGORITHMS; a++) {
-      if (strcmp(algorithms[a], expect_own[x].algorithm) != 0 || !test_selected(algorithms[a], t.filter_algorithm))
-        continue;
-      for (int k = 0; k < NCOLLECTIVES; k++) {
-        if (!test_selected(collective_names[k], expect_own[x].collectives) ||
-            !test_selected(collective_names[k], t.filter_collective) || own[a][k] > 0)
-          continue;
-        if (t.rank == 0)
-          fprintf(stderr, "no persistent %s schedule was built by the %s algorithm itself (only fallbacks)\n",
-                  collective_names[k], algorithms[a]);
-        failed++;
-      }
-    }
   double seconds = MPI_Wtime() - start;
   if (t.rank == 0)
     printf(

@@ -420,6 +420,48 @@ static void test_check_mode(error_test *t) {
     printf("note: collectives on inconsistent topologies not run (they need NHOOD_CHECK=1)\n");
 }
 
+/* An algorithm asked for where it does not apply (cart-dim on a graph): by default its
+ * fallback runs and the request names it; under NHOOD_FALLBACK=error the call fails with
+ * MPI_ERR_ARG naming the algorithm, on every process alike. The query says the same. */
+static void test_fallback(error_test *t) {
+  const char *env = getenv("NHOOD_FALLBACK");
+  int as_error = env != NULL && strcmp(env, "error") == 0, applies = -1;
+  const char *runs = NULL;
+  MPI_Info info;
+  NHOOD_Topo topo;
+  NHOOD_Request req = NHOOD_REQUEST_NULL;
+  int left = (t->rank + t->size - 1) % t->size, right = (t->rank + 1) % t->size;
+  TEST_CHECK(MPI_Info_create(&info));
+  TEST_CHECK(MPI_Info_set(info, NHOOD_INFO_ALGORITHM, "cart-dim"));
+  TEST_CHECK(NHOOD_Topo_create_adjacent(1, &left, test_unweighted(), 1, &right, test_unweighted(), info, &topo));
+  expect_success(t, "NHOOD_Topo_algorithm_applies (cart-dim on a graph)",
+                 NHOOD_Topo_algorithm_applies(topo, t->comm, "cart-dim", "allgather", MPI_INFO_NULL, &applies, &runs));
+  expect_true(t, "cart-dim does not apply to a graph; direct runs instead",
+              applies == 0 && runs != NULL && strcmp(runs, "direct") == 0);
+  expect_success(t, "NHOOD_Topo_algorithm_applies (direct)",
+                 NHOOD_Topo_algorithm_applies(topo, t->comm, "direct", "alltoallv", MPI_INFO_NULL, &applies, &runs));
+  expect_true(t, "direct applies everywhere", applies == 1 && runs != NULL && strcmp(runs, "direct") == 0);
+  expect_error(t, "NHOOD_Topo_algorithm_applies: unknown algorithm",
+               NHOOD_Topo_algorithm_applies(topo, t->comm, "fastest", "allgather", MPI_INFO_NULL, &applies, &runs),
+               MPI_ERR_INFO, "fastest");
+  expect_error(t, "NHOOD_Topo_algorithm_applies: unknown collective",
+               NHOOD_Topo_algorithm_applies(topo, t->comm, "direct", "bcast", MPI_INFO_NULL, &applies, &runs),
+               MPI_ERR_ARG, "bcast");
+  int rc =
+      NHOOD_Neighbor_allgather_init(t->sendbuf, 1, MPI_INT, t->recvbuf, 1, MPI_INT, t->comm, topo, MPI_INFO_NULL, &req);
+  if (as_error) {
+    expect_error(t, "NHOOD_FALLBACK=error: cart-dim on a graph", rc, MPI_ERR_ARG, "cart-dim");
+  } else {
+    const char *ran = NULL;
+    expect_success(t, "allgather_init with cart-dim on a graph", rc);
+    if (rc == MPI_SUCCESS) expect_success(t, "schedule info", NHOOD_Request_schedule_info(req, &ran, 0, 0, 0, 0));
+    expect_true(t, "the request names the fallback that runs (direct)", ran != NULL && strcmp(ran, "direct") == 0);
+  }
+  if (req != NHOOD_REQUEST_NULL) TEST_CHECK(NHOOD_Request_free(&req));
+  TEST_CHECK(NHOOD_Topo_free(&topo));
+  TEST_CHECK(MPI_Info_free(&info));
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   error_test t;
@@ -450,6 +492,7 @@ int main(int argc, char **argv) {
   test_topology_creation(&t);
   test_requests(&t);
   test_check_mode(&t);
+  test_fallback(&t);
   expect_working_allgather(&t, "allgather on the ring after all the errors", t.ring);
   if (errhandler_calls != 0)
     fprintf(stderr, "rank %d: FAILED the communicator's error handler was invoked %d time(s)\n", t.rank,

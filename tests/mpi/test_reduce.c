@@ -26,9 +26,9 @@
 #include "nhood.h"
 #include "testutil.h"
 
-static const char *const algorithms[] = {"direct",         "combine",    "cart-direct", "cart-dim",
-                                         "cart-dim-batch", "cart-bruck", "cart-2hop"};
-#define NALGORITHMS ((int)(sizeof algorithms / sizeof algorithms[0]))
+/* Every algorithm of nhood's registry (where one does not apply, its fallback runs). */
+static const char *algorithms[TEST_MAX_ALGORITHMS];
+static int NALGORITHMS;
 
 enum { COLL_REDUCE, COLL_SCATTER_REDUCE, NCOLLS };
 static const char *const coll_names[NCOLLS] = {"reduce", "scatter_reduce"};
@@ -265,7 +265,8 @@ int main(int argc, char **argv) {
   const char *sabotage = getenv("NHOOD_TEST_SABOTAGE");
   t.sabotage = sabotage != NULL && strcmp(sabotage, "1") == 0;
   double start = MPI_Wtime();
-  MPI_Info infos[NALGORITHMS];
+  NALGORITHMS = test_algorithms(0, algorithms);
+  MPI_Info infos[TEST_MAX_ALGORITHMS];
   for (int a = 0; a < NALGORITHMS; a++) {
     TEST_CHECK(MPI_Info_create(&infos[a]));
     TEST_CHECK(MPI_Info_set(infos[a], NHOOD_INFO_ALGORITHM, algorithms[a]));

@@ -79,6 +79,15 @@ int text_names_rank(const char *text, int rank) {
   return 0;
 }
 
+int test_algorithms(int with_auto, const char *names[TEST_MAX_ALGORITHMS]) {
+  int n = 0, count = 0;
+  TEST_CHECK(NHOOD_Algorithm_count(&count));
+  if (count + 1 > TEST_MAX_ALGORITHMS) test_fatal(__FILE__, __LINE__, "more than TEST_MAX_ALGORITHMS", MPI_ERR_ARG);
+  if (with_auto) names[n++] = "auto";
+  for (int k = 0; k < count; k++) TEST_CHECK(NHOOD_Algorithm_get(k, &names[n++], NULL));
+  return n;
+}
+
 int test_selected(const char *name, const char *filter) {
   if (filter == NULL) return 1;
   size_t len = strlen(name);
@@ -86,6 +95,7 @@ int test_selected(const char *name, const char *filter) {
     const char *end = strchr(p, ',');
     size_t n = end ? (size_t)(end - p) : strlen(p);
     if (n == len && strncmp(p, name, n) == 0) return 1;
+    if (n > 0 && p[n - 1] == '*' && n - 1 <= len && strncmp(p, name, n - 1) == 0) return 1; /* a prefix: cart-* */
     if (!end) break;
     p = end + 1;
   }

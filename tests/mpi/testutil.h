@@ -35,7 +35,13 @@ void watchdog_disarm(void);
  * digit): used to check that error messages name the ranks involved. */
 int text_names_rank(const char *text, int rank);
 
-/* 1 when filter is NULL (everything) or a comma-separated list that holds name exactly. */
+/* Fills names with "auto" (if with_auto) and every algorithm of nhood's registry
+ * (NHOOD_Algorithm_*); returns how many (at most TEST_MAX_ALGORITHMS). */
+#define TEST_MAX_ALGORITHMS 64
+int test_algorithms(int with_auto, const char *names[TEST_MAX_ALGORITHMS]);
+
+/* 1 when filter is NULL (everything) or a comma-separated list that holds name exactly or a
+ * prefix of it followed by '*' ("cart-*": every isomorphic algorithm of the registry). */
 int test_selected(const char *name, const char *filter);
 
 #endif

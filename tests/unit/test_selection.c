@@ -15,8 +15,8 @@
 #include "selection/cost.h"
 #include "selection/select.h"
 #include "selection/tune.h"
-#include "topology/topology.h"
 #include "api/topologies.h"
+#include "topology/topology.h"
 #include "unit.h"
 
 static const char *lookup(const char *rules, nhood_coll_kind kind, double bytes, int *rc) {

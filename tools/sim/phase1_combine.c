@@ -61,6 +61,7 @@ int phase1_combine_run(int nranks, NHOOD_Topo *topos, int theta, const loggp_par
     if (p) *p = patterns[r];
     if (!p || nhood_combine_pattern_attach(topos[r], p, NULL) != MPI_SUCCESS) {
       nhood_combine_pattern_free(&patterns[r]);
+      free(p);
       failed = 1;
     }
   }
