@@ -63,26 +63,15 @@ typedef struct nhood_request *NHOOD_Request;
 /** Longest message NHOOD_Error_message() returns, terminating NUL included. */
 #define NHOOD_MAX_ERROR_STRING 512
 
-/** Info key (topology creation or persistent init) that picks the algorithm. Values:
- *  "auto" (default): the algorithm a cost model predicts to be fastest for the call's block
- *  size, among all of the following that can run it (see "Choosing algorithms" below);
- *  "direct" (one message per edge);
- *  "combine" (cumulative message combining over common neighborhoods, in about log2 P
- *  rounds for small messages; every collective; the v and w ones first run a size pass; its
- *  pattern is built collectively at the first call on a topology object and communicator,
- *  so every process must use it alike; a cost model chooses how many combining levels pay,
- *  none where combining does not); for topologies from NHOOD_Topo_create_cart_offsets
- *  "cart-direct" (a round per offset), "cart-dim" (combining along dimensions),
- *  "cart-dim-batch" (the same, a round per dimension), "cart-bruck" (Bruck-like hops,
- *  logarithmically many, where hops no block takes together share a round) and "cart-2hop"
- *  (two rounds, a dimension's values in one of them or split between them by sign: 5 + 5
- *  messages for 3-D Moore r=1) -- the cart-* algorithms combine allgather and alltoall,
- *  and the v and w collectives under NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES; otherwise they run
- *  as cart-direct, and on other topologies as direct; and "mpi", the MPI library's own
- *  MPI_Neighbor_* on a distributed-graph communicator that nhood creates collectively at the
- *  first such call (it runs as direct where MPI's cannot: MPI_PROC_NULL neighbors, Cartesian
- *  pairing of duplicate neighbors, reductions, persistent requests without library support,
- *  and known bugs of the installed MPI). Environment variables, the same on every process:
+/** Info key (topology creation or persistent init) that picks the algorithm: "auto"
+ *  (default: the algorithm a cost model predicts to be fastest for the call's block size,
+ *  among those that apply; see "Choosing algorithms" below) or an algorithm's name: direct,
+ *  combine, cart-direct, cart-dim, cart-dim-batch, cart-bruck, cart-2hop, mpi. What each does
+ *  and where it applies: `nhood-info --algorithms` (NHOOD_Algorithm_get gives the same
+ *  descriptions). "combine" builds its pattern collectively at the first call on a topology
+ *  object and communicator, and "mpi" its graph communicator, so every process must use
+ *  them alike. Where the algorithm does not apply its fallback runs (see
+ *  NHOOD_Topo_algorithm_applies). Environment variables, the same on every process:
  *  NHOOD_COMBINE_THETA, the least number of common destinations for two partners to merge
  *  (default 1); NHOOD_COMBINE_LEVELS, a fixed number of levels instead of the model's choice.
  *  An unknown value is MPI_ERR_INFO. The value given at persistent init overrides the
