@@ -28,6 +28,19 @@ static int pack(int n, const int *counts, int *displs, MPI_Aint *bdispls, size_t
   return 0;
 }
 
+/* The bytes of each send and receive block of rank r in alltoallv and alltoallw: a hash both
+ * ends compute (blockdata.h); MPI_PROC_NULL blocks keep their nominal size. */
+static void edge_counts(const struct nhood_topo *t, int r, int bytes, int *sendcounts, int *recvcounts) {
+  for (int j = 0; j < t->outdegree; j++) {
+    int q = t->destinations[j];
+    sendcounts[j] = q == MPI_PROC_NULL ? bytes : blockdata_edge_bytes(r, q, bytes);
+  }
+  for (int i = 0; i < t->indegree; i++) {
+    int q = t->sources[i];
+    recvcounts[i] = q == MPI_PROC_NULL ? bytes : blockdata_edge_bytes(q, r, bytes);
+  }
+}
+
 /* Fills one rank's arguments; its count and displacement arrays start at *cursor (its byte
  * displacements, alltoallw's, at *bcursor). */
 static int init_rank(sim_call *call, int r, int **cursor, MPI_Aint **bcursor) {
@@ -66,14 +79,7 @@ static int init_rank(sim_call *call, int r, int **cursor, MPI_Aint **bcursor) {
       MPI_Aint *sdispls = *bcursor, *rdispls = sdispls + out;
       *cursor = recvcounts + in;
       *bcursor = rdispls + in;
-      for (int j = 0; j < out; j++) {
-        int q = t->destinations[j];
-        sendcounts[j] = q == MPI_PROC_NULL ? bytes : blockdata_edge_bytes(r, q, bytes);
-      }
-      for (int i = 0; i < in; i++) {
-        int q = t->sources[i];
-        recvcounts[i] = q == MPI_PROC_NULL ? bytes : blockdata_edge_bytes(q, r, bytes);
-      }
+      edge_counts(t, r, bytes, sendcounts, recvcounts);
       a->sendcounts = sendcounts;
       a->sdispls_bytes = sdispls;
       a->sendtypes = call->bytes_types;
@@ -87,14 +93,7 @@ static int init_rank(sim_call *call, int r, int **cursor, MPI_Aint **bcursor) {
       int *sendcounts = *cursor, *sdispls = sendcounts + out;
       int *recvcounts = sdispls + out, *rdispls = recvcounts + in;
       *cursor = rdispls + in;
-      for (int j = 0; j < out; j++) {
-        int q = t->destinations[j];
-        sendcounts[j] = q == MPI_PROC_NULL ? bytes : blockdata_edge_bytes(r, q, bytes);
-      }
-      for (int i = 0; i < in; i++) {
-        int q = t->sources[i];
-        recvcounts[i] = q == MPI_PROC_NULL ? bytes : blockdata_edge_bytes(q, r, bytes);
-      }
+      edge_counts(t, r, bytes, sendcounts, recvcounts);
       a->sendcounts = sendcounts;
       a->sdispls = sdispls;
       a->recvcounts = recvcounts;
