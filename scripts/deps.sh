@@ -14,6 +14,8 @@ nhood_ensure_deps() {
   command -v cc >/dev/null 2>&1 || missing="$missing gcc make"
   # pkg-config: the install test (tests/install) is registered only when it is there.
   command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
+  # clang-format: the style test (scripts/check_format.sh) is registered only when it is there.
+  command -v clang-format >/dev/null 2>&1 || missing="$missing clang-format"
   for flavor in "$@"; do
     command -v "mpicc.$flavor" >/dev/null 2>&1 || missing="$missing $(nhood_packages_for "$flavor")"
   done
