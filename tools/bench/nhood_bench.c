@@ -7,7 +7,8 @@
  *       --algo mpi,direct[,...] [--mode blocking|nonblocking|persistent[,...]]
  *       [--iters N] [--warmup W] [--theta N] [--json FILE]
  *
- * Later tools script against the options and the JSON rows: keep both stable.
+ * Later tools script against the options and the JSON rows: keep both stable. The options
+ * are parsed in bench_options.c, the rows written in bench_report.c.
  *
  * Every result is checked before it is timed. The reference receive buffer is what MPI-4.1
  * prescribes, computed locally from the rule that generates the send data; every algorithm,
@@ -22,6 +23,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 
+#include "bench.h"
 #include "blockdata.h"
 #include "cli.h"
 #include "topospec.h"
@@ -60,8 +62,6 @@ static int *unweighted(void) {
   return weights;
 }
 
-#define DEFAULT_ITERS 200
-#define DEFAULT_WARMUP 20
 #define CREATE_REPS_MPI 30
 #define CREATE_REPS_NHOOD 1000
 #define SENTINEL 0xA5
@@ -71,16 +71,9 @@ static int *unweighted(void) {
 /* The create row of stencils' NHOOD_Topo_create_cart_offsets. */
 #define CART_OFFSETS_ROW "nhood-cart-offsets"
 
-typedef enum { COLL_ALLGATHER, COLL_ALLGATHERV, COLL_ALLTOALL, COLL_ALLTOALLV, COLL_ALLTOALLW, NCOLLS } coll_kind;
-static const char *const coll_names[NCOLLS] = {"allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"};
-
-typedef enum { MODE_BLOCKING, MODE_NONBLOCKING, MODE_PERSISTENT, NMODES } mode_kind;
-static const char *const mode_names[NMODES] = {"blocking", "nonblocking", "persistent"};
-
-/* malloc that gives up loudly: a benchmark has no use for running on without memory, and
- * failing on one rank only would leave the others waiting in a collective. */
-static void *xmalloc(size_t size) {
-  void *p = malloc(size > 0 ? size : 1);
+/* The allocators of bench.h: out of memory aborts every rank. */
+void *xrealloc(void *p, size_t size) {
+  p = realloc(p, size > 0 ? size : 1);
   if (p == NULL) {
     fprintf(stderr, "nhood-bench: out of memory (%zu bytes)\n", size);
     MPI_Abort(MPI_COMM_WORLD, 1);
@@ -88,176 +81,12 @@ static void *xmalloc(size_t size) {
   return p;
 }
 
-static void *xcalloc(size_t count, size_t size) {
+void *xmalloc(size_t size) { return xrealloc(NULL, size); }
+
+void *xcalloc(size_t count, size_t size) {
   void *p = xmalloc(count * size);
   memset(p, 0, count * size);
   return p;
-}
-
-/* ------------------------------------------------------------------------------------- */
-/* Options                                                                                */
-/* ------------------------------------------------------------------------------------- */
-
-typedef struct options {
-  int ntopos;
-  const char **topos; /* point into argv */
-  int ncolls;
-  coll_kind colls[NCOLLS];
-  int nmodes;
-  mode_kind modes[NMODES];
-  int nsizes;
-  int *sizes;
-  int nalgos;
-  char **algos;
-  int iters, warmup;
-  int theta; /* 0: the library's default */
-  const char *json_path;
-  int help;
-} options;
-
-static void print_usage(FILE *out) {
-  fprintf(
-      out,
-      "usage: mpiexec -n P nhood-bench --topo SPEC [--topo SPEC ...] [options]\n"
-      "\n"
-      "Times neighborhood collectives: the MPI library's own (algorithm 'mpi', on a\n"
-      "distributed-graph communicator) against nhood's algorithms. Every algorithm's received\n"
-      "bytes, MPI's own included, are first checked against the result MPI-4.1 defines.\n"
-      "\n"
-      "  --topo SPEC     topology, may be repeated:\n"
-      "                    er:density=D[,seed=S]             directed Erdos-Renyi graph\n"
-      "                    moore:d=D,r=R[,periodic=0|1]      Moore neighborhood on a D-dim grid\n"
-      "                    vonneumann:d=D,r=R[,periodic=0|1] von Neumann neighborhood\n"
-      "                    mtx:PATH                          SpMV halo of a Matrix Market file\n"
-      "  --coll LIST     allgather,allgatherv,alltoall,alltoallv,alltoallw (default: all)\n"
-      "  --sizes LIST    bytes per block (default 4,1024,65536); the v/w collectives send\n"
-      "                  that or half of it per edge, chosen by a hash of the edge\n"
-      "  --algo LIST     mpi and nhood algorithm names (direct, auto, ...; default mpi,direct)\n"
-      "  --mode LIST     blocking, nonblocking, persistent (default blocking)\n"
-      "  --iters N       timed calls per algorithm and case (default %d)\n"
-      "  --warmup W      untimed calls per algorithm before timing (default %d)\n"
-      "  --theta N       combine: least common targets for partners to merge (default: the\n"
-      "                  library's, or NHOOD_COMBINE_THETA)\n"
-      "  --json FILE     also write one JSON object per result line to FILE (truncated)\n"
-      "  --help          this text\n"
-      "\n"
-      "Latencies are per call in microseconds: a call's latency is its slowest rank's time, and\n"
-      "the table gives its median, min and max over calls. Rows with coll 'create' time topology creation, rows with\n"
-      "coll 'sched_build' the persistent init of each nhood algorithm.\n",
-      DEFAULT_ITERS, DEFAULT_WARMUP);
-}
-
-/* Looks name up in a table of names; returns its index or -1. */
-static int find_name(const char *name, const char *const *table, int n) {
-  for (int i = 0; i < n; i++)
-    if (strcmp(name, table[i]) == 0) return i;
-  return -1;
-}
-
-/* Appends the comma-separated items of one option value to its list. */
-static int parse_list(const char *option, const char *value, options *opt, char *err, size_t errlen) {
-  int rc = 1;
-  char *copy = xmalloc(strlen(value) + 1);
-  strcpy(copy, value);
-  for (char *item = strtok(copy, ","); item != NULL; item = strtok(NULL, ",")) {
-    if (strcmp(option, "--coll") == 0) {
-      int c = find_name(item, coll_names, NCOLLS);
-      for (int k = 0; c >= 0 && k < opt->ncolls; k++) c = opt->colls[k] == (coll_kind)c ? -1 : c;
-      if (c < 0) {
-        snprintf(err, errlen, "--coll: unknown or repeated collective '%s'", item);
-        goto cleanup;
-      }
-      opt->colls[opt->ncolls++] = (coll_kind)c;
-    } else if (strcmp(option, "--mode") == 0) {
-      int m = find_name(item, mode_names, NMODES);
-      for (int k = 0; m >= 0 && k < opt->nmodes; k++) m = opt->modes[k] == (mode_kind)m ? -1 : m;
-      if (m < 0) {
-        snprintf(err, errlen, "--mode: unknown or repeated mode '%s'", item);
-        goto cleanup;
-      }
-      opt->modes[opt->nmodes++] = (mode_kind)m;
-    } else if (strcmp(option, "--sizes") == 0) {
-      int size;
-      if (cli_parse_int(option, item, 0, &size, err, errlen) != 0) goto cleanup;
-      int *grown = xmalloc((size_t)(opt->nsizes + 1) * sizeof(int));
-      memcpy(grown, opt->sizes, (size_t)opt->nsizes * sizeof(int));
-      free(opt->sizes);
-      opt->sizes = grown;
-      opt->sizes[opt->nsizes++] = size;
-    } else { /* --algo: any name, nhood decides which it knows */
-      for (int a = 0; a < opt->nalgos; a++)
-        if (strcmp(opt->algos[a], item) == 0) {
-          snprintf(err, errlen, "--algo: '%s' given twice", item);
-          goto cleanup;
-        }
-      char **grown = xmalloc((size_t)(opt->nalgos + 1) * sizeof(char *));
-      memcpy(grown, opt->algos, (size_t)opt->nalgos * sizeof(char *));
-      free(opt->algos);
-      opt->algos = grown;
-      opt->algos[opt->nalgos] = xmalloc(strlen(item) + 1);
-      strcpy(opt->algos[opt->nalgos++], item);
-    }
-  }
-  rc = 0;
-cleanup:
-  free(copy);
-  return rc;
-}
-
-static void free_options(options *opt) {
-  for (int a = 0; a < opt->nalgos; a++) free(opt->algos[a]);
-  free(opt->algos);
-  free(opt->sizes);
-  free(opt->topos);
-  memset(opt, 0, sizeof *opt);
-}
-
-/* Fills in the defaults of the lists that were not given. */
-static int apply_defaults(options *opt, char *err, size_t errlen) {
-  if (opt->ncolls == 0)
-    for (int c = 0; c < NCOLLS; c++) opt->colls[opt->ncolls++] = (coll_kind)c;
-  if (opt->nmodes == 0) opt->modes[opt->nmodes++] = MODE_BLOCKING;
-  if (opt->nsizes == 0 && parse_list("--sizes", "4,1024,65536", opt, err, errlen) != 0) return 1;
-  if (opt->nalgos == 0 && parse_list("--algo", "mpi,direct", opt, err, errlen) != 0) return 1;
-  return 0;
-}
-
-/* Options as "--name value" or "--name=value". Returns 0, or 1 with a message in err. */
-static int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen) {
-  memset(opt, 0, sizeof *opt);
-  opt->iters = DEFAULT_ITERS;
-  opt->warmup = DEFAULT_WARMUP;
-  opt->topos = xmalloc((size_t)argc * sizeof(char *));
-  for (int i = 1; i < argc; i++) {
-    const char *arg = argv[i];
-    if (strcmp(arg, "--help") == 0 || strcmp(arg, "-h") == 0) {
-      opt->help = 1;
-      return 0;
-    }
-    static const char *const with_value[] = {"--topo",  "--coll",   "--sizes", "--algo", "--mode",
-                                             "--iters", "--warmup", "--theta", "--json"};
-    const char *name, *value;
-    if (cli_option_with_value(argc, argv, &i, with_value, sizeof with_value / sizeof with_value[0], &name, &value, err,
-                              errlen) != 0)
-      return 1;
-    if (strcmp(name, "--topo") == 0)
-      opt->topos[opt->ntopos++] = value;
-    else if (strcmp(name, "--iters") == 0) {
-      if (cli_parse_int(name, value, 1, &opt->iters, err, errlen) != 0) return 1;
-    } else if (strcmp(name, "--warmup") == 0) {
-      if (cli_parse_int(name, value, 0, &opt->warmup, err, errlen) != 0) return 1;
-    } else if (strcmp(name, "--theta") == 0) {
-      if (cli_parse_int(name, value, 1, &opt->theta, err, errlen) != 0) return 1;
-    } else if (strcmp(name, "--json") == 0)
-      opt->json_path = value;
-    else if (parse_list(name, value, opt, err, errlen) != 0)
-      return 1;
-  }
-  if (opt->ntopos == 0) {
-    snprintf(err, errlen, "no --topo given (try --help)");
-    return 1;
-  }
-  return apply_defaults(opt, err, errlen);
 }
 
 /* ------------------------------------------------------------------------------------- */
@@ -274,7 +103,7 @@ static int occurrence(const int *list, int index) {
 }
 
 /* ------------------------------------------------------------------------------------- */
-/* One collective call's buffers                                                          */
+/* Neighborhoods                                                                          */
 /* ------------------------------------------------------------------------------------- */
 
 /* A neighborhood: the lists of this rank and the MPI communicator that carries them. */
@@ -286,6 +115,30 @@ typedef struct neighborhood {
   /* Over all ranks: some list holds MPI_PROC_NULL; some rank's indegree != outdegree. */
   int any_proc_null, any_unequal_degrees;
 } neighborhood;
+
+/* The MPI library's distributed-graph communicator of the lists, on MPI_COMM_WORLD's ranks. */
+static void graph_comm_create(const topospec_rank *lists, MPI_Comm *comm) {
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, lists->indegree, lists->sources, unweighted(), lists->outdegree,
+                                 lists->destinations, unweighted(), MPI_INFO_NULL, 0, comm);
+}
+
+/* A stencil's Cartesian communicator without reordering: its ranks are MPI_COMM_WORLD's, where
+ * the calls run. */
+static int stencil_cart_create(const topospec_rank *lists, MPI_Comm *cart) {
+  return MPI_Cart_create(MPI_COMM_WORLD, lists->ndims, lists->dims, lists->periods, 0, cart);
+}
+
+/* nhood's topology object of the lists: NHOOD_Topo_create_cart_offsets of a stencil's offsets
+ * on *cart, or without a cart (NULL) NHOOD_Topo_create_adjacent. */
+static int nhood_topo_create(const topospec_rank *lists, const MPI_Comm *cart, MPI_Info info, NHOOD_Topo *topo) {
+  if (cart != NULL) return NHOOD_Topo_create_cart_offsets(*cart, lists->noffsets, lists->offsets, info, topo);
+  return NHOOD_Topo_create_adjacent(lists->indegree, lists->sources, unweighted(), lists->outdegree,
+                                    lists->destinations, unweighted(), info, topo);
+}
+
+/* ------------------------------------------------------------------------------------- */
+/* One collective call's buffers                                                          */
+/* ------------------------------------------------------------------------------------- */
 
 typedef struct exchange {
   coll_kind coll;
@@ -402,67 +255,84 @@ static int exchange_init(exchange *x, coll_kind coll, int bytes, const neighborh
 }
 
 /* ------------------------------------------------------------------------------------- */
-/* The calls: MPI library                                                                 */
+/* Algorithms                                                                             */
 /* ------------------------------------------------------------------------------------- */
 
-static int mpi_blocking(const exchange *x, MPI_Comm comm) {
-  switch (x->coll) {
-    case COLL_ALLGATHER:
-      return MPI_Neighbor_allgather(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE, comm);
-    case COLL_ALLGATHERV:
-      return MPI_Neighbor_allgatherv(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->recvcounts, x->rdispls,
-                                     MPI_BYTE, comm);
-    case COLL_ALLTOALL:
-      return MPI_Neighbor_alltoall(x->sendbuf, x->bytes, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE, comm);
-    case COLL_ALLTOALLV:
-      return MPI_Neighbor_alltoallv(x->sendbuf, x->sendcounts, x->sdispls, MPI_BYTE, x->recvbuf, x->recvcounts,
-                                    x->rdispls, MPI_BYTE, comm);
-    default:
-      return MPI_Neighbor_alltoallw(x->sendbuf, x->sendcounts, x->sdispls_bytes, x->types, x->recvbuf, x->recvcounts,
-                                    x->rdispls_bytes, x->types, comm);
-  }
-}
+/* One --algo entry on one topology. */
+typedef struct algorithm {
+  const char *name;
+  int is_mpi;
+  MPI_Info info;   /* nhood: NHOOD_INFO_ALGORITHM = name */
+  NHOOD_Topo topo; /* nhood: this algorithm's topology object */
+  int failed;      /* creation failed on some rank: every case of it is an error row */
+  char error[ERROR_LEN];
+} algorithm;
 
-static int mpi_nonblocking(const exchange *x, MPI_Comm comm, MPI_Request *request) {
-  switch (x->coll) {
-    case COLL_ALLGATHER:
-      return MPI_Ineighbor_allgather(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE, comm, request);
-    case COLL_ALLGATHERV:
-      return MPI_Ineighbor_allgatherv(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->recvcounts, x->rdispls,
-                                      MPI_BYTE, comm, request);
-    case COLL_ALLTOALL:
-      return MPI_Ineighbor_alltoall(x->sendbuf, x->bytes, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE, comm, request);
-    case COLL_ALLTOALLV:
-      return MPI_Ineighbor_alltoallv(x->sendbuf, x->sendcounts, x->sdispls, MPI_BYTE, x->recvbuf, x->recvcounts,
-                                     x->rdispls, MPI_BYTE, comm, request);
-    default:
-      return MPI_Ineighbor_alltoallw(x->sendbuf, x->sendcounts, x->sdispls_bytes, x->types, x->recvbuf, x->recvcounts,
-                                     x->rdispls_bytes, x->types, comm, request);
-  }
-}
+/* One algorithm in one case (topology, collective, mode, size). */
+typedef struct runner {
+  algorithm *algo;
+  mode_kind mode; /* as run: "mpi" may fall back from persistent to non-blocking */
+  MPI_Request mpi_request;
+  NHOOD_Request nhood_request;
+  int ok;
+  char error[ERROR_LEN];
+  const char *resolved; /* the algorithm that ran (auto resolves to one) */
+  int rounds, sends;
+  int validated;
+  double *samples;
+  int nsamples;
+} runner;
 
+/* ------------------------------------------------------------------------------------- */
+/* The calls                                                                              */
+/* ------------------------------------------------------------------------------------- */
+
+/* The forms of one neighborhood collective, for coll_call: the blocking call, the start of the
+ * non-blocking one, or the persistent init; the MPI library's or nhood's. The arguments given
+ * are the ones all six forms share; each form appends its own from coll_call's variables. */
 #ifdef PERSISTENT_NEIGHBOR_INIT
-static int mpi_persistent_init(const exchange *x, MPI_Comm comm, MPI_Request *request) {
+#define CALL_MPI_INIT(coll, ...) PERSISTENT_NEIGHBOR_INIT(coll)(__VA_ARGS__)
+#else /* never called: "mpi" runs non-blocking in persistent mode (mpi_effective_mode) */
+#define CALL_MPI_INIT(coll, ...) MPI_ERR_UNSUPPORTED_OPERATION
+#endif
+#define CALL_MPI(coll, ...)                                                          \
+  (mode == MODE_BLOCKING      ? MPI_Neighbor_##coll(__VA_ARGS__, comm)               \
+   : mode == MODE_NONBLOCKING ? MPI_Ineighbor_##coll(__VA_ARGS__, comm, mpi_request) \
+                              : CALL_MPI_INIT(coll, __VA_ARGS__, comm, MPI_INFO_NULL, mpi_request))
+#define CALL_NHOOD(coll, ...)                                                   \
+  (mode == MODE_BLOCKING ? NHOOD_Neighbor_##coll(__VA_ARGS__, comm, algo->topo) \
+   : mode == MODE_NONBLOCKING                                                   \
+       ? NHOOD_Ineighbor_##coll(__VA_ARGS__, comm, algo->topo, nhood_request)   \
+       : NHOOD_Neighbor_##coll##_init(__VA_ARGS__, comm, algo->topo, algo->info, nhood_request))
+#define CALL(coll, ...) (algo->is_mpi ? CALL_MPI(coll, __VA_ARGS__) : CALL_NHOOD(coll, __VA_ARGS__))
+
+/* The exchange's collective as `algo` makes it in `mode`: blocking, or the start of a
+ * non-blocking call, or a persistent init, into *mpi_request ("mpi") or *nhood_request. "mpi"
+ * calls the MPI library on the graph communicator; nhood's algorithms run on MPI_COMM_WORLD
+ * with their topology object (and, at init, their info). */
+static int coll_call(const neighborhood *nb, const exchange *x, const algorithm *algo, mode_kind mode,
+                     MPI_Request *mpi_request, NHOOD_Request *nhood_request) {
+  MPI_Comm comm = algo->is_mpi ? nb->graph_comm : MPI_COMM_WORLD;
   switch (x->coll) {
     case COLL_ALLGATHER:
-      return PERSISTENT_NEIGHBOR_INIT(allgather)(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE,
-                                                 comm, MPI_INFO_NULL, request);
+      return CALL(allgather, x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE);
     case COLL_ALLGATHERV:
-      return PERSISTENT_NEIGHBOR_INIT(allgatherv)(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->recvcounts,
-                                                  x->rdispls, MPI_BYTE, comm, MPI_INFO_NULL, request);
+      return CALL(allgatherv, x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->recvcounts, x->rdispls, MPI_BYTE);
     case COLL_ALLTOALL:
-      return PERSISTENT_NEIGHBOR_INIT(alltoall)(x->sendbuf, x->bytes, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE, comm,
-                                                MPI_INFO_NULL, request);
+      return CALL(alltoall, x->sendbuf, x->bytes, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE);
     case COLL_ALLTOALLV:
-      return PERSISTENT_NEIGHBOR_INIT(alltoallv)(x->sendbuf, x->sendcounts, x->sdispls, MPI_BYTE, x->recvbuf,
-                                                 x->recvcounts, x->rdispls, MPI_BYTE, comm, MPI_INFO_NULL, request);
+      return CALL(alltoallv, x->sendbuf, x->sendcounts, x->sdispls, MPI_BYTE, x->recvbuf, x->recvcounts, x->rdispls,
+                  MPI_BYTE);
     default:
-      return PERSISTENT_NEIGHBOR_INIT(alltoallw)(x->sendbuf, x->sendcounts, x->sdispls_bytes, x->types, x->recvbuf,
-                                                 x->recvcounts, x->rdispls_bytes, x->types, comm, MPI_INFO_NULL,
-                                                 request);
+      return CALL(alltoallw, x->sendbuf, x->sendcounts, x->sdispls_bytes, x->types, x->recvbuf, x->recvcounts,
+                  x->rdispls_bytes, x->types);
   }
 }
-#endif
+
+#undef CALL
+#undef CALL_NHOOD
+#undef CALL_MPI
+#undef CALL_MPI_INIT
 
 /* The mode "mpi" really runs in: persistent falls back to non-blocking without support. */
 static mode_kind mpi_effective_mode(mode_kind mode) {
@@ -500,109 +370,6 @@ static const char *mpi_skip_reason(const neighborhood *nb, coll_kind coll, mode_
   return NULL;
 }
 
-/* ------------------------------------------------------------------------------------- */
-/* The calls: nhood                                                                       */
-/* ------------------------------------------------------------------------------------- */
-
-static int nhood_blocking(const exchange *x, MPI_Comm comm, NHOOD_Topo topo) {
-  switch (x->coll) {
-    case COLL_ALLGATHER:
-      return NHOOD_Neighbor_allgather(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE, comm, topo);
-    case COLL_ALLGATHERV:
-      return NHOOD_Neighbor_allgatherv(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->recvcounts, x->rdispls,
-                                       MPI_BYTE, comm, topo);
-    case COLL_ALLTOALL:
-      return NHOOD_Neighbor_alltoall(x->sendbuf, x->bytes, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE, comm, topo);
-    case COLL_ALLTOALLV:
-      return NHOOD_Neighbor_alltoallv(x->sendbuf, x->sendcounts, x->sdispls, MPI_BYTE, x->recvbuf, x->recvcounts,
-                                      x->rdispls, MPI_BYTE, comm, topo);
-    default:
-      return NHOOD_Neighbor_alltoallw(x->sendbuf, x->sendcounts, x->sdispls_bytes, x->types, x->recvbuf, x->recvcounts,
-                                      x->rdispls_bytes, x->types, comm, topo);
-  }
-}
-
-static int nhood_nonblocking(const exchange *x, MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request) {
-  switch (x->coll) {
-    case COLL_ALLGATHER:
-      return NHOOD_Ineighbor_allgather(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE, comm, topo,
-                                       request);
-    case COLL_ALLGATHERV:
-      return NHOOD_Ineighbor_allgatherv(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->recvcounts, x->rdispls,
-                                        MPI_BYTE, comm, topo, request);
-    case COLL_ALLTOALL:
-      return NHOOD_Ineighbor_alltoall(x->sendbuf, x->bytes, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE, comm, topo,
-                                      request);
-    case COLL_ALLTOALLV:
-      return NHOOD_Ineighbor_alltoallv(x->sendbuf, x->sendcounts, x->sdispls, MPI_BYTE, x->recvbuf, x->recvcounts,
-                                       x->rdispls, MPI_BYTE, comm, topo, request);
-    default:
-      return NHOOD_Ineighbor_alltoallw(x->sendbuf, x->sendcounts, x->sdispls_bytes, x->types, x->recvbuf, x->recvcounts,
-                                       x->rdispls_bytes, x->types, comm, topo, request);
-  }
-}
-
-static int nhood_persistent_init(const exchange *x, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info,
-                                 NHOOD_Request *request) {
-  switch (x->coll) {
-    case COLL_ALLGATHER:
-      return NHOOD_Neighbor_allgather_init(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE, comm,
-                                           topo, info, request);
-    case COLL_ALLGATHERV:
-      return NHOOD_Neighbor_allgatherv_init(x->sendbuf, x->sendcount, MPI_BYTE, x->recvbuf, x->recvcounts, x->rdispls,
-                                            MPI_BYTE, comm, topo, info, request);
-    case COLL_ALLTOALL:
-      return NHOOD_Neighbor_alltoall_init(x->sendbuf, x->bytes, MPI_BYTE, x->recvbuf, x->bytes, MPI_BYTE, comm, topo,
-                                          info, request);
-    case COLL_ALLTOALLV:
-      return NHOOD_Neighbor_alltoallv_init(x->sendbuf, x->sendcounts, x->sdispls, MPI_BYTE, x->recvbuf, x->recvcounts,
-                                           x->rdispls, MPI_BYTE, comm, topo, info, request);
-    default:
-      return NHOOD_Neighbor_alltoallw_init(x->sendbuf, x->sendcounts, x->sdispls_bytes, x->types, x->recvbuf,
-                                           x->recvcounts, x->rdispls_bytes, x->types, comm, topo, info, request);
-  }
-}
-
-/* ------------------------------------------------------------------------------------- */
-/* Algorithms                                                                             */
-/* ------------------------------------------------------------------------------------- */
-
-#define ERROR_LEN (NHOOD_MAX_ERROR_STRING + 64)
-
-/* One --algo entry on one topology. */
-typedef struct algorithm {
-  const char *name;
-  int is_mpi;
-  MPI_Info info;   /* nhood: NHOOD_INFO_ALGORITHM = name */
-  NHOOD_Topo topo; /* nhood: this algorithm's topology object */
-  int failed;      /* creation failed on some rank: every case of it is an error row */
-  char error[ERROR_LEN];
-} algorithm;
-
-/* One algorithm in one case (topology, collective, mode, size). */
-typedef struct runner {
-  algorithm *algo;
-  mode_kind mode; /* as run: "mpi" may fall back from persistent to non-blocking */
-  MPI_Request mpi_request;
-  NHOOD_Request nhood_request;
-  int ok;
-  char error[ERROR_LEN];
-  const char *resolved; /* the algorithm that ran (auto resolves to one) */
-  int rounds, sends;
-  int validated;
-  double *samples;
-  int nsamples;
-} runner;
-
-/* Everything the whole run shares. */
-typedef struct bench {
-  options opt;
-  int rank, size;
-  FILE *json;
-  char mpi_library[128];
-  int algo_width; /* of the table's algo column: the longest name it prints */
-} bench;
-
 /*
  * Agrees over all ranks whether a step failed on any of them. Returns 1 if so; rank 0's
  * message is then the one of the lowest failing rank, so a failure elsewhere is reported.
@@ -631,6 +398,12 @@ static void nhood_failure(char *message, const char *what, int rc) {
   snprintf(message, ERROR_LEN, "%s failed (%.*s): %s", what, (int)strcspn(class_name, ":"), class_name, detail);
 }
 
+/* agree_on_failure for an nhood call that returned rc, with nhood_failure's message. */
+static int agree_on_nhood_failure(const bench *b, int rc, const char *what, char *message) {
+  if (rc != MPI_SUCCESS) nhood_failure(message, what, rc);
+  return agree_on_failure(b, rc != MPI_SUCCESS, message);
+}
+
 static void algorithms_create(const bench *b, const neighborhood *nb, algorithm *algos) {
   for (int a = 0; a < b->opt.nalgos; a++) {
     algorithm *algo = &algos[a];
@@ -641,23 +414,20 @@ static void algorithms_create(const bench *b, const neighborhood *nb, algorithm 
     if (algo->is_mpi) continue;
     MPI_Info_create(&algo->info);
     MPI_Info_set(algo->info, NHOOD_INFO_ALGORITHM, algo->name);
-    /* Stencils as relative offsets on a Cartesian communicator without reordering (its ranks
-     * are MPI_COMM_WORLD's, where the calls run), which the isomorphic algorithms need; the
-     * other algorithms read the same lists. */
+    /* Stencils as relative offsets on a Cartesian communicator, which the isomorphic
+     * algorithms need; the other algorithms read the same lists. */
     int rc;
     if (nb->lists.is_cart) {
       MPI_Comm cart;
-      rc = MPI_Cart_create(MPI_COMM_WORLD, nb->lists.ndims, nb->lists.dims, nb->lists.periods, 0, &cart);
+      rc = stencil_cart_create(&nb->lists, &cart);
       if (rc == MPI_SUCCESS) {
-        rc = NHOOD_Topo_create_cart_offsets(cart, nb->lists.noffsets, nb->lists.offsets, algo->info, &algo->topo);
+        rc = nhood_topo_create(&nb->lists, &cart, algo->info, &algo->topo);
         MPI_Comm_free(&cart);
       }
     } else {
-      rc = NHOOD_Topo_create_adjacent(nb->lists.indegree, nb->lists.sources, unweighted(), nb->lists.outdegree,
-                                      nb->lists.destinations, unweighted(), algo->info, &algo->topo);
+      rc = nhood_topo_create(&nb->lists, NULL, algo->info, &algo->topo);
     }
-    if (rc != MPI_SUCCESS) nhood_failure(algo->error, "creating the topology object", rc);
-    algo->failed = agree_on_failure(b, rc != MPI_SUCCESS, algo->error);
+    algo->failed = agree_on_nhood_failure(b, rc, "creating the topology object", algo->error);
   }
 }
 
@@ -666,115 +436,6 @@ static void algorithms_free(const bench *b, algorithm *algos) {
     if (algos[a].topo != NHOOD_TOPO_NULL) NHOOD_Topo_free(&algos[a].topo);
     if (algos[a].info != MPI_INFO_NULL) MPI_Info_free(&algos[a].info);
   }
-}
-
-/* ------------------------------------------------------------------------------------- */
-/* Results                                                                                */
-/* ------------------------------------------------------------------------------------- */
-
-typedef struct result_row {
-  const char *topo, *coll, *mode, *algo, *algo_resolved;
-  int bytes, iters, warmup;
-  int timed;               /* latencies below are meaningful */
-  double median, min, max; /* microseconds: each call's slowest rank; median, min, max over calls */
-  double rank_median;      /* microseconds: each rank's median over its calls, maximum over ranks */
-  double mpi_median;       /* > 0: the row's latency is compared with it */
-  int msgs, rounds;        /* < 0: not applicable */
-  int validated;
-  double us_per_nbr;          /* sched_build rows only, else < 0 */
-  const char *mpi_persistent; /* "mpi" rows of persistent mode */
-  const char *error;
-} result_row;
-
-static void json_field(FILE *out, const char *key, const char *value) {
-  fprintf(out, ",\"%s\":", key);
-  cli_json_string(out, value);
-}
-
-/* A count, or null when it does not apply (negative). */
-static void json_count(FILE *out, const char *key, int value) {
-  if (value >= 0)
-    fprintf(out, ",\"%s\":%d", key, value);
-  else
-    fprintf(out, ",\"%s\":null", key);
-}
-
-/* Every column is as wide as what it prints (vs_mpi's %.3g takes up to 8 characters, as in
- * 1.23e-05; algo the longest name), so that the rows line up with the header. */
-static void print_table_header(const bench *b) {
-  printf("%-11s %-11s %9s %-*s %10s %10s %10s %8s %5s %6s %-5s %s\n", "coll", "mode", "bytes", b->algo_width, "algo",
-         "median_us", "min_us", "max_us", "vs_mpi", "msgs", "rounds", "valid", "note");
-}
-
-/* Rank 0: one table line on stdout and one JSON object in the --json file. */
-static void emit_row(const bench *b, const result_row *row) {
-  if (b->rank != 0) return;
-  char ratio[32] = "-", msgs[16] = "-", rounds[16] = "-", note[ERROR_LEN + 64] = "";
-  if (row->timed && row->mpi_median > 0) snprintf(ratio, sizeof ratio, "%.3g", row->median / row->mpi_median);
-  if (row->msgs >= 0) snprintf(msgs, sizeof msgs, "%d", row->msgs);
-  if (row->rounds >= 0) snprintf(rounds, sizeof rounds, "%d", row->rounds);
-  if (row->error != NULL)
-    snprintf(note, sizeof note, "error: %s", row->error);
-  else if (row->us_per_nbr >= 0)
-    snprintf(note, sizeof note, "%.3f us/neighbor", row->us_per_nbr);
-  else if (row->mpi_persistent != NULL && strcmp(row->mpi_persistent, "native") != 0)
-    snprintf(note, sizeof note, "persistent: %s", row->mpi_persistent);
-  else if (row->algo_resolved != NULL && strcmp(row->algo_resolved, row->algo) != 0)
-    snprintf(note, sizeof note, "ran %s", row->algo_resolved);
-  char median[32] = "-", min[32] = "-", max[32] = "-";
-  if (row->timed) {
-    snprintf(median, sizeof median, "%.2f", row->median);
-    snprintf(min, sizeof min, "%.2f", row->min);
-    snprintf(max, sizeof max, "%.2f", row->max);
-  }
-  printf("%-11s %-11s %9d %-*s %10s %10s %10s %8s %5s %6s %-5s %s\n", row->coll, row->mode, row->bytes, b->algo_width,
-         row->algo, median, min, max, ratio, msgs, rounds, row->validated ? "yes" : "NO", note);
-  fflush(stdout);
-
-  FILE *out = b->json;
-  if (out == NULL) return;
-  fprintf(out, "{\"topo\":");
-  cli_json_string(out, row->topo);
-  json_field(out, "coll", row->coll);
-  json_field(out, "mode", row->mode);
-  fprintf(out, ",\"bytes\":%d", row->bytes);
-  json_field(out, "algo", row->algo);
-  if (row->algo_resolved != NULL) json_field(out, "algo_resolved", row->algo_resolved);
-  fprintf(out, ",\"ranks\":%d,\"iters\":%d,\"warmup\":%d", b->size, row->iters, row->warmup);
-  if (row->timed)
-    fprintf(out, ",\"lat_us_median\":%.3f,\"lat_us_min\":%.3f,\"lat_us_max\":%.3f,\"lat_us_rank_median\":%.3f",
-            row->median, row->min, row->max, row->rank_median);
-  else
-    fprintf(out, ",\"lat_us_median\":null,\"lat_us_min\":null,\"lat_us_max\":null,\"lat_us_rank_median\":null");
-  if (row->timed && row->mpi_median > 0) fprintf(out, ",\"ratio_to_mpi\":%.6g", row->median / row->mpi_median);
-  json_count(out, "msgs_sent_max", row->msgs);
-  json_count(out, "rounds_max", row->rounds);
-  fprintf(out, ",\"validated\":%s", row->validated ? "true" : "false");
-  if (row->us_per_nbr >= 0) fprintf(out, ",\"us_per_nbr\":%.4f", row->us_per_nbr);
-  if (row->mpi_persistent != NULL) json_field(out, "mpi_persistent", row->mpi_persistent);
-  if (row->error != NULL) json_field(out, "error", row->error);
-  json_field(out, "mpi_library", b->mpi_library);
-  fprintf(out, "}\n");
-  fflush(out);
-}
-
-/* A call's latency is its slowest rank's time (every call starts after a barrier): the median,
- * min and max over calls of that, in microseconds (n is the same on every rank, and sample i
- * is the same call everywhere). Also the older statistic, each rank's median, maximum over
- * ranks: it let one rank's unlucky calls set the figure, and moved twice as much between
- * algorithms that ran the very same schedule (docs/PERFORMANCE.md, issue 5). Meaningful on
- * rank 0, which emits the row. Sorts the samples. */
-static void reduce_latency(double *samples, int n, result_row *row) {
-  double *slowest = xmalloc((size_t)n * sizeof *slowest);
-  MPI_Reduce(samples, slowest, n, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-  double local = cli_median(samples, n), global;
-  MPI_Reduce(&local, &global, 1, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-  row->timed = 1;
-  row->median = cli_median(slowest, n) * 1e6;
-  row->min = slowest[0] * 1e6;
-  row->max = slowest[n - 1] * 1e6;
-  row->rank_median = global * 1e6;
-  free(slowest);
 }
 
 static int max_over_ranks(int value) {
@@ -800,17 +461,12 @@ static void time_nhood_creation(const bench *b, const neighborhood *nb, const MP
   for (int k = 0; k < CREATE_REPS_NHOOD && rc == MPI_SUCCESS; k++) {
     NHOOD_Topo topo;
     double t0 = MPI_Wtime();
-    if (cart)
-      rc = NHOOD_Topo_create_cart_offsets(*cart, lists->noffsets, lists->offsets, MPI_INFO_NULL, &topo);
-    else
-      rc = NHOOD_Topo_create_adjacent(lists->indegree, lists->sources, unweighted(), lists->outdegree,
-                                      lists->destinations, unweighted(), MPI_INFO_NULL, &topo);
+    rc = nhood_topo_create(lists, cart, MPI_INFO_NULL, &topo);
     if (rc == MPI_SUCCESS) rc = NHOOD_Topo_free(&topo);
     samples[k] = MPI_Wtime() - t0;
   }
-  if (rc != MPI_SUCCESS)
-    nhood_failure(error, cart ? "NHOOD_Topo_create_cart_offsets/free" : "NHOOD_Topo_create_adjacent/free", rc);
-  if (agree_on_failure(b, rc != MPI_SUCCESS, error)) {
+  if (agree_on_nhood_failure(b, rc, cart ? "NHOOD_Topo_create_cart_offsets/free" : "NHOOD_Topo_create_adjacent/free",
+                             error)) {
     row->validated = 0;
     row->error = error;
     row->timed = 0;
@@ -842,8 +498,7 @@ static void bench_creation(const bench *b, const neighborhood *nb) {
     /* The MPI creation is collective: a barrier keeps late ranks from inflating it. */
     MPI_Barrier(MPI_COMM_WORLD);
     double t0 = MPI_Wtime();
-    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, lists->indegree, lists->sources, unweighted(), lists->outdegree,
-                                   lists->destinations, unweighted(), MPI_INFO_NULL, 0, &comm);
+    graph_comm_create(lists, &comm);
     MPI_Comm_free(&comm);
     samples[k] = MPI_Wtime() - t0;
   }
@@ -858,7 +513,7 @@ static void bench_creation(const bench *b, const neighborhood *nb) {
    * communicator (what the isomorphic algorithms use), also local. */
   if (lists->is_cart) {
     MPI_Comm cart;
-    MPI_Cart_create(MPI_COMM_WORLD, lists->ndims, lists->dims, lists->periods, 0, &cart);
+    stencil_cart_create(lists, &cart);
     time_nhood_creation(b, nb, &cart, CART_OFFSETS_ROW, samples, &row);
     MPI_Comm_free(&cart);
   }
@@ -876,9 +531,8 @@ static void time_schedule_build(const bench *b, const neighborhood *nb, const ex
   int reps = b->opt.iters;
   char error[ERROR_LEN] = "";
   NHOOD_Request request = NHOOD_REQUEST_NULL;
-  int rc = nhood_persistent_init(x, MPI_COMM_WORLD, algo->topo, algo->info, &request);
-  if (rc != MPI_SUCCESS) nhood_failure(error, "persistent init", rc);
-  if (agree_on_failure(b, rc != MPI_SUCCESS, error)) goto failed;
+  int rc = coll_call(nb, x, algo, MODE_PERSISTENT, NULL, &request);
+  if (agree_on_nhood_failure(b, rc, "persistent init", error)) goto failed;
   int sends = 0, rounds = 0;
   NHOOD_Request_schedule_info(request, &row->algo_resolved, &rounds, &sends, NULL, NULL);
   row->msgs = max_over_ranks(sends);
@@ -889,12 +543,11 @@ static void time_schedule_build(const bench *b, const neighborhood *nb, const ex
   MPI_Barrier(MPI_COMM_WORLD);
   for (int k = 0; k < reps && rc == MPI_SUCCESS; k++) {
     double t0 = MPI_Wtime();
-    rc = nhood_persistent_init(x, MPI_COMM_WORLD, algo->topo, algo->info, &request);
+    rc = coll_call(nb, x, algo, MODE_PERSISTENT, NULL, &request);
     if (rc == MPI_SUCCESS) rc = NHOOD_Request_free(&request);
     samples[k] = MPI_Wtime() - t0;
   }
-  if (rc != MPI_SUCCESS) nhood_failure(error, "persistent init/free", rc);
-  if (agree_on_failure(b, rc != MPI_SUCCESS, error)) goto failed;
+  if (agree_on_nhood_failure(b, rc, "persistent init/free", error)) goto failed;
 
   reduce_latency(samples, reps, row);
   /* Per neighbor on each rank (building a schedule is O(degree)), then the worst rank. */
@@ -955,13 +608,11 @@ static int runner_setup(const neighborhood *nb, const exchange *x, runner *r) {
     r->resolved = "mpi";
     r->rounds = 1;
     r->sends = nb->real_destinations;
-#ifdef PERSISTENT_NEIGHBOR_INIT
-    if (r->mode == MODE_PERSISTENT) return mpi_persistent_init(x, nb->graph_comm, &r->mpi_request);
-#endif
-    return MPI_SUCCESS;
+    /* r->mode is persistent only where the MPI library has persistent collectives. */
+    return r->mode == MODE_PERSISTENT ? coll_call(nb, x, r->algo, MODE_PERSISTENT, &r->mpi_request, NULL) : MPI_SUCCESS;
   }
   /* A persistent request tells what the schedule does; other modes build one to ask. */
-  int rc = nhood_persistent_init(x, MPI_COMM_WORLD, r->algo->topo, r->algo->info, &r->nhood_request);
+  int rc = coll_call(nb, x, r->algo, MODE_PERSISTENT, NULL, &r->nhood_request);
   if (rc != MPI_SUCCESS) {
     nhood_failure(r->error, "persistent init", rc);
     return rc;
@@ -980,32 +631,16 @@ static void runner_teardown(runner *r) {
 
 /* One call of the runner's algorithm in its mode, complete when it returns. */
 static int runner_call(const neighborhood *nb, const exchange *x, runner *r) {
-  int rc;
-  if (r->algo->is_mpi) {
-    switch (r->mode) {
-      case MODE_BLOCKING:
-        return mpi_blocking(x, nb->graph_comm);
-      case MODE_NONBLOCKING:
-        rc = mpi_nonblocking(x, nb->graph_comm, &r->mpi_request);
-        break;
-      default:
-        rc = MPI_Start(&r->mpi_request);
-    }
-    return rc != MPI_SUCCESS ? rc : MPI_Wait(&r->mpi_request, MPI_STATUS_IGNORE);
-  }
-  switch (r->mode) {
-    case MODE_BLOCKING:
-      rc = nhood_blocking(x, MPI_COMM_WORLD, r->algo->topo);
-      if (rc != MPI_SUCCESS) nhood_failure(r->error, "blocking call", rc);
-      return rc;
-    case MODE_NONBLOCKING:
-      rc = nhood_nonblocking(x, MPI_COMM_WORLD, r->algo->topo, &r->nhood_request);
-      break;
-    default:
-      rc = NHOOD_Start(&r->nhood_request);
-  }
-  if (rc == MPI_SUCCESS) rc = NHOOD_Wait(&r->nhood_request);
-  if (rc != MPI_SUCCESS) nhood_failure(r->error, r->mode == MODE_NONBLOCKING ? "non-blocking call" : "start/wait", rc);
+  static const char *const what[NMODES] = {"blocking call", "non-blocking call", "start/wait"};
+  int is_mpi = r->algo->is_mpi, rc;
+  if (r->mode != MODE_PERSISTENT)
+    rc = coll_call(nb, x, r->algo, r->mode, &r->mpi_request, &r->nhood_request);
+  else
+    rc = is_mpi ? MPI_Start(&r->mpi_request) : NHOOD_Start(&r->nhood_request);
+  if (rc == MPI_SUCCESS && r->mode != MODE_BLOCKING)
+    rc = is_mpi ? MPI_Wait(&r->mpi_request, MPI_STATUS_IGNORE) : NHOOD_Wait(&r->nhood_request);
+  /* nhood's failures are explained; the MPI library's abort under the default error handler. */
+  if (rc != MPI_SUCCESS && !is_mpi) nhood_failure(r->error, what[r->mode], rc);
   return rc;
 }
 
@@ -1173,8 +808,7 @@ static void bench_topology(const bench *b, const topospec *spec) {
   for (int i = 0; i < nb.lists.indegree; i++) proc_null |= nb.lists.sources[i] == MPI_PROC_NULL;
   nb.any_proc_null = max_over_ranks(proc_null || nb.real_destinations < nb.lists.outdegree);
   nb.any_unequal_degrees = max_over_ranks(nb.lists.indegree != nb.lists.outdegree);
-  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, nb.lists.indegree, nb.lists.sources, unweighted(), nb.lists.outdegree,
-                                 nb.lists.destinations, unweighted(), MPI_INFO_NULL, 0, &nb.graph_comm);
+  graph_comm_create(&nb.lists, &nb.graph_comm);
   algos = xcalloc((size_t)b->opt.nalgos, sizeof *algos);
   algorithms_create(b, &nb, algos);
 
