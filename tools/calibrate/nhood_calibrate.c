@@ -530,10 +530,15 @@ static double fit_rounds(point *pts, int n, nhood_cost_params *p) {
   p->rdv = eager < 0 ? 0 : beta[3];
   p->rdv_round = eager < 0 ? 0 : beta[4];
   double worst = 0;
-  for (int i = 0; i < n; i++) {
-    int k = pts[i].k;
-    pts[i].model_us = p->L + p->o * 2 * k + p->g * (k - 1) + p->G * (double)k * pts[i].bytes +
-                      (eager >= 0 && pts[i].bytes > p->eager ? p->rdv * 2 * k + p->rdv_round : 0);
+  for (int i = 0; i < n; i++) { /* a chain's round: k messages of `bytes` each way, as the library prices it */
+    int k = pts[i].k, rdv = nhood_cost_is_rendezvous(p, pts[i].bytes) ? k : 0;
+    nhood_cost_round_load round = {.sends = k,
+                                   .recvs = k,
+                                   .sent = (double)k * pts[i].bytes,
+                                   .received = (double)k * pts[i].bytes,
+                                   .sends_rdv = rdv,
+                                   .recvs_rdv = rdv};
+    pts[i].model_us = nhood_cost_round(p, &round);
     worst = fmax(worst, fabs(pts[i].model_us - pts[i].us) / pts[i].us);
   }
   return worst;
