@@ -29,7 +29,8 @@ void print_usage(FILE *out) {
       "  --coll LIST     allgather,allgatherv,alltoall,alltoallv,alltoallw (default: all)\n"
       "  --sizes LIST    bytes per block (default 4,1024,65536); the v/w collectives send\n"
       "                  that or half of it per edge, chosen by a hash of the edge\n"
-      "  --algo LIST     mpi and nhood algorithm names (direct, auto, ...; default mpi,direct)\n"
+      "  --algo LIST     mpi and nhood algorithm names (direct, auto, ...; default mpi,direct;\n"
+      "                  all: mpi, auto and every algorithm of nhood's registry)\n"
       "  --mode LIST     blocking, nonblocking, persistent (default blocking)\n"
       "  --iters N       timed calls per algorithm and case (default %d)\n"
       "  --warmup W      untimed calls per algorithm before timing (default %d)\n"
@@ -67,6 +68,14 @@ static int append_name(const char *option, const char *what, const char *item, c
 
 static char *xstrdup(const char *s) { return strcpy(xmalloc(strlen(s) + 1), s); }
 
+/* Appends an algorithm name unless it is listed already. */
+static void append_algo(const char *name, options *opt) {
+  for (int a = 0; a < opt->nalgos; a++)
+    if (strcmp(opt->algos[a], name) == 0) return;
+  opt->algos = xrealloc(opt->algos, (size_t)(opt->nalgos + 1) * sizeof(char *));
+  opt->algos[opt->nalgos++] = xstrdup(name);
+}
+
 /* Appends the comma-separated items of one option value to its list. */
 static int parse_list(const char *option, const char *value, options *opt, char *err, size_t errlen) {
   int rc = 1;
@@ -83,14 +92,21 @@ static int parse_list(const char *option, const char *value, options *opt, char 
       if (cli_parse_int(option, item, 0, &size, err, errlen) != 0) goto cleanup;
       opt->sizes = xrealloc(opt->sizes, (size_t)(opt->nsizes + 1) * sizeof(int));
       opt->sizes[opt->nsizes++] = size;
+    } else if (strcmp(item, "all") == 0) { /* MPI's own, auto and nhood's registry */
+      int count = 0;
+      const char *name = NULL;
+      append_algo("mpi", opt);
+      append_algo("auto", opt);
+      NHOOD_Algorithm_count(&count);
+      for (int k = 0; k < count; k++)
+        if (NHOOD_Algorithm_get(k, &name, NULL) == MPI_SUCCESS && strcmp(name, "mpi") != 0) append_algo(name, opt);
     } else { /* --algo: any name, nhood decides which it knows */
       for (int a = 0; a < opt->nalgos; a++)
         if (strcmp(opt->algos[a], item) == 0) {
           snprintf(err, errlen, "--algo: '%s' given twice", item);
           goto cleanup;
         }
-      opt->algos = xrealloc(opt->algos, (size_t)(opt->nalgos + 1) * sizeof(char *));
-      opt->algos[opt->nalgos++] = xstrdup(item);
+      append_algo(item, opt);
     }
   }
   rc = 0;
