@@ -8,9 +8,12 @@
 #include "api/first_use.h"
 #include "api/request.h"
 #include "api/topologies.h"
+#include "api/two_stage.h"
 #include "common/errors.h"
 #include "common/handles.h"
 #include "engine/native_mpi.h"
+#include "engine/native_task.h"
+#include "engine/sched_task.h"
 #include "selection/select.h"
 #include "topology/topology.h"
 
@@ -158,54 +161,35 @@ cleanup:
   return rc;
 }
 
-/* A request for "mpi": the MPI library's request, a schedule that only names it. */
-static int build_native(struct nhood_request *req, const nhood_coll_args *a, NHOOD_Topo topo,
-                        nhood_native_graph *graph) {
-  int rc = MPI_SUCCESS;
-  req->native = 1;
-  nhood_native_graph_retain(graph);
-  req->graph = graph;
-  req->native_request = MPI_REQUEST_NULL;
-  if (req->mode == NHOOD_PERSISTENT)
-    NHOOD_TRY(nhood_owned_args_init(&req->args, a, topo->indegree, topo->outdegree));
-  else
-    req->args.args = *a;
-  NHOOD_TRY(nhood_sched_init(&req->sched, "mpi", 0, 0));
-  NHOOD_TRY(nhood_sched_finish(&req->sched));
-  req->sched.comm_rounds = 1;
-  req->sched.nsends = topo->outdegree;
-  req->sched.nrecvs = topo->indegree;
-  if (req->mode == NHOOD_PERSISTENT)
-    NHOOD_TRY(nhood_native_call(&req->args.args, graph->comm, NHOOD_NATIVE_INIT, &req->native_request));
-cleanup:
-  return rc;
-}
-
-/* Builds the schedule and everything needed to run it into req. Nothing to release on
- * failure. */
+/* Builds the task that runs the call into req: MPI's own collective ("mpi"), a two-stage
+ * chain (a schedule that waits for a size pass) or the algorithm's schedule. Nothing to
+ * release on failure. */
 static int build_request(struct nhood_request *req, const nhood_coll_args *a, NHOOD_Topo topo, nhood_commctx *ctx,
                          const nhood_algorithm *alg, nhood_native_graph *graph, nhood_mode mode) {
   int rc = MPI_SUCCESS;
+  nhood_sched sched;
+  memset(&sched, 0, sizeof sched);
   memset(req, 0, sizeof *req);
   req->mode = mode;
   req->kind = a->kind;
   nhood_commctx_retain(ctx);
   req->ctx = ctx;
   if (alg->native) {
-    NHOOD_TRY(build_native(req, a, topo, graph));
+    NHOOD_TRY(nhood_native_task_create(a, topo, graph, mode, &req->task));
     return MPI_SUCCESS;
   }
   if (nhood_algorithm_needs_size_pass(alg, topo, a)) {
-    NHOOD_TRY(nhood_two_stage_init(req, topo, a));
+    NHOOD_TRY(nhood_two_stage_create(topo, a, ctx, mode, &req->task));
     return MPI_SUCCESS;
   }
-  NHOOD_TRY(nhood_algorithm_build(alg, topo, a, ctx->rank, &req->sched));
+  NHOOD_TRY(nhood_algorithm_build(alg, topo, a, ctx->rank, &sched));
   /* Later rounds and later starts use the datatypes after the call returned, when the
    * caller may already have freed them. */
-  if (mode == NHOOD_PERSISTENT || req->sched.comm_rounds > 1) NHOOD_TRY(nhood_sched_own_types(&req->sched));
-  NHOOD_TRY(nhood_request_prepare_exec(req, a->sendbuf, a->recvbuf));
+  if (mode == NHOOD_PERSISTENT || sched.comm_rounds > 1) NHOOD_TRY(nhood_sched_own_types(&sched));
+  NHOOD_TRY(nhood_sched_task_create(&sched, ctx->comm, a->sendbuf, a->recvbuf, &req->task));
   return MPI_SUCCESS;
 cleanup:
+  nhood_sched_free(&sched);
   nhood_error_context("neighborhood %s (%s)", nhood_coll_names[a->kind], alg->name);
   nhood_request_release(req);
   return rc;
@@ -241,13 +225,13 @@ static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NHOOD_Topo t
       req = &local;
     }
   }
-  if (req->native) { /* MPI's own blocking call; the cache spares the checks and the choice */
-    rc = nhood_native_call(&a, req->graph->comm, NHOOD_NATIVE_BLOCKING, NULL);
-  } else {
-    req->tag_base = nhood_commctx_reserve_tags(req->ctx, nhood_request_ntags(req));
-    rc = nhood_request_begin(req);
-    if (rc == MPI_SUCCESS) rc = nhood_request_wait(req);
-  }
+  /* A cached task may read the arguments of the call it was built for (MPI's own blocking
+   * call): this call's are the same in content. A task that sends nothing on the context
+   * (MPI's own) takes no tag window. */
+  nhood_task_rebind(req->task, &a);
+  if (nhood_request_ntags(req) > 0) req->tag_base = nhood_commctx_reserve_tags(req->ctx, nhood_request_ntags(req));
+  rc = nhood_request_begin(req);
+  if (rc == MPI_SUCCESS) rc = nhood_request_wait(req);
   if (rc != MPI_SUCCESS) nhood_request_error_context(req);
   if (req == &local) nhood_request_release(&local);
 cleanup:

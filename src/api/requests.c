@@ -1,4 +1,5 @@
-/* Completion and lifetime of non-blocking and persistent requests. */
+/* Completion and lifetime of non-blocking and persistent requests: the request's mode and
+ * state; the work is its task's (engine/task.h). */
 #include <stdlib.h>
 
 #include "api/request.h"
@@ -16,35 +17,19 @@ static int validate_at(NHOOD_Request req, const char *what, int index) {
 
 static int validate(NHOOD_Request req, const char *what) { return validate_at(req, what, -1); }
 
-int nhood_request_prepare_exec(struct nhood_request *req, const void *sendbuf, void *recvbuf) {
-  int rc = MPI_SUCCESS;
-  if (req->sched.scratch_bytes > 0 && !(req->scratch = malloc((size_t)req->sched.scratch_bytes)))
-    return nhood_error(MPI_ERR_NO_MEM, "out of memory for %lld bytes of scratch", (long long)req->sched.scratch_bytes);
-  NHOOD_TRY(nhood_mpi_transport_ctx_init(&req->transport, req->ctx->comm, req->sched.max_comm_per_round));
-  nhood_exec_init(&req->exec, &req->sched, &nhood_mpi_transport, &req->transport, sendbuf, recvbuf, req->scratch);
-cleanup:
-  return rc;
-}
+int nhood_request_ntags(const struct nhood_request *req) { return req->task->ntags; }
+
+int nhood_request_begin(struct nhood_request *req) { return nhood_task_begin(req->task, req->tag_base); }
+
+int nhood_request_wait(struct nhood_request *req) { return nhood_task_wait(req->task); }
 
 void nhood_request_error_context(const struct nhood_request *req) {
-  nhood_error_context("neighborhood %s (%s)", nhood_coll_names[req->kind], nhood_request_schedule(req)->algorithm);
+  nhood_error_context("neighborhood %s (%s)", nhood_coll_names[req->kind], nhood_task_schedule(req->task)->algorithm);
 }
 
 void nhood_request_release(struct nhood_request *req) {
-  if (req->native) {
-    if (req->native_request != MPI_REQUEST_NULL) MPI_Request_free(&req->native_request);
-    if (req->mode == NHOOD_PERSISTENT) nhood_owned_args_free(&req->args);
-    nhood_native_graph_release(req->graph);
-    req->graph = NULL;
-    req->native = 0;
-  }
-  nhood_two_stage_free(req->two_stage);
-  req->two_stage = NULL;
-  nhood_exec_free(&req->exec);
-  nhood_mpi_transport_ctx_free(&req->transport);
-  nhood_sched_free(&req->sched);
-  free(req->scratch);
-  req->scratch = NULL;
+  nhood_task_release(req->task);
+  req->task = NULL;
   if (req->ctx) nhood_commctx_release(req->ctx);
   req->ctx = NULL;
 }
@@ -118,7 +103,7 @@ static int progress(NHOOD_Request req, int *done) {
     *done = 1;
     return MPI_SUCCESS;
   }
-  int rc = nhood_request_progress(req, done);
+  int rc = nhood_task_progress(req->task, done);
   if (rc != MPI_SUCCESS) {
     nhood_request_error_context(req);
     *done = 1;
@@ -176,7 +161,7 @@ int NHOOD_Request_schedule_info(NHOOD_Request request, const char **algorithm, i
                                 MPI_Aint *scratch_bytes) {
   int rc = validate(request, "request");
   if (rc != MPI_SUCCESS) return rc;
-  const nhood_sched *s = nhood_request_schedule(request);
+  const nhood_sched *s = nhood_task_schedule(request->task);
   if (algorithm) *algorithm = s->algorithm;
   if (rounds) *rounds = s->comm_rounds;
   if (sends) *sends = s->nsends;

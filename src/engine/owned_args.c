@@ -1,4 +1,4 @@
-#include "api/owned_args.h"
+#include "engine/owned_args.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,8 +1,8 @@
-/* A request's own copy of a call's arguments: count, displacement and datatype arrays, and
+/* A task's own copy of a call's arguments: count, displacement and datatype arrays, and
  * duplicates of derived datatypes, so that the caller may free or reuse them once the
- * initiating call returned (persistent requests, the size pass of two-stage ones). */
-#ifndef NHOOD_API_OWNED_ARGS_H
-#define NHOOD_API_OWNED_ARGS_H
+ * initiating call returned (MPI's own persistent request, two-stage requests). */
+#ifndef NHOOD_ENGINE_OWNED_ARGS_H
+#define NHOOD_ENGINE_OWNED_ARGS_H
 
 #include "schedule/collargs.h"
 
