@@ -4,8 +4,14 @@
  * checked against a serial computation, and timed per exchange.
  *
  *   nhood-stencil [--dims 2|3] [--points 5|9|7|27] [--depth K] [--n N] [--steps T]
- *                 [--iters I] [--warmup W] [--algo mpi,cart-direct,...] [--json FILE]
+ *                 [--iters I] [--warmup W] [--algo mpi,cart-direct,...|all] [--json FILE]
  *                 [--sabotage 1]   (corrupts a received halo value: the check must fail)
+ *
+ * --algo names nhood's algorithms (its registry; nhood-info --algorithms), auto, and mpi:
+ * MPI's own MPI_Neighbor_alltoallw, called directly. all: mpi, auto and every algorithm of
+ * the registry but its own "mpi" (MPI's collective again, run by nhood), as nhood-bench's all.
+ * Where an algorithm does not apply its fallback runs: the row ends in "ran NAME", the JSON
+ * row's algo_resolved names it.
  *
  * Each process owns an N^d block of a periodic grid of (dims x N)^d points (MPI_Dims_create),
  * stored with a halo of depth K. One step exchanges the halo, then runs K Jacobi sweeps of
@@ -38,7 +44,7 @@
 
 typedef struct {
   int d, points, depth, n, steps, iters, warmup;
-  char algos[256];
+  char algos[512]; /* comma-separated, "all" expanded */
   const char *json;
   int sabotage; /* --sabotage 1: corrupt one received halo value per step; the check must fail */
   int diamond;  /* 5- and 7-point: the 1-norm region; 9- and 27-point: the box */
@@ -349,6 +355,42 @@ static void exchange(const stencil *s, exchanger *e) {
   }
 }
 
+/* Appends name to the comma-separated list unless it is listed already. */
+static void append_algo(char *list, size_t size, const char *name) {
+  char copy[512];
+  snprintf(copy, sizeof copy, "%s", list);
+  for (char *item = strtok(copy, ","); item; item = strtok(NULL, ","))
+    if (!strcmp(item, name)) return;
+  if (strlen(list) + 1 + strlen(name) + 1 > size) die("--algo: the list is too long");
+  if (list[0]) strcat(list, ",");
+  strcat(list, name);
+}
+
+/* --algo's value with "all" replaced by mpi, auto and nhood's registry (NHOOD_Algorithm_get):
+ * its own "mpi" aside, which is the mpi row's MPI_Neighbor_alltoallw again. */
+static void expand_algos(const char *given, char *list, size_t size) {
+  char copy[512];
+  if (strlen(given) >= sizeof copy) die("--algo: the list is too long");
+  strcpy(copy, given);
+  list[0] = '\0';
+  for (char *item = strtok(copy, ","); item; item = strtok(NULL, ",")) {
+    if (strcmp(item, "all") != 0) {
+      if (strlen(list) + 1 + strlen(item) + 1 > size) die("--algo: the list is too long");
+      strcat(strcat(list, list[0] ? "," : ""), item);
+      continue;
+    }
+    int count = 0;
+    const char *name = NULL;
+    append_algo(list, size, "mpi");
+    append_algo(list, size, "auto");
+    check(NHOOD_Algorithm_count(&count), "NHOOD_Algorithm_count");
+    for (int k = 0; k < count; k++) {
+      check(NHOOD_Algorithm_get(k, &name, NULL), "NHOOD_Algorithm_get");
+      if (strcmp(name, "mpi") != 0) append_algo(list, size, name);
+    }
+  }
+}
+
 static int compare_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
@@ -375,7 +417,7 @@ static void parse(int argc, char **argv, options *o) {
     else if (!strcmp(a, "--warmup"))
       o->warmup = atoi(v);
     else if (!strcmp(a, "--algo"))
-      snprintf(o->algos, sizeof o->algos, "%s", v);
+      expand_algos(v, o->algos, sizeof o->algos);
     else if (!strcmp(a, "--json"))
       o->json = v;
     else if (!strcmp(a, "--sabotage"))
@@ -424,12 +466,13 @@ int main(int argc, char **argv) {
     if (s.o.json && !(json = fopen(s.o.json, "w"))) die("cannot open the --json file");
   }
   int failures = 0;
-  char list[256];
+  char list[sizeof s.o.algos];
   snprintf(list, sizeof list, "%s", s.o.algos);
   for (char *name = strtok(list, ","); name; name = strtok(NULL, ",")) {
     exchanger e = {.is_mpi = strcmp(name, "mpi") == 0, .req = NHOOD_REQUEST_NULL};
     NHOOD_Topo topo = NHOOD_TOPO_NULL;
     int rounds = 1;
+    const char *used = "mpi"; /* what ran: the algorithm, or its fallback */
     if (e.is_mpi) {
       check(MPI_Dist_graph_create_adjacent(s.cart, s.noffsets, s.sources, unweighted(), s.noffsets, s.destinations,
                                            unweighted(), MPI_INFO_NULL, 0, &e.graph),
@@ -476,7 +519,6 @@ int main(int argc, char **argv) {
     MPI_Allreduce(MPI_IN_PLACE, &worst, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     failures += worst != 0;
     if (!e.is_mpi) {
-      const char *used = NULL;
       check(NHOOD_Request_schedule_info(e.req, &used, &rounds, NULL, NULL, NULL), "NHOOD_Request_schedule_info");
       MPI_Allreduce(MPI_IN_PLACE, &rounds, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
     }
@@ -495,13 +537,15 @@ int main(int argc, char **argv) {
     MPI_Allreduce(MPI_IN_PLACE, &min, 1, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
     free(t);
     if (s.rank == 0) {
-      printf("%-14s %12.2f %12.2f %8d %s\n", name, median, min, rounds, worst == 0 ? "ok" : "WRONG");
+      printf("%-14s %12.2f %12.2f %8d %s%s%s\n", name, median, min, rounds, worst == 0 ? "ok" : "WRONG",
+             strcmp(used, name) ? "  ran " : "", strcmp(used, name) ? used : "");
       if (worst != 0) printf("  largest difference from the serial result: %g\n", worst);
       if (json)
         fprintf(json,
                 "{\"app\":\"stencil\",\"dims\":%d,\"points\":%d,\"depth\":%d,\"n\":%d,\"ranks\":%d,\"neighbors\":%d,"
-                "\"algo\":\"%s\",\"median_us\":%.3f,\"min_us\":%.3f,\"rounds\":%d,\"check\":\"%s\"}\n",
-                s.o.d, s.o.points, s.o.depth, s.o.n, s.size, s.noffsets, name, median, min, rounds,
+                "\"algo\":\"%s\",\"algo_resolved\":\"%s\",\"median_us\":%.3f,\"min_us\":%.3f,\"rounds\":%d,"
+                "\"check\":\"%s\"}\n",
+                s.o.d, s.o.points, s.o.depth, s.o.n, s.size, s.noffsets, name, used, median, min, rounds,
                 worst == 0 ? "ok" : "wrong");
     }
     if (e.is_mpi)

@@ -19,9 +19,12 @@ written:
 Rows with coll 'create' or 'sched_build', rows with an 'error', a null latency or a failed
 validation, and sizes of 0 bytes (no place on a log axis) are left out. Points of the
 algorithm 'auto' are drawn with the marker of the algorithm it resolved to, and labelled with
-its name where that changes. Colours and markers belong to algorithm names and are the same
-in every figure. Each written path is printed; --summary also prints a table of latencies
-(size x algorithm) for every group.
+its name where that changes; an algorithm that ran as its fallback (algo_resolved) names it in
+the legend. Colours and markers belong to algorithm names and are the same in every figure
+of a run: the library's algorithms keep fixed ones, any other name (a new algorithm) gets the
+next free one of a palette in the order the names first appear in the input. Each written
+path is printed; --summary also prints a table of latencies (size x algorithm) for every
+group.
 
 Exit status: 0 on success; 2 for a usage or input error (no input files, an unreadable
 file, a line that is not a JSON object, no plottable rows); 3 when matplotlib is missing.
@@ -34,7 +37,6 @@ import os
 import re
 import statistics
 import sys
-import zlib
 
 PROG = "nhood-plot"
 
@@ -45,9 +47,10 @@ EXIT_NO_MATPLOTLIB = 3
 IGNORED_COLLS = {"create", "sched_build"}
 BASELINES = ("mpi", "direct")
 
-# Fixed styles for the library's algorithms (src/selection/select.c) so that a colour means
-# the same algorithm in every figure; other names get one from FALLBACK_COLOURS by a stable
-# hash of the name.
+# Fixed styles for the algorithms nhood had when this was written (src/selection/select.c),
+# so that their figures keep their look; a name not here (an algorithm added since) gets the
+# next free colour and marker of PALETTE_COLOURS and PALETTE_MARKERS in the order names first
+# appear in the input (note_algo), so that adding an algorithm needs no change here.
 STYLES = {
     "mpi": {"color": "#3a3a3a", "marker": "s", "linestyle": (0, (6, 3))},
     "direct": {"color": "#9a9a9a", "marker": "D", "linestyle": (0, (3, 2))},
@@ -59,23 +62,37 @@ STYLES = {
     "cart-2hop": {"color": "#17becf", "marker": "P", "linestyle": "-"},
     "auto": {"color": "#8c564b", "marker": "*", "linestyle": "-"},
 }
-FALLBACK_COLOURS = ["#e377c2", "#bcbd22", "#17becf", "#7f3c8d", "#11a579", "#f2b701",
-                    "#e73f74", "#3969ac", "#80ba5a", "#008695"]
-FALLBACK_MARKERS = ["P", "X", "h", "p", "d", "8"]
-ORDER = ["mpi", "direct", "combine", "cart-direct", "cart-dim", "cart-dim-batch", "cart-bruck", "cart-2hop"]
+PALETTE_COLOURS = [c for c in ["#e377c2", "#bcbd22", "#7f3c8d", "#11a579", "#f2b701", "#e73f74",
+                               "#3969ac", "#80ba5a", "#008695", "#a05195"]
+                   if c not in {st["color"] for st in STYLES.values()}]
+PALETTE_MARKERS = [m for m in ["X", "h", "p", "d", "8", "H"]
+                   if m not in {st["marker"] for st in STYLES.values()}]
+# The baselines first, then the others in the registry's order; names not here come after
+# them in the order they first appear in the input, and auto last.
+ORDER = [name for name in STYLES if name != "auto"]
+
+# Names not in STYLES, in the order they first appeared (note_algo), and their styles.
+APPEARED = {}
 
 
 class InputError(Exception):
     """A problem with the command line or the input: reported, exit status 2."""
 
 
+def note_algo(algo):
+    """Records an algorithm name as the input gives it, for its style and place in the order."""
+    if algo and algo not in STYLES and algo not in APPEARED:
+        k = len(APPEARED)
+        APPEARED[algo] = {"color": PALETTE_COLOURS[k % len(PALETTE_COLOURS)],
+                          "marker": PALETTE_MARKERS[k % len(PALETTE_MARKERS)],
+                          "linestyle": "-"}
+
+
 def style_of(algo):
     if algo in STYLES:
         return STYLES[algo]
-    h = zlib.crc32(algo.encode("utf-8"))
-    return {"color": FALLBACK_COLOURS[h % len(FALLBACK_COLOURS)],
-            "marker": FALLBACK_MARKERS[(h // len(FALLBACK_COLOURS)) % len(FALLBACK_MARKERS)],
-            "linestyle": "-"}
+    note_algo(algo)
+    return APPEARED[algo]
 
 
 def algo_sort_key(algo):
@@ -83,7 +100,8 @@ def algo_sort_key(algo):
         return (2, 0, algo)
     if algo in ORDER:
         return (0, ORDER.index(algo), algo)
-    return (1, 0, algo)
+    note_algo(algo)
+    return (1, list(APPEARED).index(algo), algo)
 
 
 # --------------------------------------------------------------------------------------------
@@ -258,6 +276,8 @@ def add_row(groups, row, where, stats):
         theta = optional_count(row, "theta")
         context = (model, theta)
     resolved = row.get("algo_resolved") if isinstance(row.get("algo_resolved"), str) else None
+    note_algo(algo)
+    note_algo(resolved)
     key = (kind, ranks, topo, coll, mode or "", repr(context))
     group = groups.get(key)
     if group is None:
@@ -380,14 +400,14 @@ def label_for(group, algo):
         msgs, rounds = counts
         plural = lambda n, word: f"{n} {word}" + ("" if n == 1 else "s")  # noqa: E731
         label += f"  [{plural(msgs, 'msg')}, {plural(rounds, 'round')}]"
-    if algo == "auto":
-        picked = []
-        for _, _, resolved in group.series(algo):
-            for r in (resolved or "").split("/"):
-                if r and r not in picked:
-                    picked.append(r)
-        if picked:
-            label += "  \u2192 " + ", ".join(picked)
+    # What auto picked, or the fallback that ran where the algorithm does not apply.
+    picked = []
+    for _, _, resolved in group.series(algo):
+        for r in (resolved or "").split("/"):
+            if r and r != algo and r not in picked:
+                picked.append(r)
+    if picked:
+        label += "  \u2192 " + ", ".join(picked)
     return label
 
 

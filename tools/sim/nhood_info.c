@@ -6,6 +6,11 @@
  *   nhood-info [--ranks P] [--topo SPEC ...] [--coll LIST] [--sizes 1,4,...]
  *              [--params FILE | --model loggp:preset=NAME | loggp:L=..,o=..,g=..,G=..]
  *              [--theta N] [--json FILE]
+ *   nhood-info --algorithms [--ranks P] [--topo SPEC ...] [--coll LIST] [--theta N]
+ *
+ * --algorithms prints the registry instead (src/selection/select.c: every algorithm's name,
+ * what it does and what runs where it does not apply) and, for each --topo given, where each
+ * algorithm applies per collective: on all P virtual ranks' topologies, as the library needs.
  *
  * The decision is the library's own (selection/select.h): every virtual rank predicts its
  * own schedules (for combine, after Phase 1 on all ranks), the maximum over ranks is taken,
@@ -41,12 +46,15 @@ typedef struct options {
   nhood_cost_params params;
   char params_source[300];
   const char *json_path;
+  int algorithms;  /* --algorithms */
+  int colls_given; /* --coll was given */
 } options;
 
 static void usage(FILE *out) {
   fprintf(out,
           "usage: nhood-info [--ranks P] [--topo SPEC ...] [--coll LIST] [--sizes LIST]\n"
           "                  [--params FILE | --model M] [--theta N] [--json FILE]\n"
+          "       nhood-info --algorithms [--ranks P] [--topo SPEC ...] [--coll LIST] [--theta N]\n"
           "\n"
           "Prints nhood's algorithms, the cost-model parameters and, per topology and collective,\n"
           "every algorithm's predicted time (us, slowest rank) at each block size and the choice of\n"
@@ -61,7 +69,11 @@ static void usage(FILE *out) {
           "  --params FILE  parameters in NHOOD_PARAMS format (default: NHOOD_PARAMS, else built-in)\n"
           "  --model M      loggp:preset=ib-edr|shm or loggp:L=..,o=..,g=..,G=..[,Gcopy=..]\n"
           "  --theta N      combining threshold for Phase 1 (default 1, the library's)\n"
-          "  --json FILE    one JSON line per (topology, collective, size, algorithm)\n");
+          "  --json FILE    one JSON line per (topology, collective, size, algorithm)\n"
+          "  --algorithms   instead: nhood's algorithms (its registry), each with what it does and\n"
+          "                 what runs where it does not apply; with --topo, for each collective\n"
+          "                 (default: all seven), whether each applies on all P ranks' topologies\n"
+          "                 (combine: after Phase 1), else the reason (the first such rank's)\n");
 }
 
 static int parse_sizes(const char *value, options *opt, char *err, size_t errlen) {
@@ -122,6 +134,10 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
       usage(stdout);
       exit(0);
     }
+    if (strcmp(argv[i], "--algorithms") == 0) {
+      opt->algorithms = 1;
+      continue;
+    }
     const char *name, *value;
     if (cli_option_with_value(argc, argv, &i, with_value, sizeof with_value / sizeof *with_value, &name, &value, err,
                               errlen) != 0)
@@ -137,9 +153,10 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
         return 1;
       }
       opt->topos[opt->ntopos++] = value;
-    } else if (strcmp(name, "--coll") == 0)
+    } else if (strcmp(name, "--coll") == 0) {
       rc = parse_colls(value, opt, err, errlen);
-    else if (strcmp(name, "--sizes") == 0)
+      opt->colls_given = 1;
+    } else if (strcmp(name, "--sizes") == 0)
       rc = parse_sizes(value, opt, err, errlen);
     else if (strcmp(name, "--params") == 0) {
       nhood_cost_params_default(&opt->params);
@@ -156,14 +173,122 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
       opt->json_path = value;
     if (rc != 0) return 1;
   }
-  if (opt->ntopos == 0) opt->topos[opt->ntopos++] = "moore:d=2,r=2";
+  if (opt->algorithms && !opt->colls_given)
+    for (opt->ncolls = 0; opt->ncolls < NHOOD_NCOLLS; opt->ncolls++) opt->colls[opt->ncolls] = opt->ncolls;
+  if (opt->ntopos == 0 && !opt->algorithms) opt->topos[opt->ntopos++] = "moore:d=2,r=2";
   return 0;
+}
+
+/* ---- --algorithms ---------------------------------------------------------------------- */
+
+/* text, the cursor at column `at`: its words, wrapped before column 100 onto lines indented
+ * by `indent`. */
+static void print_wrapped(const char *text, int at, int indent) {
+  const int width = 100;
+  int column = at, first = 1;
+  while (*text != '\0') {
+    int word = (int)strcspn(text, " ");
+    if (!first && column + 1 + word > width) {
+      printf("\n%*s", indent, "");
+      column = indent;
+    } else if (!first) {
+      putchar(' ');
+      column++;
+    }
+    printf("%.*s", word, text);
+    column += word;
+    first = 0;
+    text += word;
+    text += strspn(text, " ");
+  }
+  putchar('\n');
+}
+
+/* The name column: the longest name, "auto" included. */
+static int name_width(void) {
+  int w = (int)strlen("auto");
+  for (int k = 0; k < nhood_algorithm_count(); k++)
+    if ((int)strlen(nhood_algorithm_at(k)->name) > w) w = (int)strlen(nhood_algorithm_at(k)->name);
+  return w;
+}
+
+/* The registry, in its order: each algorithm's name at column 2 (and nowhere else), what it
+ * does and, where it has one, its fallback chain. */
+static void print_registry(void) {
+  int w = name_width(), column = 2 + w + 2;
+  printf(
+      "nhood's algorithms (the registry; NHOOD_Algorithm_get gives the same), in the order \"auto\"\n"
+      "breaks ties in:\n");
+  for (int k = 0; k < nhood_algorithm_count(); k++) {
+    const nhood_algorithm *alg = nhood_algorithm_at(k);
+    printf("  %-*s  ", w, alg->name);
+    print_wrapped(alg->description, column, column);
+    if (alg->fallback == NULL) continue;
+    char chain[256] = "fallback where it does not apply:";
+    const char *sep = " ";
+    for (const nhood_algorithm *f = nhood_algorithm_by_name(alg->fallback); f != NULL;
+         f = f->fallback ? nhood_algorithm_by_name(f->fallback) : NULL, sep = ", else ")
+      snprintf(chain + strlen(chain), sizeof chain - strlen(chain), "%s%s", sep, f->name);
+    printf("%*s", column, "");
+    print_wrapped(chain, column, column);
+  }
+  printf("  %-*s  ", w, "auto");
+  print_wrapped(
+      "not an algorithm but the default request: the one the cost model predicts to be fastest for the "
+      "call, among those that apply (nhood-info without --algorithms prints its decision table)",
+      column, column);
+}
+
+/* Whether alg makes its own schedule for a call of `kind` on every rank: NULL if so, else the
+ * reason of the first rank where not (*rank). The arguments read are those
+ * NHOOD_Topo_algorithm_applies reads: the collective and the isomorphic-sizes assertion. */
+static const char *unfit_somewhere(const nhood_algorithm *alg, int ranks, NHOOD_Topo *topos, nhood_coll_kind kind,
+                                   int isomorphic_sizes, int *rank) {
+  nhood_coll_args a = {.kind = kind, .isomorphic_sizes = isomorphic_sizes};
+  for (*rank = 0; *rank < ranks; (*rank)++) {
+    const char *why = nhood_algorithm_unfit(alg, topos[*rank], &a);
+    if (why != NULL) return why;
+  }
+  return NULL;
+}
+
+/* Per collective, whether each algorithm applies on every rank's topology (combine's pattern
+ * is attached already, by Phase 1 on all ranks); where not, what runs instead and why, on the
+ * first rank where it does not (named when it is not rank 0). */
+static void print_applicability(const options *opt, const char *topo, NHOOD_Topo *topos) {
+  int w = name_width(), column = 2 + w + 2;
+  for (int c = 0; c < opt->ncolls; c++) {
+    nhood_coll_kind kind = opt->colls[c];
+    printf("\n# %s, %d rank%s, %s: where each algorithm applies (on every rank)\n", topo, opt->ranks,
+           cli_plural(opt->ranks), nhood_coll_names[kind]);
+    for (int k = 0; k < nhood_algorithm_count(); k++) {
+      const nhood_algorithm *alg = nhood_algorithm_at(k);
+      int r, r_asserted;
+      const char *why = unfit_somewhere(alg, opt->ranks, topos, kind, 0, &r);
+      printf("  %-*s  ", w, alg->name);
+      if (why == NULL) {
+        printf("applies\n");
+        continue;
+      }
+      nhood_coll_args a = {.kind = kind};
+      const nhood_algorithm *runs = nhood_algorithm_resolve(alg, why, topos[r], &a);
+      int asserted = unfit_somewhere(alg, opt->ranks, topos, kind, 1, &r_asserted) == NULL;
+      char where[32] = "", text[NHOOD_MAX_ERROR_STRING + 256];
+      if (r > 0) snprintf(where, sizeof where, "(rank %d) ", r);
+      snprintf(text, sizeof text, "no%s, %s runs: %s%s",
+               asserted ? " (yes with " NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES ")" : "", runs ? runs->name : "nothing",
+               where, why);
+      print_wrapped(text, column, column + 2);
+    }
+  }
 }
 
 static void print_header(const options *opt) {
   printf("nhood %d.%d.%d\n", NHOOD_VERSION_MAJOR, NHOOD_VERSION_MINOR, NHOOD_VERSION_PATCH);
   printf("algorithms: %s\n", nhood_algorithm_names());
-  printf("  (\"auto\" picks the cheapest predicted one; ties go to the earlier one)\n");
+  printf(
+      "  (\"auto\" picks the cheapest predicted one; ties go to the earlier one; nhood-info --algorithms\n"
+      "  says what each does and where it applies)\n");
   printf("cost model parameters (%s):\n", opt->params_source);
   printf("  L = %g us, o = %g us, g = %g us, G = %g us/B (%.3g GB/s), Gcopy = %g us/B, mpi_factor = %g\n",
          opt->params.L, opt->params.o, opt->params.g, opt->params.G, opt->params.G > 0 ? 1e-3 / opt->params.G : 0,
@@ -255,7 +380,8 @@ static int run_topology(const options *opt, const char *text, FILE *json, char *
       .L = opt->params.L, .o = opt->params.o, .g = opt->params.g, .G = opt->params.G, .Gcopy = opt->params.Gcopy};
   phase1_stats p1;
   if (phase1_combine_run(opt->ranks, topos, opt->theta, &model, &p1, err, errlen) != 0) goto cleanup;
-  for (int c = 0; c < opt->ncolls; c++) {
+  if (opt->algorithms) print_applicability(opt, text, topos);
+  for (int c = 0; c < opt->ncolls && !opt->algorithms; c++) {
     if (predict_all(opt, topos, opt->colls[c], costs, err, errlen) != 0) goto cleanup;
     print_table(opt, text, opt->colls[c], costs, json);
   }
@@ -282,7 +408,11 @@ int main(int argc, char **argv) {
     fprintf(stderr, "nhood-info: cannot write %s\n", opt.json_path);
     return EXIT_USAGE;
   }
-  print_header(&opt);
+  if (opt.algorithms) {
+    printf("nhood %d.%d.%d\n", NHOOD_VERSION_MAJOR, NHOOD_VERSION_MINOR, NHOOD_VERSION_PATCH);
+    print_registry();
+  } else
+    print_header(&opt);
   int status = 0;
   for (int t = 0; t < opt.ntopos && status == 0; t++)
     if (run_topology(&opt, opt.topos[t], json, err, sizeof err) != 0) {

@@ -6,8 +6,8 @@
  *
  *   nhood-sim --ranks P --topo SPEC [--topo SPEC ...]
  *       --coll allgather|allgatherv|alltoall|alltoallv|alltoallw[,...] --sizes B[,...]
- *       --algo direct[,...] [--theta 4] [--model loggp:preset=NAME | loggp:L=..,o=..,g=..,G=..]
- *       [--json FILE] [--no-verify]
+ *       --algo direct[,...]|all|applicable [--theta 4]
+ *       [--model loggp:preset=NAME | loggp:L=..,o=..,g=..,G=..] [--json FILE] [--no-verify]
  *
  * --bytes is an alias of --sizes (its name before nhood-bench's and nhood-info's spelling
  * became the one).
@@ -84,6 +84,8 @@ typedef struct options {
   int sizes[MAX_SIZES];
   int nalgos;
   char algos[MAX_ALGOS][NHOOD_ALGORITHM_NAME_MAX];
+  int named[MAX_ALGOS];       /* given by name (not through all or applicable) */
+  int conditional[MAX_ALGOS]; /* from applicable only: runs where it makes its own schedule */
   int theta;
   const char *model_spec;
   loggp_params model;
@@ -128,8 +130,14 @@ static void print_usage(FILE *out) {
           "                   sender (allgatherv), by a hash\n"
           "  --algo LIST      nhood algorithms (default direct):\n"
           "                     %s\n"
-          "                   not auto (it needs MPI to agree on a choice; nhood-info shows its\n"
-          "                   decision table), nor mpi (the MPI library's own collective)\n"
+          "                   all: every one of them; applicable: every one of them that makes\n"
+          "                   its own schedule for the topology and collective on every rank\n"
+          "                   (the others are left out, named on a line of their own). Where a\n"
+          "                   named one does not apply its fallback runs: the row ends in \"ran\n"
+          "                   NAME\" and JSON's algo_resolved names it. Not auto (it needs MPI to\n"
+          "                   agree on a choice; nhood-info shows its decision table), nor mpi\n"
+          "                   (the MPI library's own collective); nhood-info --algorithms lists\n"
+          "                   what each does and where it applies\n"
           "  --theta N        combining threshold handed to algorithms with a Phase 1 (default %d)\n"
           "  --model M        loggp:preset=ib-edr|shm, or loggp:L=..,o=..,g=..,G=..[,Gcopy=..] in\n"
           "                   microseconds and microseconds per byte (default %s)\n"
@@ -161,10 +169,36 @@ static int parse_coll(const char *item, options *opt, char *err, size_t errlen) 
   return 1;
 }
 
-/* Algorithm names come from the library's table, so new algorithms need no change here.
- * "auto" and "mpi" are refused with the reason: auto decides collectively, over MPI (at the
- * first call, every process's predictions are reduced), and mpi is MPI's own collective. */
+/* Appends an algorithm of the table unless it is listed already. conditional: from
+ * "applicable" (runs only where it applies); a name given otherwise runs everywhere. */
+static int add_algo(const char *name, int conditional, options *opt, char *err, size_t errlen) {
+  for (int k = 0; k < opt->nalgos; k++)
+    if (strcmp(opt->algos[k], name) == 0) {
+      opt->conditional[k] = opt->conditional[k] && conditional;
+      return 0;
+    }
+  if (opt->nalgos == MAX_ALGOS) {
+    snprintf(err, errlen, "--algo: more than %d algorithms", MAX_ALGOS);
+    return 1;
+  }
+  opt->conditional[opt->nalgos] = conditional;
+  snprintf(opt->algos[opt->nalgos++], NHOOD_ALGORITHM_NAME_MAX, "%s", name);
+  return 0;
+}
+
+/* Algorithm names come from the library's table, so new algorithms need no change here:
+ * "all" is every entry nhood-sim can run, "applicable" those of them that apply to each
+ * topology and collective. "auto" and "mpi" are refused with the reason: auto decides
+ * collectively, over MPI (at the first call, every process's predictions are reduced), and
+ * mpi is MPI's own collective. */
 static int parse_algo(const char *item, options *opt, char *err, size_t errlen) {
+  if (strcmp(item, "all") == 0 || strcmp(item, "applicable") == 0) {
+    for (int k = 0; k < nhood_algorithm_count(); k++)
+      if (!nhood_algorithm_at(k)->native &&
+          add_algo(nhood_algorithm_at(k)->name, strcmp(item, "applicable") == 0, opt, err, errlen) != 0)
+        return 1;
+    return 0;
+  }
   const nhood_algorithm *alg = nhood_algorithm_by_name(item);
   if (alg == NULL || alg->native) {
     int refused = alg != NULL || strcmp(item, "auto") == 0; /* mpi or auto, rather than a typo */
@@ -175,15 +209,12 @@ static int parse_algo(const char *item, options *opt, char *err, size_t errlen) 
     return 1;
   }
   for (int k = 0; k < opt->nalgos; k++)
-    if (strcmp(opt->algos[k], item) == 0) {
+    if (opt->named[k] && strcmp(opt->algos[k], item) == 0) {
       snprintf(err, errlen, "--algo: '%s' given twice", item);
       return 1;
     }
-  if (opt->nalgos == MAX_ALGOS) {
-    snprintf(err, errlen, "--algo: more than %d algorithms", MAX_ALGOS);
-    return 1;
-  }
-  snprintf(opt->algos[opt->nalgos++], NHOOD_ALGORITHM_NAME_MAX, "%s", item);
+  if (add_algo(item, 0, opt, err, errlen) != 0) return 1;
+  for (int k = 0; k < opt->nalgos; k++) opt->named[k] |= strcmp(opt->algos[k], item) == 0;
   return 0;
 }
 
@@ -342,6 +373,8 @@ static int ensure_phase1(topo_set *ts, const options *opt, int a, char *err, siz
 
 typedef struct case_row {
   const char *coll, *algo;
+  const char *ran; /* the algorithm whose schedules were built (a fallback of algo where it does not
+                    * apply); NULL when selection failed */
   int bytes;
   int built, predicted;
   double pred_us;
@@ -430,10 +463,18 @@ static int run_size_pass(const topo_set *ts, const sim_call *call, case_scheds *
 /* Builds every rank's schedule with the algorithm's own builder, timed as a whole (with the
  * size pass's build and in-process run, where there is one). */
 static int build_schedules(const topo_set *ts, const sim_call *call, const char *algo, case_scheds *cs, case_row *row) {
-  const nhood_algorithm *chosen = NULL;
-  for (int r = 0; r < ts->nranks; r++)
-    if (nhood_select(algo, ts->topos[r], &call->args[r], &chosen) != MPI_SUCCESS)
+  const nhood_algorithm *chosen = NULL, *mine = NULL;
+  for (int r = 0; r < ts->nranks; r++) {
+    if (nhood_select(algo, ts->topos[r], &call->args[r], &mine) != MPI_SUCCESS)
       return build_failed(row, r, "selecting");
+    if (r == 0) chosen = mine;
+    if (mine != chosen) { /* each process selects on its own: they must agree */
+      snprintf(row->error, sizeof row->error, "rank 0 runs %s for %s, rank %d runs %s", chosen->name, algo, r,
+               mine->name);
+      return 1;
+    }
+  }
+  if (chosen != NULL) row->ran = chosen->name;
   /* The same answer on every rank (schedule/algorithms.h). */
   int two_stage = ts->nranks > 0 && nhood_algorithm_needs_size_pass(chosen, ts->topos[0], &call->args[0]);
   double t0 = now_s();
@@ -529,8 +570,11 @@ static void print_row(const options *opt, const case_row *row) {
   if (row->phase1.supersteps > 0)
     snprintf(phase1, sizeof phase1, "%d superstep%s, pred %.3g s, wall %.3g s", row->phase1.supersteps,
              cli_plural(row->phase1.supersteps), row->phase1.pred_s, row->phase1.wall_s);
-  printf("%-11s %9d %-*s %12s %9s %6s %12s %-8s %8.2f %s\n", row->coll, row->bytes, opt->algo_width, row->algo, pred,
-         msgs, rounds, build, verified, row->verify_s, phase1);
+  /* A fallback that ran is named at the end, as nhood-bench's note does. */
+  char ran[NHOOD_ALGORITHM_NAME_MAX + 8] = "";
+  if (row->ran != NULL && strcmp(row->ran, row->algo) != 0) snprintf(ran, sizeof ran, "  ran %s", row->ran);
+  printf("%-11s %9d %-*s %12s %9s %6s %12s %-8s %8.2f %s%s\n", row->coll, row->bytes, opt->algo_width, row->algo, pred,
+         msgs, rounds, build, verified, row->verify_s, phase1, ran);
   if (row->error[0] != '\0') printf("  %s: %s\n", row->verified == 0 ? "verification failed" : "error", row->error);
   fflush(stdout);
 }
@@ -541,6 +585,13 @@ static void json_row(FILE *out, const options *opt, const topo_set *ts, const ca
   cli_json_string(out, ts->spec->text);
   fprintf(out, ",\"coll\":\"%s\",\"bytes\":%d,\"algo\":", row->coll, row->bytes);
   cli_json_string(out, row->algo);
+  /* What ran: algo, or the fallback that ran where algo does not apply (as nhood-bench's rows
+   * say); null when no algorithm was selected. */
+  fprintf(out, ",\"algo_resolved\":");
+  if (row->ran != NULL)
+    cli_json_string(out, row->ran);
+  else
+    fprintf(out, "null");
   fprintf(out, ",\"theta\":%d", opt->theta);
   if (row->predicted)
     fprintf(out, ",\"pred_us\":%.6f", row->pred_us);
@@ -580,11 +631,47 @@ static void json_row(FILE *out, const options *opt, const topo_set *ts, const ca
 /* Main                                                                                   */
 /* ------------------------------------------------------------------------------------- */
 
+/* Whether algorithm a makes its own schedule for this call on every rank (no fallback), as the
+ * library decides it: for combine, once its pattern is attached (Phase 1 runs here when that
+ * is still to be known). Where Phase 1 fails the answer is yes, and run_case reports it. */
+static int applies_everywhere(const options *opt, topo_set *ts, const sim_call *call, int a) {
+  const nhood_algorithm *alg = nhood_algorithm_by_name(opt->algos[a]);
+  char err[MESSAGE_LEN];
+  for (int pass = 0; pass < 2; pass++) {
+    int r = 0;
+    while (r < ts->nranks && nhood_algorithm_unfit(alg, ts->topos[r], &call->args[r]) == NULL) r++;
+    if (r == ts->nranks) return 1;
+    /* A reason of an algorithm that waits for its pattern may be that it is missing. */
+    if (pass > 0 || !alg->needs_pattern || ts->phase1_ran[a] || phase1_hook_of(alg->name) == NULL) return 0;
+    if (ensure_phase1(ts, opt, a, err, sizeof err) != 0) return 1;
+  }
+  return 0;
+}
+
+/* For --algo applicable: which algorithms run this call, and a line before its rows naming
+ * those left out, unless the previous call of this collective left out the same ones. */
+static void choose_applicable(const options *opt, topo_set *ts, const sim_call *call, int runs[], char *last,
+                              size_t lastlen) {
+  char names[MAX_ALGOS * (NHOOD_ALGORITHM_NAME_MAX + 2)] = "", key[sizeof names + 32];
+  for (int a = 0; a < opt->nalgos; a++) {
+    runs[a] = !opt->conditional[a] || applies_everywhere(opt, ts, call, a);
+    if (!runs[a])
+      snprintf(names + strlen(names), sizeof names - strlen(names), "%s%s", names[0] ? ", " : "", opt->algos[a]);
+  }
+  snprintf(key, sizeof key, "%s:%s", nhood_coll_names[call->kind], names);
+  if (strcmp(key, last) == 0) return;
+  snprintf(last, lastlen, "%s", key);
+  if (names[0] != '\0')
+    printf("  %s: left out, as they do not apply: %s (nhood-info --algorithms --topo SPEC says why)\n",
+           nhood_coll_names[call->kind], names);
+}
+
 /* Every case of one topology; returns the number of cases that failed. */
 static int simulate_topology(const options *opt, const topospec *spec, int sabotage, FILE *json) {
   topo_set ts;
   char err[MESSAGE_LEN];
-  int failed = 0;
+  char left_out[MAX_ALGOS * (NHOOD_ALGORITHM_NAME_MAX + 2) + 32] = "";
+  int failed = 0, runs[MAX_ALGOS];
   if (topo_set_init(&ts, spec, opt->nranks, err, sizeof err) != 0) {
     fprintf(stderr, "nhood-sim: %s: %s\n", spec->text, err);
     return 1;
@@ -598,8 +685,10 @@ static int simulate_topology(const options *opt, const topospec *spec, int sabot
         failed++;
         continue;
       }
+      choose_applicable(opt, &ts, &call, runs, left_out, sizeof left_out);
       for (int a = 0; a < opt->nalgos; a++) {
         case_row row;
+        if (!runs[a]) continue;
         run_case(opt, &ts, &call, a, sabotage, &row);
         failed += row.error[0] != '\0';
         print_row(opt, &row);
