@@ -153,9 +153,11 @@ int main(int argc, char **argv) {
   s.sources[1] = right;
   int destinations[DEG] = {right, left};
 
-  static const char *const algorithms[] = {"direct",   "combine",        "mpi",        "auto",
-                                           "cart-dim", "cart-dim-batch", "cart-bruck", "cart-2hop"};
-  for (size_t a = 0; a < sizeof algorithms / sizeof *algorithms; a++) {
+  /* Every algorithm of the registry and auto: the isomorphic ones (cart-*) on the ring as
+   * offsets, the others on the ring as a graph. */
+  const char *algorithms[TEST_MAX_ALGORITHMS];
+  int nalgorithms = test_algorithms(1, algorithms);
+  for (int a = 0; a < nalgorithms; a++) {
     if (!test_selected(algorithms[a], filter)) continue;
     MPI_Info info;
     TEST_CHECK(MPI_Info_create(&info));
