@@ -453,6 +453,13 @@ int NHOOD_Topo_algorithm_applies(NHOOD_Topo topo, MPI_Comm comm, const char *alg
                                  MPI_Info info, int *applies, const char **runs);
 
 /**
+ * The algorithm that the calling thread's last blocking collective ran (*algorithm = NULL
+ * before the first), for tools that report what nhood did (the interposition library's
+ * NHOOD_STATS). A static string.
+ */
+int NHOOD_Last_algorithm(const char **algorithm);
+
+/**
  * What a request's schedule does per start, for benchmarks and the curious.
  *
  * @param algorithm  if not NULL, receives the algorithm's name (static string).

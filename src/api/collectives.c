@@ -195,6 +195,15 @@ cleanup:
   return rc;
 }
 
+/* The algorithm of the calling thread's last blocking call that ran (NHOOD_Last_algorithm). */
+static _Thread_local const char *last_blocking_algorithm;
+
+int NHOOD_Last_algorithm(const char **algorithm) {
+  if (algorithm == NULL) return nhood_error(MPI_ERR_ARG, "algorithm (the output) is NULL");
+  *algorithm = last_blocking_algorithm;
+  return MPI_SUCCESS;
+}
+
 /* A blocking call. A repeat of the topology's previous blocking call runs its cached
  * schedule after comparing arguments only (api/call_cache.h); a new call is checked and its
  * schedule built, into the cache when that is free. */
@@ -230,6 +239,7 @@ static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NHOOD_Topo t
    * (MPI's own) takes no tag window. */
   nhood_task_rebind(req->task, &a);
   if (nhood_request_ntags(req) > 0) req->tag_base = nhood_commctx_reserve_tags(req->ctx, nhood_request_ntags(req));
+  last_blocking_algorithm = nhood_task_schedule(req->task)->algorithm;
   rc = nhood_request_begin(req);
   if (rc == MPI_SUCCESS) rc = nhood_request_wait(req);
   if (rc != MPI_SUCCESS) nhood_request_error_context(req);

@@ -16,7 +16,16 @@
  * list; --verbose prints every case on rank 0.
  * NHOOD_TEST_SABOTAGE=1 flips one byte of nhood's result on the last rank after every call:
  * the run must then fail, proving that the comparison catches wrong data.
+ *
+ * --interposed: the calls under test are the plain MPI_Neighbor_*, MPI_Ineighbor_* and
+ * persistent MPI_Neighbor_*_init (Open MPI 4: MPIX_) on the topology's MPI communicator,
+ * completed with MPI_Wait, MPI_Test, MPI_Waitall, MPI_Start and MPI_Request_free, in a program
+ * run with the interposition library (libnhood-mpi.so) preloaded; the run fails if it is not.
+ * MPI's own results come from PMPI_*, which the library does not intercept. The algorithm is
+ * the library's (NHOOD_ALGORITHM).
  */
+#define _GNU_SOURCE /* dladdr */
+#include <dlfcn.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +34,15 @@
 #include "corpus.h"
 #include "nhood.h"
 #include "testutil.h"
+
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h>
+#endif
+#if MPI_VERSION >= 4
+#define MPI_PERSISTENT(coll) MPI_Neighbor_##coll##_init
+#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define MPI_PERSISTENT(coll) MPIX_Neighbor_##coll##_init
+#endif
 
 /* Every case runs under "auto" and every algorithm of nhood's registry (NHOOD_Algorithm_*).
  * An algorithm asked for explicitly must run its own schedule where it applies and the
@@ -342,21 +360,21 @@ static void describe_offset(const layout *L, const corpus_entry *e, size_t offse
 static void mpi_neighbor(const layout *L, const void *sbuf, void *rbuf, MPI_Comm comm) {
   switch (L->coll) {
     case COLL_ALLGATHER:
-      TEST_CHECK(MPI_Neighbor_allgather(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm));
+      TEST_CHECK(PMPI_Neighbor_allgather(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm));
       break;
     case COLL_ALLGATHERV:
       TEST_CHECK(
-          MPI_Neighbor_allgatherv(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcounts, L->rdispls, L->recvtype, comm));
+          PMPI_Neighbor_allgatherv(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcounts, L->rdispls, L->recvtype, comm));
       break;
     case COLL_ALLTOALL:
-      TEST_CHECK(MPI_Neighbor_alltoall(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm));
+      TEST_CHECK(PMPI_Neighbor_alltoall(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm));
       break;
     case COLL_ALLTOALLV:
-      TEST_CHECK(MPI_Neighbor_alltoallv(sbuf, L->sendcounts, L->sdispls, L->sendtype, rbuf, L->recvcounts, L->rdispls,
+      TEST_CHECK(PMPI_Neighbor_alltoallv(sbuf, L->sendcounts, L->sdispls, L->sendtype, rbuf, L->recvcounts, L->rdispls,
                                         L->recvtype, comm));
       break;
     case COLL_ALLTOALLW:
-      TEST_CHECK(MPI_Neighbor_alltoallw(sbuf, L->sendcounts, L->sdispls_w, L->sendtypes, rbuf, L->recvcounts,
+      TEST_CHECK(PMPI_Neighbor_alltoallw(sbuf, L->sendcounts, L->sdispls_w, L->sendtypes, rbuf, L->recvcounts,
                                         L->rdispls_w, L->recvtypes, comm));
       break;
     default:
@@ -444,6 +462,61 @@ static int nhood_neighbor(call_kind kind, const layout *L, const void *sbuf, voi
   }
 }
 
+/* The same calls by MPI's names, for --interposed. */
+static int mpi_call(call_kind kind, const layout *L, const void *sbuf, void *rbuf, MPI_Comm comm, MPI_Request *req) {
+#ifdef MPI_PERSISTENT
+#define PERSISTENT_OR(call) MPI_PERSISTENT call
+#else
+#define PERSISTENT_OR(call) MPI_ERR_UNSUPPORTED_OPERATION
+#endif
+  switch (L->coll) {
+    case COLL_ALLGATHER:
+      if (kind == CALL_BLOCKING)
+        return MPI_Neighbor_allgather(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm);
+      if (kind == CALL_NONBLOCKING)
+        return MPI_Ineighbor_allgather(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm, req);
+      return PERSISTENT_OR((allgather)(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm,
+                                       MPI_INFO_NULL, req));
+    case COLL_ALLGATHERV:
+      if (kind == CALL_BLOCKING)
+        return MPI_Neighbor_allgatherv(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcounts, L->rdispls, L->recvtype,
+                                       comm);
+      if (kind == CALL_NONBLOCKING)
+        return MPI_Ineighbor_allgatherv(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcounts, L->rdispls, L->recvtype,
+                                        comm, req);
+      return PERSISTENT_OR((allgatherv)(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcounts, L->rdispls,
+                                        L->recvtype, comm, MPI_INFO_NULL, req));
+    case COLL_ALLTOALL:
+      if (kind == CALL_BLOCKING)
+        return MPI_Neighbor_alltoall(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm);
+      if (kind == CALL_NONBLOCKING)
+        return MPI_Ineighbor_alltoall(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm, req);
+      return PERSISTENT_OR((alltoall)(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm,
+                                      MPI_INFO_NULL, req));
+    case COLL_ALLTOALLV:
+      if (kind == CALL_BLOCKING)
+        return MPI_Neighbor_alltoallv(sbuf, L->sendcounts, L->sdispls, L->sendtype, rbuf, L->recvcounts, L->rdispls,
+                                      L->recvtype, comm);
+      if (kind == CALL_NONBLOCKING)
+        return MPI_Ineighbor_alltoallv(sbuf, L->sendcounts, L->sdispls, L->sendtype, rbuf, L->recvcounts, L->rdispls,
+                                       L->recvtype, comm, req);
+      return PERSISTENT_OR((alltoallv)(sbuf, L->sendcounts, L->sdispls, L->sendtype, rbuf, L->recvcounts,
+                                       L->rdispls, L->recvtype, comm, MPI_INFO_NULL, req));
+    case COLL_ALLTOALLW:
+      if (kind == CALL_BLOCKING)
+        return MPI_Neighbor_alltoallw(sbuf, L->sendcounts, L->sdispls_w, L->sendtypes, rbuf, L->recvcounts,
+                                      L->rdispls_w, L->recvtypes, comm);
+      if (kind == CALL_NONBLOCKING)
+        return MPI_Ineighbor_alltoallw(sbuf, L->sendcounts, L->sdispls_w, L->sendtypes, rbuf, L->recvcounts,
+                                       L->rdispls_w, L->recvtypes, comm, req);
+      return PERSISTENT_OR((alltoallw)(sbuf, L->sendcounts, L->sdispls_w, L->sendtypes, rbuf, L->recvcounts,
+                                       L->rdispls_w, L->recvtypes, comm, MPI_INFO_NULL, req));
+    default:
+      return MPI_ERR_INTERN;
+  }
+#undef PERSISTENT_OR
+}
+
 /* ------------------------------------------------------------------------------------- */
 /* Running and checking one case                                                          */
 /* ------------------------------------------------------------------------------------- */
@@ -480,6 +553,7 @@ typedef struct test_context {
   int *case_failed;
   int ncases, case_capacity;
   int own_schedules[MAX_ALGORITHMS][NCOLLECTIVES]; /* persistent schedules named after an algorithm */
+  int interposed; /* --interposed: the calls under test are MPI's, through libnhood-mpi.so */
 } test_context;
 
 /* One case in progress: what to print when it fails. */
@@ -539,95 +613,149 @@ static int compare(test_context *t, const case_info *ci, int round, unsigned cha
   return 1;
 }
 
-static int check_request_null(test_context *t, const case_info *ci, NHOOD_Request req, const char *call) {
-  if (req == NHOOD_REQUEST_NULL) return 0;
+/* A request under test: nhood's, or (--interposed) MPI's through the interposition library.
+ * The functions below call the one or the other, so that each mode reads the same for both. */
+typedef struct test_request {
+  NHOOD_Request nhood;
+  MPI_Request mpi;
+} test_request;
+#define TEST_REQUEST_NULL {NHOOD_REQUEST_NULL, MPI_REQUEST_NULL}
+
+static int call_under_test(const test_context *t, const case_info *ci, call_kind kind, const layout *L,
+                           const void *sbuf, void *rbuf, NHOOD_Topo topo, MPI_Info info, test_request *req) {
+  if (t->interposed) return mpi_call(kind, L, sbuf, rbuf, ci->entry->ref_comm, req ? &req->mpi : NULL);
+  return nhood_neighbor(kind, L, sbuf, rbuf, ci->entry->nhood_comm, topo, info, req ? &req->nhood : NULL);
+}
+static int wait_under_test(const test_context *t, test_request *req) {
+  return t->interposed ? MPI_Wait(&req->mpi, MPI_STATUS_IGNORE) : NHOOD_Wait(&req->nhood);
+}
+static int test_under_test(const test_context *t, test_request *req, int *flag) {
+  return t->interposed ? MPI_Test(&req->mpi, flag, MPI_STATUS_IGNORE) : NHOOD_Test(&req->nhood, flag);
+}
+static int waitall_under_test(const test_context *t, test_request pair[2]) {
+  if (!t->interposed) {
+    NHOOD_Request both[2] = {pair[0].nhood, pair[1].nhood};
+    int rc = NHOOD_Waitall(2, both);
+    pair[0].nhood = both[0], pair[1].nhood = both[1];
+    return rc;
+  }
+  MPI_Request both[2] = {pair[0].mpi, pair[1].mpi};
+  MPI_Status statuses[2]; /* not MPI_STATUSES_IGNORE: MPICH's declaration makes GCC warn */
+  int rc = MPI_Waitall(2, both, statuses);
+  pair[0].mpi = both[0], pair[1].mpi = both[1];
+  return rc;
+}
+static int start_under_test(const test_context *t, test_request *req) {
+  return t->interposed ? MPI_Start(&req->mpi) : NHOOD_Start(&req->nhood);
+}
+static int free_under_test(const test_context *t, test_request *req) {
+  return t->interposed ? MPI_Request_free(&req->mpi) : NHOOD_Request_free(&req->nhood);
+}
+static int is_null(const test_context *t, const test_request *req) {
+  return t->interposed ? req->mpi == MPI_REQUEST_NULL : req->nhood == NHOOD_REQUEST_NULL;
+}
+
+static int check_request_null(test_context *t, const case_info *ci, const test_request *req, const char *call) {
+  if (is_null(t, req)) return 0;
   char what[128];
-  snprintf(what, sizeof what, "%s did not set the completed request to NHOOD_REQUEST_NULL", call);
+  snprintf(what, sizeof what, "%s did not set the completed request to the null request", call);
   report_failure(t, ci, what);
   return 1;
 }
 
 enum { USER_TAG = 4242, USER_MAGIC = 0x5eed };
 
+/* The persistent mode's check that what ran is the algorithm asked for where it applies, and
+ * the fallback the library names where it does not (nhood's own requests only). */
+static int check_what_ran(test_context *t, const case_info *ci, NHOOD_Request req, int applies, const char *must_run) {
+  const char *algorithm = NULL;
+  if (req == NHOOD_REQUEST_NULL || NHOOD_Request_schedule_info(req, &algorithm, NULL, NULL, NULL, NULL) != MPI_SUCCESS ||
+      algorithm == NULL)
+    return 0;
+  for (int a = 0; a < NALGORITHMS; a++)
+    if (strcmp(algorithm, algorithms[a]) == 0) t->own_schedules[a][ci->layout->coll]++;
+  if (strcmp(ci->algorithm, "auto") == 0 || !must_run || strcmp(algorithm, must_run) == 0) return 0;
+  char why[160];
+  snprintf(why, sizeof why, "ran \"%s\", but \"%s\" %s", algorithm, must_run,
+           applies ? "applies" : "is the fallback the library names");
+  report_failure(t, ci, why);
+  return 1;
+}
+
 /* Runs one mode of one case; returns 1 if it failed on this process. */
 static int run_mode(test_context *t, const case_info *ci, mode m, NHOOD_Topo topo, MPI_Info info, buffers *B) {
   const layout *L = ci->layout;
   const corpus_entry *e = ci->entry;
-  MPI_Comm comm = e->nhood_comm;
-  NHOOD_Request req = NHOOD_REQUEST_NULL, pair[2] = {NHOOD_REQUEST_NULL, NHOOD_REQUEST_NULL};
+  MPI_Comm comm = t->interposed ? e->ref_comm : e->nhood_comm;
+  test_request req = TEST_REQUEST_NULL, pair[2] = {TEST_REQUEST_NULL, TEST_REQUEST_NULL};
   int failed = 0, flag = 0;
   fill_sentinel(B->got[0], L->recvbytes);
   fill_sentinel(B->got[1], L->recvbytes);
   switch (m) {
     case MODE_BLOCKING:
-      require_success(t, ci, nhood_neighbor(CALL_BLOCKING, L, B->send[0], B->got[0], comm, topo, info, NULL),
+      require_success(t, ci, call_under_test(t, ci, CALL_BLOCKING, L, B->send[0], B->got[0], topo, info, NULL),
                       "blocking call");
       failed |= compare(t, ci, 0, B->got[0], B->expected[0], L->recvbytes);
       break;
     case MODE_WAIT:
-      require_success(t, ci, nhood_neighbor(CALL_NONBLOCKING, L, B->send[0], B->got[0], comm, topo, info, &req),
+      require_success(t, ci, call_under_test(t, ci, CALL_NONBLOCKING, L, B->send[0], B->got[0], topo, info, &req),
                       "non-blocking call");
-      require_success(t, ci, NHOOD_Wait(&req), "NHOOD_Wait");
-      failed |= check_request_null(t, ci, req, "NHOOD_Wait");
+      require_success(t, ci, wait_under_test(t, &req), "wait");
+      failed |= check_request_null(t, ci, &req, "wait");
       failed |= compare(t, ci, 0, B->got[0], B->expected[0], L->recvbytes);
       break;
     case MODE_TEST:
-      require_success(t, ci, nhood_neighbor(CALL_NONBLOCKING, L, B->send[0], B->got[0], comm, topo, info, &req),
+      require_success(t, ci, call_under_test(t, ci, CALL_NONBLOCKING, L, B->send[0], B->got[0], topo, info, &req),
                       "non-blocking call");
-      while (!flag) require_success(t, ci, NHOOD_Test(&req, &flag), "NHOOD_Test");
-      failed |= check_request_null(t, ci, req, "NHOOD_Test");
+      while (!flag) require_success(t, ci, test_under_test(t, &req, &flag), "test");
+      failed |= check_request_null(t, ci, &req, "test");
       failed |= compare(t, ci, 0, B->got[0], B->expected[0], L->recvbytes);
       break;
     case MODE_WAITALL: /* two collectives outstanding at once on the same communicator */
-      require_success(t, ci, nhood_neighbor(CALL_NONBLOCKING, L, B->send[0], B->got[0], comm, topo, info, &pair[0]),
+      require_success(t, ci, call_under_test(t, ci, CALL_NONBLOCKING, L, B->send[0], B->got[0], topo, info, &pair[0]),
                       "first non-blocking call");
-      require_success(t, ci, nhood_neighbor(CALL_NONBLOCKING, L, B->send[1], B->got[1], comm, topo, info, &pair[1]),
+      require_success(t, ci, call_under_test(t, ci, CALL_NONBLOCKING, L, B->send[1], B->got[1], topo, info, &pair[1]),
                       "second non-blocking call");
-      require_success(t, ci, NHOOD_Waitall(2, pair), "NHOOD_Waitall");
-      failed |= check_request_null(t, ci, pair[0], "NHOOD_Waitall");
-      failed |= check_request_null(t, ci, pair[1], "NHOOD_Waitall");
+      require_success(t, ci, waitall_under_test(t, pair), "waitall");
+      failed |= check_request_null(t, ci, &pair[0], "waitall");
+      failed |= check_request_null(t, ci, &pair[1], "waitall");
       failed |= compare(t, ci, 0, B->got[0], B->expected[0], L->recvbytes);
       failed |= compare(t, ci, 1, B->got[1], B->expected[1], L->recvbytes);
       break;
     case MODE_PERSISTENT: {
+#ifndef MPI_PERSISTENT
+      if (t->interposed) break; /* this MPI has no persistent neighborhood collectives */
+#endif
       layout owned_types;
       /* What must run: the algorithm where it applies, else its fallback (collective). */
       int applies = 1;
       const char *must_run = ci->algorithm;
-      if (strcmp(ci->algorithm, "auto") != 0)
+      if (!t->interposed && strcmp(ci->algorithm, "auto") != 0)
         require_success(t, ci,
                         NHOOD_Topo_algorithm_applies(topo, comm, ci->algorithm, collective_names[L->coll], info,
                                                      &applies, &must_run),
                         "NHOOD_Topo_algorithm_applies");
       memcpy(B->persistent_send, B->send[0], L->sendbytes);
       layout_dup_types(L, e->indegree, e->outdegree, &owned_types);
-      require_success(
-          t, ci,
-          nhood_neighbor(CALL_PERSISTENT_INIT, &owned_types, B->persistent_send, B->got[0], comm, topo, info, &req),
-          "persistent init");
+      require_success(t, ci,
+                      call_under_test(t, ci, CALL_PERSISTENT_INIT, &owned_types, B->persistent_send, B->got[0], topo,
+                                      info, &req),
+                      "persistent init");
       layout_free_dup_types(&owned_types, e->indegree, e->outdegree);
       for (int round = 0; round < 2; round++) {
         if (round == 1) memcpy(B->persistent_send, B->send[1], L->sendbytes);
-        require_success(t, ci, NHOOD_Start(&req), "NHOOD_Start");
-        require_success(t, ci, NHOOD_Wait(&req), "NHOOD_Wait");
+        require_success(t, ci, start_under_test(t, &req), "start");
+        require_success(t, ci, wait_under_test(t, &req), "wait");
+        if (is_null(t, &req)) {
+          report_failure(t, ci, "waiting for a persistent request set it to the null request");
+          return 1;
+        }
         failed |= compare(t, ci, round, B->got[0], B->expected[round], L->recvbytes);
       }
       /* After a start, as combine's v and w collectives build their data schedule then. */
-      const char *algorithm = NULL;
-      if (req != NHOOD_REQUEST_NULL &&
-          NHOOD_Request_schedule_info(req, &algorithm, NULL, NULL, NULL, NULL) == MPI_SUCCESS && algorithm != NULL) {
-        for (int a = 0; a < NALGORITHMS; a++)
-          if (strcmp(algorithm, algorithms[a]) == 0) t->own_schedules[a][L->coll]++;
-        if (strcmp(ci->algorithm, "auto") != 0 && must_run && strcmp(algorithm, must_run) != 0) {
-          char why[160];
-          snprintf(why, sizeof why, "ran \"%s\", but \"%s\" %s", algorithm, must_run,
-                   applies ? "applies" : "is the fallback the library names");
-          report_failure(t, ci, why);
-          failed = 1;
-        }
-      }
-      require_success(t, ci, NHOOD_Request_free(&req), "NHOOD_Request_free");
-      failed |= check_request_null(t, ci, req, "NHOOD_Request_free");
+      if (!t->interposed) failed |= check_what_ran(t, ci, req.nhood, applies, must_run);
+      require_success(t, ci, free_under_test(t, &req), "request free");
+      failed |= check_request_null(t, ci, &req, "request free");
       break;
     }
     case MODE_USER_ANY_SOURCE: {
@@ -639,9 +767,9 @@ static int run_mode(test_context *t, const case_info *ci, mode m, NHOOD_Topo top
       MPI_Request user_recv, user_send;
       MPI_Status status;
       TEST_CHECK(MPI_Irecv(user_in, 8, MPI_INT, MPI_ANY_SOURCE, MPI_ANY_TAG, comm, &user_recv));
-      require_success(t, ci, nhood_neighbor(CALL_NONBLOCKING, L, B->send[0], B->got[0], comm, topo, info, &req),
+      require_success(t, ci, call_under_test(t, ci, CALL_NONBLOCKING, L, B->send[0], B->got[0], topo, info, &req),
                       "non-blocking call");
-      require_success(t, ci, NHOOD_Wait(&req), "NHOOD_Wait");
+      require_success(t, ci, wait_under_test(t, &req), "wait");
       TEST_CHECK(MPI_Isend(user_out, 3, MPI_INT, right, USER_TAG, comm, &user_send));
       TEST_CHECK(MPI_Wait(&user_recv, &status));
       TEST_CHECK(MPI_Wait(&user_send, MPI_STATUS_IGNORE));
@@ -782,8 +910,8 @@ static void compute_references(const corpus_entry *e, int ngroups, case_group gr
   MPI_Comm comm;
   TEST_CHECK(MPI_Dist_graph_create_adjacent(e->ref_comm, in, sources, test_unweighted(), out, destinations,
                                             test_unweighted(), MPI_INFO_NULL, 0, &comm));
-  TEST_CHECK(MPI_Neighbor_alltoallw(MPI_BOTTOM, sendcounts, sdispls, sendtypes, MPI_BOTTOM, recvcounts, rdispls,
-                                    recvtypes, comm));
+  TEST_CHECK(PMPI_Neighbor_alltoallw(MPI_BOTTOM, sendcounts, sdispls, sendtypes, MPI_BOTTOM, recvcounts, rdispls,
+                                     recvtypes, comm));
   TEST_CHECK(MPI_Comm_free(&comm));
   free(sources);
   free(destinations);
@@ -832,7 +960,7 @@ static void run_cases(test_context *t, const corpus_entry *e, case_group *g) {
 
 /* All cases on one topology. */
 static void run_entry(test_context *t, const corpus_entry *e) {
-  for (int a = 0; a < NALGORITHMS; a++)
+  for (int a = 0; a < NALGORITHMS && !t->interposed; a++)
     if (test_selected(algorithms[a], t->filter_algorithm)) record_case(t, check_neighbors(t, e, a));
   case_group groups[NCOLLECTIVES * NDTYPES];
   int ngroups = 0;
@@ -854,6 +982,8 @@ static void parse_options(test_context *t, int argc, char **argv) {
     const char **target = NULL;
     if (strcmp(argv[k], "--verbose") == 0)
       t->verbose = 1;
+    else if (strcmp(argv[k], "--interposed") == 0)
+      t->interposed = 1;
     else if (strcmp(argv[k], "--topology") == 0)
       target = &t->filter_topology;
     else if (strcmp(argv[k], "--collective") == 0)
@@ -884,6 +1014,13 @@ int main(int argc, char **argv) {
   t.sabotage = sabotage != NULL && strcmp(sabotage, "1") == 0;
   double start = MPI_Wtime();
   NALGORITHMS = test_algorithms(1, algorithms);
+  if (t.interposed) { /* one pass: the library chooses (NHOOD_ALGORITHM) */
+    Dl_info where;
+    if (!dladdr((void *)MPI_Neighbor_allgather, &where) || !where.dli_fname || !strstr(where.dli_fname, "nhood-mpi"))
+      test_fatal(__FILE__, __LINE__, "--interposed, but MPI_Neighbor_allgather is not libnhood-mpi's", MPI_ERR_OTHER);
+    algorithms[0] = getenv("NHOOD_ALGORITHM") ? getenv("NHOOD_ALGORITHM") : "auto";
+    NALGORITHMS = 1;
+  }
 
   for (int a = 0; a < NALGORITHMS; a++) {
     TEST_CHECK(MPI_Info_create(&t.algorithm_info[a]));

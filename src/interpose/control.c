@@ -1,0 +1,173 @@
+/*
+ * What the interposition library decides around each call: whether nhood handles it
+ * (NHOOD_INTERPOSE), the topology object of a communicator (cached in an attribute, so that
+ * MPI_Comm_free frees it and MPI_Comm_dup derives its own), errors raised as MPI raises them,
+ * and what NHOOD_STATS prints at MPI_Finalize.
+ */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interpose/interpose.h"
+
+/* ---- NHOOD_INTERPOSE and the cached topology ------------------------------------------- */
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static int enabled = 1, stats = 0;
+static int topo_keyval = MPI_KEYVAL_INVALID;
+
+static int delete_topo(MPI_Comm comm, int keyval, void *value, void *extra) {
+  (void)comm, (void)keyval, (void)extra;
+  NHOOD_Topo topo = value;
+  NHOOD_Topo_free(&topo);
+  return MPI_SUCCESS;
+}
+
+static int env_is(const char *name, const char *value) {
+  const char *v = getenv(name);
+  return v != NULL && strcmp(v, value) == 0;
+}
+
+static void init_once(void) {
+  enabled = !(env_is("NHOOD_INTERPOSE", "off") || env_is("NHOOD_INTERPOSE", "0"));
+  stats = env_is("NHOOD_STATS", "1");
+  /* A duplicate of the communicator derives its own topology object at its first call
+   * (MPI_COMM_NULL_COPY_FN): creating one is local and cheap. */
+  if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_topo, &topo_keyval, NULL) != MPI_SUCCESS) enabled = 0;
+}
+
+/* NHOOD_ALGORITHM as the info key nhood_algorithm, for every topology derived here. */
+static int derive_topo(MPI_Comm comm, NHOOD_Topo *topo) {
+  const char *algorithm = getenv("NHOOD_ALGORITHM");
+  MPI_Info info = MPI_INFO_NULL;
+  if (algorithm && *algorithm) {
+    PMPI_Info_create(&info);
+    PMPI_Info_set(info, NHOOD_INFO_ALGORITHM, algorithm);
+  }
+  int rc = NHOOD_Topo_create_from_comm(comm, info, topo);
+  if (info != MPI_INFO_NULL) PMPI_Info_free(&info);
+  if (rc == MPI_SUCCESS) rc = PMPI_Comm_set_attr(comm, topo_keyval, *topo);
+  return rc;
+}
+
+int ip_route(MPI_Comm comm, NHOOD_Topo *topo, int *rc) {
+  pthread_once(&once, init_once);
+  *rc = MPI_SUCCESS;
+  if (!enabled) return 0;
+  int found = 0, kind = MPI_UNDEFINED;
+  void *value = NULL;
+  if (comm != MPI_COMM_NULL && PMPI_Comm_get_attr(comm, topo_keyval, &value, &found) == MPI_SUCCESS && found) {
+    *topo = value;
+    return 1;
+  }
+  /* No topology (or not a valid communicator): MPI's own call reports it. */
+  if (comm == MPI_COMM_NULL || PMPI_Topo_test(comm, &kind) != MPI_SUCCESS || kind == MPI_UNDEFINED) return 0;
+  *rc = derive_topo(comm, topo);
+  if (*rc != MPI_SUCCESS) *rc = ip_raise(comm, *rc, "deriving the topology object");
+  return 1;
+}
+
+int ip_raise_message(MPI_Comm comm, int rc, const char *function, const char *message) {
+  if (rc == MPI_SUCCESS) return rc;
+  MPI_Errhandler handler = MPI_ERRHANDLER_NULL;
+  if (comm == MPI_COMM_NULL) comm = MPI_COMM_WORLD;
+  PMPI_Comm_get_errhandler(comm, &handler);
+  /* MPI's fatal handler prints only the error class: say what nhood saw first. */
+  if (handler == MPI_ERRORS_ARE_FATAL) fprintf(stderr, "nhood (%s): %s\n", function, message);
+  if (handler != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&handler);
+  PMPI_Comm_call_errhandler(comm, rc);
+  return rc;
+}
+
+int ip_raise(MPI_Comm comm, int rc, const char *function) {
+  if (rc == MPI_SUCCESS) return rc;
+  char message[MPI_MAX_ERROR_STRING];
+  int len = (int)sizeof message;
+  if (NHOOD_Error_message(message, &len) != MPI_SUCCESS) message[0] = '\0';
+  return ip_raise_message(comm, rc, function, message);
+}
+
+/* ---- NHOOD_STATS ----------------------------------------------------------------------- */
+
+/* Per collective, mode and algorithm (the registry's, then one slot for an unknown name):
+ * calls, the sum of their block sizes, the time in them. */
+#define IP_MAX_ALGORITHMS 31
+typedef struct {
+  double calls[IP_NCOLLS][IP_NMODES][IP_MAX_ALGORITHMS + 1];
+  double bytes[IP_NCOLLS][IP_NMODES][IP_MAX_ALGORITHMS + 1];
+  double seconds[IP_NCOLLS][IP_NMODES][IP_MAX_ALGORITHMS + 1];
+} ip_stats_table;
+static ip_stats_table table;
+static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int ip_stats_on(void) {
+  pthread_once(&once, init_once);
+  return stats;
+}
+
+double ip_stats_clock(void) { return stats ? PMPI_Wtime() : 0; }
+
+static int algorithm_slot(const char *name) {
+  int count = 0;
+  const char *known = NULL;
+  NHOOD_Algorithm_count(&count);
+  if (count > IP_MAX_ALGORITHMS) count = IP_MAX_ALGORITHMS;
+  for (int k = 0; name && k < count; k++)
+    if (NHOOD_Algorithm_get(k, &known, NULL) == MPI_SUCCESS && strncmp(name, known, strlen(known)) == 0 &&
+        (name[strlen(known)] == '\0' || name[strlen(known)] == ' '))
+      return k; /* "combine (size pass)" counts as combine */
+  return IP_MAX_ALGORITHMS;
+}
+
+void ip_stats_record(ip_coll coll, ip_mode mode, const char *algorithm, double block_bytes, double seconds) {
+  int k = algorithm_slot(algorithm);
+  pthread_mutex_lock(&stats_lock);
+  table.calls[coll][mode][k] += 1;
+  table.bytes[coll][mode][k] += block_bytes;
+  table.seconds[coll][mode][k] += seconds;
+  pthread_mutex_unlock(&stats_lock);
+}
+
+static void print_stats(void) {
+  static const char *const colls[IP_NCOLLS] = {"allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"};
+  static const char *const modes[IP_NMODES] = {"blocking", "non-blocking", "persistent"};
+  int rank = 0, size = 1, initialized = 0, finalized = 0;
+  PMPI_Initialized(&initialized);
+  PMPI_Finalized(&finalized);
+  if (!initialized || finalized) return;
+  PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  PMPI_Comm_size(MPI_COMM_WORLD, &size);
+  enum { N = IP_NCOLLS * IP_NMODES * (IP_MAX_ALGORITHMS + 1) };
+  ip_stats_table sum, max;
+  /* Calls and bytes: summed over processes; time: the slowest process's. */
+  PMPI_Reduce(table.calls, sum.calls, N, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(table.bytes, sum.bytes, N, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(table.seconds, max.seconds, N, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  if (rank != 0) return;
+  int count = 0;
+  NHOOD_Algorithm_count(&count);
+  printf("nhood: neighborhood collectives on %d processes (NHOOD_STATS=1)\n", size);
+  printf("  %-10s %-12s %-16s %12s %14s %14s\n", "collective", "mode", "algorithm", "calls/proc", "bytes/block",
+         "seconds (max)");
+  int rows = 0;
+  for (int c = 0; c < IP_NCOLLS; c++)
+    for (int m = 0; m < IP_NMODES; m++)
+      for (int k = 0; k <= IP_MAX_ALGORITHMS; k++) {
+        double calls = sum.calls[c][m][k];
+        if (calls == 0) continue;
+        const char *name = "other";
+        if (k < count) NHOOD_Algorithm_get(k, &name, NULL);
+        printf("  %-10s %-12s %-16s %12.0f %14.1f %14.6f\n", colls[c], modes[m], name, calls / size,
+               sum.bytes[c][m][k] / calls, max.seconds[c][m][k]);
+        rows++;
+      }
+  if (rows == 0) printf("  (none)\n");
+  printf("  time: blocking calls whole; non-blocking and persistent, the call that starts them\n");
+  fflush(stdout);
+}
+
+int MPI_Finalize(void) {
+  if (ip_stats_on()) print_stats();
+  return PMPI_Finalize();
+}

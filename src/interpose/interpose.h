@@ -1,0 +1,48 @@
+/*
+ * libnhood-mpi: the interposition library. Unmodified programs that call MPI_Neighbor_*
+ * get nhood through the MPI profiling interface: this library defines those functions (and
+ * the request functions that must understand nhood's requests), runs them with nhood's
+ * public API, and forwards everything else to PMPI_*. It is a layer above the API: it uses
+ * nhood.h only. Its copy of nhood calls MPI by the PMPI names of the functions defined here
+ * (pmpi_calls.h), so nhood's own traffic never comes back through them.
+ *
+ *   collectives.c  the neighborhood collectives: blocking, non-blocking, persistent
+ *   requests.c     MPI requests for nhood's requests, and every request function
+ *   control.c      NHOOD_INTERPOSE, the topology cached on a communicator, errors as MPI
+ *                  raises them, NHOOD_STATS and MPI_Finalize
+ */
+#ifndef NHOOD_INTERPOSE_INTERPOSE_H
+#define NHOOD_INTERPOSE_INTERPOSE_H
+
+#include <mpi.h>
+
+#include "nhood.h"
+
+/* The collectives, for statistics. */
+typedef enum { IP_ALLGATHER, IP_ALLGATHERV, IP_ALLTOALL, IP_ALLTOALLV, IP_ALLTOALLW, IP_NCOLLS } ip_coll;
+typedef enum { IP_BLOCKING, IP_NONBLOCKING, IP_PERSISTENT, IP_NMODES } ip_mode;
+
+/* 1 when nhood runs comm's neighborhood collectives, with its topology object in *topo
+ * (derived from the communicator at the first call and cached on it); 0 when the call goes to
+ * MPI unchanged: NHOOD_INTERPOSE=off, or a communicator without a process topology (MPI then
+ * reports the error as it does). A failure to derive the topology is raised on comm and
+ * returned in *rc with 1. */
+int ip_route(MPI_Comm comm, NHOOD_Topo *topo, int *rc);
+
+/* Reports rc (an MPI error class from nhood, with NHOOD_Error_message) as MPI would: through
+ * comm's error handler. With MPI_ERRORS_ARE_FATAL the program stops after nhood's message is
+ * printed; with MPI_ERRORS_RETURN rc comes back. MPI_SUCCESS passes through. */
+int ip_raise(MPI_Comm comm, int rc, const char *function);
+/* The same with a message of the caller's (errors found here, not by nhood). */
+int ip_raise_message(MPI_Comm comm, int rc, const char *function, const char *message);
+
+/* Statistics (NHOOD_STATS=1): whether they are kept, the clock, and one call's record. */
+int ip_stats_on(void);
+double ip_stats_clock(void);
+void ip_stats_record(ip_coll coll, ip_mode mode, const char *algorithm, double block_bytes, double seconds);
+
+/* An MPI request for nhood's request `nreq` (non-blocking, running; or persistent, inactive)
+ * in *request. On failure nreq is freed. */
+int ip_request_wrap(NHOOD_Request nreq, int persistent, MPI_Request *request);
+
+#endif

@@ -1,0 +1,433 @@
+/*
+ * MPI requests for nhood's requests, and the request functions that understand them.
+ *
+ * What a program gets from MPI_Ineighbor_* or MPI_Neighbor_*_init must work with every request
+ * function, in arrays mixed with other requests. The handles are MPI's own, so that MPI
+ * accepts them anywhere:
+ *
+ * - a run in flight (a non-blocking call, or one start of a persistent request) is a
+ *   generalized request (MPI_Grequest_start), completed with MPI_Grequest_complete as soon
+ *   as nhood's request completes. From then on MPI's own Wait/Test functions complete it,
+ *   with the index semantics of Waitany/Waitsome/Testsome and the statuses MPI gives;
+ * - a persistent request's handle, which must stay the same across starts and be inactive
+ *   between them, is a persistent send to MPI_PROC_NULL that is never started: inactive, it
+ *   behaves in every function exactly as MPI wants an inactive persistent request to
+ *   (Wait returns at once with an empty status, Waitany skips it). While a start is in
+ *   flight, the functions here hand MPI that start's generalized request in its place.
+ *
+ * Generalized requests do not progress by themselves: nhood's requests advance when the
+ * program calls a request function. Each of them advances every nhood request in flight
+ * (not only those it was given) before asking MPI, and waits by alternating the two; so a
+ * process that waits on a point-to-point request still moves the multi-round schedules its
+ * peers wait for, whatever order the processes wait in. With no nhood request in flight,
+ * every function goes straight to MPI.
+ *
+ * Freeing an active request is accepted (MPI calls it erroneous for collectives): the run
+ * still goes to its end, so that no other process hangs, and is freed then. Cancelling one
+ * is MPI_ERR_REQUEST, as MPI does not define cancel for collectives.
+ */
+#include <pthread.h>
+#include <sched.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "interpose/interpose.h"
+
+typedef struct ip_request {
+  NHOOD_Request nreq;
+  int persistent;
+  MPI_Request handle; /* persistent: what the program holds */
+  MPI_Request run;    /* the generalized request of the run in flight, or MPI_REQUEST_NULL */
+  MPI_Request greq;   /* the same, kept for MPI_Grequest_complete (the program may free run) */
+  int running;        /* nhood's request has not completed yet */
+  int error;          /* the run's result */
+  int orphaned;       /* persistent, freed by the program while a run was in flight */
+} ip_request;
+
+/* Runs in flight (nhood's request not complete) and live persistent requests. A recursive
+ * lock: completing a generalized request may call its free function, which takes it again. */
+static pthread_mutex_t lock;
+static pthread_once_t lock_once = PTHREAD_ONCE_INIT;
+static ip_request **running, **persistent;
+static int nrunning_cap, npersistent_cap;
+static atomic_int nrunning, npersistent;
+
+static void lock_init(void) {
+  pthread_mutexattr_t attr;
+  pthread_mutexattr_init(&attr);
+  pthread_mutexattr_settype(&attr, PTHREAD_MUTEX_RECURSIVE);
+  pthread_mutex_init(&lock, &attr);
+  pthread_mutexattr_destroy(&attr);
+}
+static void take(void) {
+  pthread_once(&lock_once, lock_init);
+  pthread_mutex_lock(&lock);
+}
+static void give(void) { pthread_mutex_unlock(&lock); }
+
+/* Adds r to list (under the lock). */
+static int list_add(ip_request ***list, int *cap, atomic_int *n, ip_request *r) {
+  int count = atomic_load(n);
+  if (count == *cap) {
+    int grown = *cap ? 2 * *cap : 16;
+    ip_request **bigger = realloc(*list, (size_t)grown * sizeof *bigger);
+    if (!bigger) return MPI_ERR_NO_MEM;
+    *list = bigger, *cap = grown;
+  }
+  (*list)[count] = r;
+  atomic_store(n, count + 1);
+  return MPI_SUCCESS;
+}
+static void list_remove(ip_request **list, atomic_int *n, ip_request *r) {
+  int count = atomic_load(n);
+  for (int k = 0; k < count; k++)
+    if (list[k] == r) {
+      list[k] = list[count - 1];
+      atomic_store(n, count - 1);
+      return;
+    }
+}
+
+/* Whether anything of nhood's is about: else every function goes straight to MPI. */
+static int none_of_ours(void) { return atomic_load(&nrunning) == 0 && atomic_load(&npersistent) == 0; }
+
+/* The live persistent request whose handle is h, or NULL. */
+static ip_request *persistent_of(MPI_Request h) {
+  if (atomic_load(&npersistent) == 0 || h == MPI_REQUEST_NULL) return NULL;
+  ip_request *found = NULL;
+  take();
+  for (int k = 0; k < atomic_load(&npersistent) && !found; k++)
+    if (persistent[k]->handle == h) found = persistent[k];
+  give();
+  return found;
+}
+
+/* The run in flight whose generalized request is h, or NULL. */
+static ip_request *running_of(MPI_Request h) {
+  if (atomic_load(&nrunning) == 0 || h == MPI_REQUEST_NULL) return NULL;
+  ip_request *found = NULL;
+  take();
+  for (int k = 0; k < atomic_load(&nrunning) && !found; k++)
+    if (running[k]->run == h) found = running[k];
+  give();
+  return found;
+}
+
+/* ---- generalized requests -------------------------------------------------------------- */
+
+static int query_fn(void *extra, MPI_Status *status) {
+  ip_request *r = extra;
+  /* A collective's status: no source, tag or elements. */
+  PMPI_Status_set_elements(status, MPI_BYTE, 0);
+  PMPI_Status_set_cancelled(status, 0);
+  status->MPI_SOURCE = MPI_ANY_SOURCE;
+  status->MPI_TAG = MPI_ANY_TAG;
+  status->MPI_ERROR = r->error;
+  return r->error;
+}
+
+static void release(ip_request *r) {
+  if (r->nreq != NHOOD_REQUEST_NULL) NHOOD_Request_free(&r->nreq);
+  free(r);
+}
+
+/* MPI frees the run's generalized request: a non-blocking call's ends here, a persistent
+ * request becomes inactive (or goes, if the program freed it meanwhile). */
+static int free_fn(void *extra) {
+  ip_request *r = extra;
+  if (!r->persistent) {
+    release(r);
+    return MPI_SUCCESS;
+  }
+  take();
+  r->run = MPI_REQUEST_NULL;
+  int orphaned = r->orphaned;
+  give();
+  if (orphaned) release(r);
+  return MPI_SUCCESS;
+}
+
+static int cancel_fn(void *extra, int complete) {
+  (void)extra, (void)complete;
+  return MPI_SUCCESS; /* runs are not cancelled (MPI_Cancel of ours is refused before this) */
+}
+
+/* Starts tracking a run of r: its generalized request, and r in the list of runs. */
+static int begin_run(ip_request *r) {
+  int rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, r, &r->run);
+  if (rc != MPI_SUCCESS) return rc;
+  r->greq = r->run;
+  r->running = 1;
+  r->error = MPI_SUCCESS;
+  take();
+  rc = list_add(&running, &nrunning_cap, &nrunning, r);
+  give();
+  return rc;
+}
+
+/* Advances every run in flight once; completes the generalized requests of those that
+ * finished. A thread that finds another one doing it goes on (it will be done). */
+static void progress_all(void) {
+  if (atomic_load(&nrunning) == 0) return;
+  pthread_once(&lock_once, lock_init);
+  if (pthread_mutex_trylock(&lock) != 0) return;
+  for (int k = 0; k < atomic_load(&nrunning);) {
+    ip_request *r = running[k];
+    int flag = 0, rc = NHOOD_Test(&r->nreq, &flag);
+    if (!flag && rc == MPI_SUCCESS) {
+      k++;
+      continue;
+    }
+    r->error = rc;
+    r->running = 0;
+    list_remove(running, &nrunning, r); /* moves the last one to k */
+    PMPI_Grequest_complete(r->greq); /* may free r (its program freed it already) */
+  }
+  give();
+}
+
+/* After a call that found nothing to do: let the other ranks of an oversubscribed node run. */
+static void idle(int *spins) {
+  if (++*spins > 64) sched_yield();
+}
+
+/* ---- wrapping nhood's requests --------------------------------------------------------- */
+
+int ip_request_wrap(NHOOD_Request nreq, int is_persistent, MPI_Request *request) {
+  ip_request *r = calloc(1, sizeof *r);
+  int rc = MPI_ERR_NO_MEM;
+  if (!r) {
+    NHOOD_Request_free(&nreq);
+    return rc;
+  }
+  r->nreq = nreq;
+  r->persistent = is_persistent;
+  r->run = r->handle = MPI_REQUEST_NULL;
+  if (!is_persistent) {
+    if ((rc = begin_run(r)) != MPI_SUCCESS) goto fail;
+    *request = r->run;
+    return MPI_SUCCESS;
+  }
+  rc = PMPI_Send_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, &r->handle);
+  if (rc != MPI_SUCCESS) goto fail;
+  take();
+  rc = list_add(&persistent, &npersistent_cap, &npersistent, r);
+  give();
+  if (rc != MPI_SUCCESS) goto fail;
+  *request = r->handle;
+  return MPI_SUCCESS;
+fail:
+  if (r->handle != MPI_REQUEST_NULL) PMPI_Request_free(&r->handle);
+  release(r);
+  return rc;
+}
+
+/* What MPI is handed for the program's request h: a persistent request's run in flight, or h. */
+static MPI_Request stand_in(MPI_Request h, ip_request **mine) {
+  ip_request *r = persistent_of(h);
+  if (mine) *mine = r;
+  return r && r->run != MPI_REQUEST_NULL ? r->run : h;
+}
+
+/* The stand-ins of n requests into tmp (*mapped = whether any differs from the program's). */
+static MPI_Request *stand_ins(int n, const MPI_Request reqs[], MPI_Request local[], int nlocal, int *mapped) {
+  MPI_Request *tmp = n <= nlocal ? local : malloc((size_t)n * sizeof *tmp);
+  if (!tmp) return NULL;
+  *mapped = 0;
+  for (int k = 0; k < n; k++) {
+    ip_request *mine = NULL;
+    tmp[k] = stand_in(reqs[k], &mine);
+    if (mine) *mapped = 1;
+  }
+  return tmp;
+}
+
+/* Back into the program's array what MPI changed, except persistent handles of ours. */
+static void write_back(int n, MPI_Request reqs[], MPI_Request tmp[], MPI_Request local[]) {
+  for (int k = 0; k < n; k++)
+    if (!persistent_of(reqs[k])) reqs[k] = tmp[k];
+  if (tmp != local) free(tmp);
+}
+
+/* ---- the request functions ------------------------------------------------------------- */
+
+#define LOCAL_REQUESTS 64
+
+int MPI_Start(MPI_Request *request) {
+  ip_request *r = request ? persistent_of(*request) : NULL;
+  if (!r) return PMPI_Start(request);
+  if (r->run != MPI_REQUEST_NULL)
+    return ip_raise_message(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Start",
+                            "the request is active (a neighborhood collective); wait for it before starting it again");
+  int rc = NHOOD_Start(&r->nreq);
+  if (rc != MPI_SUCCESS) return ip_raise(MPI_COMM_WORLD, rc, "MPI_Start");
+  if ((rc = begin_run(r)) != MPI_SUCCESS) return ip_raise(MPI_COMM_WORLD, rc, "MPI_Start");
+  return MPI_SUCCESS;
+}
+
+int MPI_Startall(int count, MPI_Request requests[]) {
+  if (atomic_load(&npersistent) == 0 || count < 0 || requests == NULL) return PMPI_Startall(count, requests);
+  for (int k = 0; k < count; k++) {
+    int rc = MPI_Start(&requests[k]);
+    if (rc != MPI_SUCCESS) return rc;
+  }
+  return MPI_SUCCESS;
+}
+
+/* When the run of r is the only one in flight, waits for it in MPI (no spinning): nothing
+ * else of nhood's needs to move meanwhile. */
+static void wait_alone(MPI_Request h) {
+  ip_request *r = running_of(h);
+  if (!r) return;
+  take();
+  int alone = atomic_load(&nrunning) == 1 && r->running;
+  if (alone) {
+    r->error = NHOOD_Wait(&r->nreq);
+    r->running = 0;
+    list_remove(running, &nrunning, r);
+    PMPI_Grequest_complete(r->greq);
+  }
+  give();
+}
+
+int MPI_Wait(MPI_Request *request, MPI_Status *status) {
+  if (none_of_ours() || request == NULL) return PMPI_Wait(request, status);
+  ip_request *mine = NULL;
+  MPI_Request tmp = stand_in(*request, &mine);
+  int rc = MPI_SUCCESS, flag = 0, spins = 0;
+  wait_alone(tmp);
+  for (;;) {
+    if (atomic_load(&nrunning) == 0) {
+      rc = PMPI_Wait(&tmp, status);
+      break;
+    }
+    progress_all();
+    rc = PMPI_Test(&tmp, &flag, status);
+    if (flag || rc != MPI_SUCCESS) break;
+    idle(&spins);
+  }
+  if (!mine) *request = tmp;
+  return rc;
+}
+
+int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
+  if (none_of_ours() || request == NULL) return PMPI_Test(request, flag, status);
+  progress_all();
+  ip_request *mine = NULL;
+  MPI_Request tmp = stand_in(*request, &mine);
+  int rc = PMPI_Test(&tmp, flag, status);
+  if (!mine) *request = tmp;
+  return rc;
+}
+
+int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
+  if (none_of_ours()) return PMPI_Request_get_status(request, flag, status);
+  progress_all();
+  return PMPI_Request_get_status(stand_in(request, NULL), flag, status);
+}
+
+/* The array functions share one shape: advance nhood's runs, then ask MPI about the stand-ins;
+ * the waits repeat that until MPI says done, or call MPI's own wait once no run is left. */
+#define ARRAY_CALL(pmpi_call)                                                             \
+  MPI_Request local[LOCAL_REQUESTS];                                                      \
+  int mapped = 0, rc;                                                                     \
+  MPI_Request *tmp = stand_ins(count, requests, local, LOCAL_REQUESTS, &mapped);          \
+  if (!tmp) return ip_raise_message(MPI_COMM_WORLD, MPI_ERR_NO_MEM, "requests", "out of memory"); \
+  rc = pmpi_call;                                                                         \
+  write_back(count, requests, tmp, local);                                                \
+  return rc
+
+int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {
+  if (none_of_ours() || count <= 0 || requests == NULL) return PMPI_Testall(count, requests, flag, statuses);
+  progress_all();
+  ARRAY_CALL(PMPI_Testall(count, tmp, flag, statuses));
+}
+
+int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status) {
+  if (none_of_ours() || count <= 0 || requests == NULL) return PMPI_Testany(count, requests, index, flag, status);
+  progress_all();
+  ARRAY_CALL(PMPI_Testany(count, tmp, index, flag, status));
+}
+
+int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[]) {
+  int count = incount;
+  if (none_of_ours() || count <= 0 || requests == NULL)
+    return PMPI_Testsome(incount, requests, outcount, indices, statuses);
+  progress_all();
+  ARRAY_CALL(PMPI_Testsome(count, tmp, outcount, indices, statuses));
+}
+
+static int waitall_loop(int count, MPI_Request tmp[], MPI_Status statuses[]) {
+  int flag = 0, spins = 0;
+  for (;;) {
+    if (atomic_load(&nrunning) == 0) return PMPI_Waitall(count, tmp, statuses);
+    progress_all();
+    int rc = PMPI_Testall(count, tmp, &flag, statuses);
+    if (flag || rc != MPI_SUCCESS) return rc;
+    idle(&spins);
+  }
+}
+
+static int waitany_loop(int count, MPI_Request tmp[], int *index, MPI_Status *status) {
+  int flag = 0, spins = 0;
+  for (;;) {
+    if (atomic_load(&nrunning) == 0) return PMPI_Waitany(count, tmp, index, status);
+    progress_all();
+    int rc = PMPI_Testany(count, tmp, index, &flag, status);
+    if (flag || rc != MPI_SUCCESS) return rc;
+    idle(&spins);
+  }
+}
+
+static int waitsome_loop(int count, MPI_Request tmp[], int *outcount, int indices[], MPI_Status statuses[]) {
+  int spins = 0;
+  for (;;) {
+    if (atomic_load(&nrunning) == 0) return PMPI_Waitsome(count, tmp, outcount, indices, statuses);
+    progress_all();
+    int rc = PMPI_Testsome(count, tmp, outcount, indices, statuses);
+    if (*outcount != 0 || rc != MPI_SUCCESS) return rc;
+    idle(&spins);
+  }
+}
+
+int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
+  if (none_of_ours() || count <= 0 || requests == NULL) return PMPI_Waitall(count, requests, statuses);
+  ARRAY_CALL(waitall_loop(count, tmp, statuses));
+}
+
+int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
+  if (none_of_ours() || count <= 0 || requests == NULL) return PMPI_Waitany(count, requests, index, status);
+  ARRAY_CALL(waitany_loop(count, tmp, index, status));
+}
+
+int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[]) {
+  int count = incount;
+  if (none_of_ours() || count <= 0 || requests == NULL)
+    return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
+  ARRAY_CALL(waitsome_loop(count, tmp, outcount, indices, statuses));
+}
+
+int MPI_Request_free(MPI_Request *request) {
+  ip_request *r = request ? persistent_of(*request) : NULL;
+  if (!r) return PMPI_Request_free(request); /* a non-blocking run's generalized request: MPI frees it when done */
+  take();
+  list_remove(persistent, &npersistent, r);
+  int in_flight = r->run != MPI_REQUEST_NULL;
+  if (in_flight) r->orphaned = 1; /* free_fn releases it when the run is done */
+  give();
+  PMPI_Request_free(&r->handle);
+  if (in_flight)
+    PMPI_Request_free(&r->run);
+  else
+    release(r);
+  *request = MPI_REQUEST_NULL;
+  return MPI_SUCCESS;
+}
+
+int MPI_Cancel(MPI_Request *request) {
+  if (request == NULL || (!persistent_of(*request) && !running_of(*request))) return PMPI_Cancel(request);
+  return ip_raise_message(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Cancel",
+                          "a neighborhood collective cannot be cancelled (MPI defines cancel for point-to-point "
+                          "requests only)");
+}
