@@ -22,27 +22,28 @@
 
 /* ---- block sizes, for NHOOD_STATS only ------------------------------------------------- */
 
-static double bytes_of(int count, MPI_Datatype type) {
+/* Only after a call that succeeded (rc): its datatypes are valid. */
+static double bytes_of(int rc, int count, MPI_Datatype type) {
   int size = 0;
-  if (!ip_stats_on() || PMPI_Type_size(type, &size) != MPI_SUCCESS) return 0;
+  if (rc != MPI_SUCCESS || !ip_stats_on() || PMPI_Type_size(type, &size) != MPI_SUCCESS) return 0;
   return (double)count * size;
 }
 
 /* The mean block of a v or w call's send side (types NULL: one type for all). */
-static double mean_bytes(NHOOD_Topo topo, const int counts[], MPI_Datatype type, const MPI_Datatype types[]) {
+static double mean_bytes(int rc, NHOOD_Topo topo, const int counts[], MPI_Datatype type, const MPI_Datatype types[]) {
   int indegree = 0, outdegree = 0, weighted = 0;
-  if (!ip_stats_on() || NHOOD_Topo_degrees(topo, 1, &indegree, &outdegree, &weighted) != MPI_SUCCESS ||
+  if (rc != MPI_SUCCESS || !ip_stats_on() || NHOOD_Topo_degrees(topo, 1, &indegree, &outdegree, &weighted) != MPI_SUCCESS ||
       outdegree == 0 || counts == NULL)
     return 0;
   double total = 0;
-  for (int j = 0; j < outdegree; j++) total += bytes_of(counts[j], types ? types[j] : type);
+  for (int j = 0; j < outdegree; j++) total += bytes_of(rc, counts[j], types ? types[j] : type);
   return total / outdegree;
 }
 
 /* ---- what every call does after nhood ran it ------------------------------------------- */
 
 static int blocking_done(MPI_Comm comm, int rc, ip_coll coll, double bytes, double t0, const char *function) {
-  if (ip_stats_on()) {
+  if (ip_stats_on() && rc == MPI_SUCCESS) {
     const char *algorithm = NULL;
     NHOOD_Last_algorithm(&algorithm);
     ip_stats_record(coll, IP_BLOCKING, algorithm, bytes, ip_stats_clock() - t0);
@@ -79,7 +80,7 @@ int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype send
   if (rc != MPI_SUCCESS) return rc;
   double t0 = ip_stats_clock();
   rc = NHOOD_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo);
-  return blocking_done(comm, rc, IP_ALLGATHER, bytes_of(sendcount, sendtype), t0, "MPI_Neighbor_allgather");
+  return blocking_done(comm, rc, IP_ALLGATHER, bytes_of(rc, sendcount, sendtype), t0, "MPI_Neighbor_allgather");
 }
 
 int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -93,7 +94,7 @@ int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
   CHECK_REQUEST("MPI_Ineighbor_allgather");
   double t0 = ip_stats_clock();
   rc = NHOOD_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, &nreq);
-  return request_done(comm, rc, nreq, 0, request, IP_ALLGATHER, bytes_of(sendcount, sendtype), t0,
+  return request_done(comm, rc, nreq, 0, request, IP_ALLGATHER, bytes_of(rc, sendcount, sendtype), t0,
                       "MPI_Ineighbor_allgather");
 }
 
@@ -108,7 +109,7 @@ int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sen
   if (rc != MPI_SUCCESS) return rc;
   double t0 = ip_stats_clock();
   rc = NHOOD_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, topo);
-  return blocking_done(comm, rc, IP_ALLGATHERV, bytes_of(sendcount, sendtype), t0, "MPI_Neighbor_allgatherv");
+  return blocking_done(comm, rc, IP_ALLGATHERV, bytes_of(rc, sendcount, sendtype), t0, "MPI_Neighbor_allgatherv");
 }
 
 int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -125,7 +126,7 @@ int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
   double t0 = ip_stats_clock();
   rc = NHOOD_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, topo,
                                   &nreq);
-  return request_done(comm, rc, nreq, 0, request, IP_ALLGATHERV, bytes_of(sendcount, sendtype), t0,
+  return request_done(comm, rc, nreq, 0, request, IP_ALLGATHERV, bytes_of(rc, sendcount, sendtype), t0,
                       "MPI_Ineighbor_allgatherv");
 }
 
@@ -140,7 +141,7 @@ int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendt
   if (rc != MPI_SUCCESS) return rc;
   double t0 = ip_stats_clock();
   rc = NHOOD_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo);
-  return blocking_done(comm, rc, IP_ALLTOALL, bytes_of(sendcount, sendtype), t0, "MPI_Neighbor_alltoall");
+  return blocking_done(comm, rc, IP_ALLTOALL, bytes_of(rc, sendcount, sendtype), t0, "MPI_Neighbor_alltoall");
 }
 
 int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -154,7 +155,7 @@ int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
   CHECK_REQUEST("MPI_Ineighbor_alltoall");
   double t0 = ip_stats_clock();
   rc = NHOOD_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, &nreq);
-  return request_done(comm, rc, nreq, 0, request, IP_ALLTOALL, bytes_of(sendcount, sendtype), t0,
+  return request_done(comm, rc, nreq, 0, request, IP_ALLTOALL, bytes_of(rc, sendcount, sendtype), t0,
                       "MPI_Ineighbor_alltoall");
 }
 
@@ -172,7 +173,7 @@ int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const in
   double t0 = ip_stats_clock();
   rc = NHOOD_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
                                 topo);
-  return blocking_done(comm, rc, IP_ALLTOALLV, mean_bytes(topo, sendcounts, sendtype, NULL), t0,
+  return blocking_done(comm, rc, IP_ALLTOALLV, mean_bytes(rc, topo, sendcounts, sendtype, NULL), t0,
                        "MPI_Neighbor_alltoallv");
 }
 
@@ -190,7 +191,7 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
   double t0 = ip_stats_clock();
   rc = NHOOD_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
                                  topo, &nreq);
-  return request_done(comm, rc, nreq, 0, request, IP_ALLTOALLV, mean_bytes(topo, sendcounts, sendtype, NULL), t0,
+  return request_done(comm, rc, nreq, 0, request, IP_ALLTOALLV, mean_bytes(rc, topo, sendcounts, sendtype, NULL), t0,
                       "MPI_Ineighbor_alltoallv");
 }
 
@@ -208,7 +209,7 @@ int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MP
   double t0 = ip_stats_clock();
   rc = NHOOD_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
                                 topo);
-  return blocking_done(comm, rc, IP_ALLTOALLW, mean_bytes(topo, sendcounts, MPI_DATATYPE_NULL, sendtypes), t0,
+  return blocking_done(comm, rc, IP_ALLTOALLW, mean_bytes(rc, topo, sendcounts, MPI_DATATYPE_NULL, sendtypes), t0,
                        "MPI_Neighbor_alltoallw");
 }
 
@@ -228,7 +229,7 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
   rc = NHOOD_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
                                  comm, topo, &nreq);
   return request_done(comm, rc, nreq, 0, request, IP_ALLTOALLW,
-                      mean_bytes(topo, sendcounts, MPI_DATATYPE_NULL, sendtypes), t0, "MPI_Ineighbor_alltoallw");
+                      mean_bytes(rc, topo, sendcounts, MPI_DATATYPE_NULL, sendtypes), t0, "MPI_Ineighbor_alltoallw");
 }
 
 /* ---- persistent ------------------------------------------------------------------------ */
@@ -246,7 +247,7 @@ int PERSISTENT(allgather)(const void *sendbuf, int sendcount, MPI_Datatype sendt
   double t0 = ip_stats_clock();
   rc = NHOOD_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, info,
                                      &nreq);
-  return request_done(comm, rc, nreq, 1, request, IP_ALLGATHER, bytes_of(sendcount, sendtype), t0,
+  return request_done(comm, rc, nreq, 1, request, IP_ALLGATHER, bytes_of(rc, sendcount, sendtype), t0,
                       "MPI_Neighbor_allgather_init");
 }
 
@@ -264,7 +265,7 @@ int PERSISTENT(allgatherv)(const void *sendbuf, int sendcount, MPI_Datatype send
   double t0 = ip_stats_clock();
   rc = NHOOD_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, topo,
                                       info, &nreq);
-  return request_done(comm, rc, nreq, 1, request, IP_ALLGATHERV, bytes_of(sendcount, sendtype), t0,
+  return request_done(comm, rc, nreq, 1, request, IP_ALLGATHERV, bytes_of(rc, sendcount, sendtype), t0,
                       "MPI_Neighbor_allgatherv_init");
 }
 
@@ -280,7 +281,7 @@ int PERSISTENT(alltoall)(const void *sendbuf, int sendcount, MPI_Datatype sendty
   double t0 = ip_stats_clock();
   rc = NHOOD_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, info,
                                     &nreq);
-  return request_done(comm, rc, nreq, 1, request, IP_ALLTOALL, bytes_of(sendcount, sendtype), t0,
+  return request_done(comm, rc, nreq, 1, request, IP_ALLTOALL, bytes_of(rc, sendcount, sendtype), t0,
                       "MPI_Neighbor_alltoall_init");
 }
 
@@ -298,7 +299,7 @@ int PERSISTENT(alltoallv)(const void *sendbuf, const int sendcounts[], const int
   double t0 = ip_stats_clock();
   rc = NHOOD_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                                      comm, topo, info, &nreq);
-  return request_done(comm, rc, nreq, 1, request, IP_ALLTOALLV, mean_bytes(topo, sendcounts, sendtype, NULL), t0,
+  return request_done(comm, rc, nreq, 1, request, IP_ALLTOALLV, mean_bytes(rc, topo, sendcounts, sendtype, NULL), t0,
                       "MPI_Neighbor_alltoallv_init");
 }
 
@@ -318,6 +319,6 @@ int PERSISTENT(alltoallw)(const void *sendbuf, const int sendcounts[], const MPI
   rc = NHOOD_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
                                      comm, topo, info, &nreq);
   return request_done(comm, rc, nreq, 1, request, IP_ALLTOALLW,
-                      mean_bytes(topo, sendcounts, MPI_DATATYPE_NULL, sendtypes), t0, "MPI_Neighbor_alltoallw_init");
+                      mean_bytes(rc, topo, sendcounts, MPI_DATATYPE_NULL, sendtypes), t0, "MPI_Neighbor_alltoallw_init");
 }
 #endif

@@ -42,7 +42,7 @@ typedef struct ip_request {
   MPI_Request greq;   /* the same, kept for MPI_Grequest_complete (the program may free run) */
   int running;        /* nhood's request has not completed yet */
   int error;          /* the run's result */
-  int orphaned;       /* persistent, freed by the program while a run was in flight */
+  int orphaned;       /* freed by the program while a run was in flight */
 } ip_request;
 
 /* Runs in flight (nhood's request not complete) and live persistent requests. A recursive
@@ -166,6 +166,16 @@ static int begin_run(ip_request *r) {
   return rc;
 }
 
+/* Completes the generalized request of a run whose nhood request completed. A run the
+ * program freed meanwhile is freed now (MPICH forgets a generalized request freed before it
+ * completed, so the program's MPI_Request_free only marked it): that may free r. */
+static void finish_run(ip_request *r) {
+  MPI_Request greq = r->greq;
+  int orphaned = r->orphaned;
+  PMPI_Grequest_complete(greq);
+  if (orphaned) PMPI_Request_free(&greq);
+}
+
 /* Advances every run in flight once; completes the generalized requests of those that
  * finished. A thread that finds another one doing it goes on (it will be done). */
 static void progress_all(void) {
@@ -182,7 +192,7 @@ static void progress_all(void) {
     r->error = rc;
     r->running = 0;
     list_remove(running, &nrunning, r); /* moves the last one to k */
-    PMPI_Grequest_complete(r->greq); /* may free r (its program freed it already) */
+    finish_run(r);
   }
   give();
 }
@@ -286,7 +296,7 @@ static void wait_alone(MPI_Request h) {
     r->error = NHOOD_Wait(&r->nreq);
     r->running = 0;
     list_remove(running, &nrunning, r);
-    PMPI_Grequest_complete(r->greq);
+    finish_run(r);
   }
   give();
 }
@@ -410,17 +420,29 @@ int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices
 
 int MPI_Request_free(MPI_Request *request) {
   ip_request *r = request ? persistent_of(*request) : NULL;
-  if (!r) return PMPI_Request_free(request); /* a non-blocking run's generalized request: MPI frees it when done */
+  if (!r) {
+    ip_request *running_run = request ? running_of(*request) : NULL;
+    if (!running_run) return PMPI_Request_free(request);
+    /* A non-blocking run still in flight: freed once it completes (finish_run). */
+    take();
+    int still = running_run->running;
+    if (still) running_run->orphaned = 1;
+    give();
+    if (!still) return PMPI_Request_free(request);
+    *request = MPI_REQUEST_NULL;
+    return MPI_SUCCESS;
+  }
   take();
   list_remove(persistent, &npersistent, r);
-  int in_flight = r->run != MPI_REQUEST_NULL;
+  int in_flight = r->run != MPI_REQUEST_NULL, running_now = in_flight && r->running;
   if (in_flight) r->orphaned = 1; /* free_fn releases it when the run is done */
   give();
   PMPI_Request_free(&r->handle);
-  if (in_flight)
-    PMPI_Request_free(&r->run);
-  else
+  if (!in_flight)
     release(r);
+  else if (!running_now) /* nhood's part is done: MPI frees the run now */
+    PMPI_Request_free(&r->run);
+  /* else finish_run frees the run when it completes */
   *request = MPI_REQUEST_NULL;
   return MPI_SUCCESS;
 }

@@ -1,0 +1,20 @@
+#!/usr/bin/env bash
+# libnhood-mpi.so exports exactly the MPI functions that pmpi_calls.h renames in its copy of
+# nhood, and calls none of them itself (they would re-enter the interposed functions):
+#   check_exports.sh LIBRARY PMPI_CALLS_H
+set -euo pipefail
+lib=$1 header=$2
+exported=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -E '^MPIX?_' | sort)
+renamed=$(sed -n 's/^#define \(MPIX\?_[A-Za-z_]*\) PMPIX\?_.*/\1/p' "$header" | sort)
+called=$(nm -D --undefined-only "$lib" | awk '{print $2}' | sort)
+status=0
+# Every export is renamed (the MPIX_ names exist only with Open MPI, so renamed may hold more).
+missing=$(comm -23 <(echo "$exported") <(echo "$renamed"))
+[ -z "$missing" ] || { echo "exported but not renamed in pmpi_calls.h: $missing"; status=1; }
+reentrant=$(comm -12 <(echo "$exported") <(echo "$called"))
+[ -z "$reentrant" ] || { echo "the library calls functions it interposes: $reentrant"; status=1; }
+[ -n "$exported" ] || { echo "no MPI function exported"; status=1; }
+others=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -vE '^(MPIX?_|_init$|_fini$)' || true)
+[ -z "$others" ] || { echo "exports other than MPI's: $others"; status=1; }
+[ $status = 0 ] && echo "$(echo "$exported" | wc -l) MPI functions exported, all renamed, none called"
+exit $status
