@@ -48,7 +48,6 @@ static void on_alarm(int sig) {
 static int begin(const char *name) {
   if (only && strcmp(only, name) != 0) return 0;
   snprintf(current, sizeof current, "%s", name);
-  if (getenv("TRACE_CASES")) fprintf(stderr, "rank %d: case %s\n", rank, name);
   alarm(60);
   return 1;
 }
@@ -82,13 +81,14 @@ static void check_ring(const int recv[2], int base, const char *what) {
         base + left, base + right);
 }
 
-/* A collective's status: no source or tag, nothing counted, not cancelled. */
+/* A collective's status: nothing counted, not cancelled. (MPI leaves source and tag of a
+ * collective undefined: nhood's say MPI_ANY_SOURCE and MPI_ANY_TAG, an empty status; Open MPI's
+ * own say 0 and 0.) */
 static void check_collective_status(const MPI_Status *s, const char *what) {
   int count = -1, cancelled = -1;
   MPI_Get_count(s, MPI_BYTE, &count);
   MPI_Test_cancelled(s, &cancelled);
-  CHECK(s->MPI_SOURCE == MPI_ANY_SOURCE && s->MPI_TAG == MPI_ANY_TAG && count == 0 && !cancelled,
-        "%s: status source %d tag %d count %d cancelled %d", what, s->MPI_SOURCE, s->MPI_TAG, count, cancelled);
+  CHECK(count == 0 && !cancelled, "%s: status count %d cancelled %d", what, count, cancelled);
 }
 
 /* MPI_Waitall over nhood's non-blocking request, point-to-point ones, MPI_REQUEST_NULL and an
