@@ -32,8 +32,8 @@ static double bytes_of(int rc, int count, MPI_Datatype type) {
 /* The mean block of a v or w call's send side (types NULL: one type for all). */
 static double mean_bytes(int rc, NHOOD_Topo topo, const int counts[], MPI_Datatype type, const MPI_Datatype types[]) {
   int indegree = 0, outdegree = 0, weighted = 0;
-  if (rc != MPI_SUCCESS || !ip_stats_on() || NHOOD_Topo_degrees(topo, 1, &indegree, &outdegree, &weighted) != MPI_SUCCESS ||
-      outdegree == 0 || counts == NULL)
+  if (rc != MPI_SUCCESS || !ip_stats_on() ||
+      NHOOD_Topo_degrees(topo, 1, &indegree, &outdegree, &weighted) != MPI_SUCCESS || outdegree == 0 || counts == NULL)
     return 0;
   double total = 0;
   for (int j = 0; j < outdegree; j++) total += bytes_of(rc, counts[j], types ? types[j] : type);
@@ -66,7 +66,7 @@ static int request_done(MPI_Comm comm, int rc, NHOOD_Request nreq, int persisten
 }
 
 /* A request output that is NULL: MPI_ERR_REQUEST, before anything starts. */
-#define CHECK_REQUEST(function)                                                                   \
+#define CHECK_REQUEST(function) \
   if (request == NULL) return ip_raise_message(comm, MPI_ERR_REQUEST, function, "request is NULL")
 
 /* ---- allgather ------------------------------------------------------------------------- */
@@ -226,8 +226,8 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
   if (rc != MPI_SUCCESS) return rc;
   CHECK_REQUEST("MPI_Ineighbor_alltoallw");
   double t0 = ip_stats_clock();
-  rc = NHOOD_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
-                                 comm, topo, &nreq);
+  rc = NHOOD_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+                                 topo, &nreq);
   return request_done(comm, rc, nreq, 0, request, IP_ALLTOALLW,
                       mean_bytes(rc, topo, sendcounts, MPI_DATATYPE_NULL, sendtypes), t0, "MPI_Ineighbor_alltoallw");
 }
@@ -258,8 +258,8 @@ int PERSISTENT(allgatherv)(const void *sendbuf, int sendcount, MPI_Datatype send
   NHOOD_Request nreq = NHOOD_REQUEST_NULL;
   int rc;
   if (!ip_route(comm, &topo, &rc))
-    return PMPI_PERSISTENT(allgatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                                       info, request);
+    return PMPI_PERSISTENT(allgatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info,
+                                       request);
   if (rc != MPI_SUCCESS) return rc;
   CHECK_REQUEST("MPI_Neighbor_allgatherv_init");
   double t0 = ip_stats_clock();
@@ -279,8 +279,8 @@ int PERSISTENT(alltoall)(const void *sendbuf, int sendcount, MPI_Datatype sendty
   if (rc != MPI_SUCCESS) return rc;
   CHECK_REQUEST("MPI_Neighbor_alltoall_init");
   double t0 = ip_stats_clock();
-  rc = NHOOD_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, info,
-                                    &nreq);
+  rc =
+      NHOOD_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, info, &nreq);
   return request_done(comm, rc, nreq, 1, request, IP_ALLTOALL, bytes_of(rc, sendcount, sendtype), t0,
                       "MPI_Neighbor_alltoall_init");
 }
@@ -311,14 +311,15 @@ int PERSISTENT(alltoallw)(const void *sendbuf, const int sendcounts[], const MPI
   NHOOD_Request nreq = NHOOD_REQUEST_NULL;
   int rc;
   if (!ip_route(comm, &topo, &rc))
-    return PMPI_PERSISTENT(alltoallw)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
-                                      recvtypes, comm, info, request);
+    return PMPI_PERSISTENT(alltoallw)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
+                                      comm, info, request);
   if (rc != MPI_SUCCESS) return rc;
   CHECK_REQUEST("MPI_Neighbor_alltoallw_init");
   double t0 = ip_stats_clock();
   rc = NHOOD_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
                                      comm, topo, info, &nreq);
   return request_done(comm, rc, nreq, 1, request, IP_ALLTOALLW,
-                      mean_bytes(rc, topo, sendcounts, MPI_DATATYPE_NULL, sendtypes), t0, "MPI_Neighbor_alltoallw_init");
+                      mean_bytes(rc, topo, sendcounts, MPI_DATATYPE_NULL, sendtypes), t0,
+                      "MPI_Neighbor_alltoallw_init");
 }
 #endif

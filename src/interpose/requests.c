@@ -339,13 +339,13 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
 
 /* The array functions share one shape: advance nhood's runs, then ask MPI about the stand-ins;
  * the waits repeat that until MPI says done, or call MPI's own wait once no run is left. */
-#define ARRAY_CALL(pmpi_call)                                                             \
-  MPI_Request local[LOCAL_REQUESTS];                                                      \
-  int mapped = 0, rc;                                                                     \
-  MPI_Request *tmp = stand_ins(count, requests, local, LOCAL_REQUESTS, &mapped);          \
+#define ARRAY_CALL(pmpi_call)                                                                     \
+  MPI_Request local[LOCAL_REQUESTS];                                                              \
+  int mapped = 0, rc;                                                                             \
+  MPI_Request *tmp = stand_ins(count, requests, local, LOCAL_REQUESTS, &mapped);                  \
   if (!tmp) return ip_raise_message(MPI_COMM_WORLD, MPI_ERR_NO_MEM, "requests", "out of memory"); \
-  rc = pmpi_call;                                                                         \
-  write_back(count, requests, tmp, local);                                                \
+  rc = pmpi_call;                                                                                 \
+  write_back(count, requests, tmp, local);                                                        \
   return rc
 
 int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {

@@ -52,15 +52,15 @@ static int begin(const char *name) {
   return 1;
 }
 
-#define CHECK(cond, ...)                                                  \
-  do {                                                                    \
-    checks++;                                                             \
-    if (!(cond)) {                                                        \
-      failures++;                                                         \
-      fprintf(stderr, "rank %d: FAILED %s: ", rank, current);             \
-      fprintf(stderr, __VA_ARGS__);                                       \
-      fprintf(stderr, "\n");                                              \
-    }                                                                     \
+#define CHECK(cond, ...)                                      \
+  do {                                                        \
+    checks++;                                                 \
+    if (!(cond)) {                                            \
+      failures++;                                             \
+      fprintf(stderr, "rank %d: FAILED %s: ", rank, current); \
+      fprintf(stderr, __VA_ARGS__);                           \
+      fprintf(stderr, "\n");                                  \
+    }                                                         \
   } while (0)
 #define OK(call) CHECK((call) == MPI_SUCCESS, "%s did not succeed", #call)
 
@@ -339,13 +339,14 @@ static void case_degree_zero(void) {
     if (right != 0) nb[deg++] = right;
   }
   MPI_Comm g;
-  OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, deg, nb, unweighted, deg, nb, unweighted, MPI_INFO_NULL, 0,
-                                    &g));
-  int *counts = deg ? malloc(sizeof(int) * (size_t)deg) : NULL, *displs = deg ? malloc(sizeof(int) * (size_t)deg) : NULL;
+  OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, deg, nb, unweighted, deg, nb, unweighted, MPI_INFO_NULL, 0, &g));
+  int *counts = deg ? malloc(sizeof(int) * (size_t)deg) : NULL,
+      *displs = deg ? malloc(sizeof(int) * (size_t)deg) : NULL;
   MPI_Aint *bdispls = deg ? malloc(sizeof(MPI_Aint) * (size_t)deg) : NULL;
   MPI_Datatype *types = deg ? malloc(sizeof(MPI_Datatype) * (size_t)deg) : NULL;
   int send[2] = {rank, rank}, recv[2] = {-1, -1};
-  for (int k = 0; k < deg; k++) counts[k] = 1, displs[k] = k, bdispls[k] = (MPI_Aint)(k * sizeof(int)), types[k] = MPI_INT;
+  for (int k = 0; k < deg; k++)
+    counts[k] = 1, displs[k] = k, bdispls[k] = (MPI_Aint)(k * sizeof(int)), types[k] = MPI_INT;
   OK(MPI_Neighbor_alltoallv(send, counts, displs, MPI_INT, recv, counts, displs, MPI_INT, g));
   for (int k = 0; k < deg; k++) CHECK(recv[k] == nb[k], "alltoallv block %d: %d, want %d", k, recv[k], nb[k]);
   recv[0] = recv[1] = -1;

@@ -363,19 +363,19 @@ static void mpi_neighbor(const layout *L, const void *sbuf, void *rbuf, MPI_Comm
       TEST_CHECK(PMPI_Neighbor_allgather(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm));
       break;
     case COLL_ALLGATHERV:
-      TEST_CHECK(
-          PMPI_Neighbor_allgatherv(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcounts, L->rdispls, L->recvtype, comm));
+      TEST_CHECK(PMPI_Neighbor_allgatherv(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcounts, L->rdispls, L->recvtype,
+                                          comm));
       break;
     case COLL_ALLTOALL:
       TEST_CHECK(PMPI_Neighbor_alltoall(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm));
       break;
     case COLL_ALLTOALLV:
       TEST_CHECK(PMPI_Neighbor_alltoallv(sbuf, L->sendcounts, L->sdispls, L->sendtype, rbuf, L->recvcounts, L->rdispls,
-                                        L->recvtype, comm));
+                                         L->recvtype, comm));
       break;
     case COLL_ALLTOALLW:
       TEST_CHECK(PMPI_Neighbor_alltoallw(sbuf, L->sendcounts, L->sdispls_w, L->sendtypes, rbuf, L->recvcounts,
-                                        L->rdispls_w, L->recvtypes, comm));
+                                         L->rdispls_w, L->recvtypes, comm));
       break;
     default:
       break;
@@ -475,8 +475,8 @@ static int mpi_call(call_kind kind, const layout *L, const void *sbuf, void *rbu
         return MPI_Neighbor_allgather(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm);
       if (kind == CALL_NONBLOCKING)
         return MPI_Ineighbor_allgather(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm, req);
-      return PERSISTENT_OR((allgather)(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm,
-                                       MPI_INFO_NULL, req));
+      return PERSISTENT_OR(
+          (allgather)(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm, MPI_INFO_NULL, req));
     case COLL_ALLGATHERV:
       if (kind == CALL_BLOCKING)
         return MPI_Neighbor_allgatherv(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcounts, L->rdispls, L->recvtype,
@@ -484,15 +484,15 @@ static int mpi_call(call_kind kind, const layout *L, const void *sbuf, void *rbu
       if (kind == CALL_NONBLOCKING)
         return MPI_Ineighbor_allgatherv(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcounts, L->rdispls, L->recvtype,
                                         comm, req);
-      return PERSISTENT_OR((allgatherv)(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcounts, L->rdispls,
-                                        L->recvtype, comm, MPI_INFO_NULL, req));
+      return PERSISTENT_OR((allgatherv)(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcounts, L->rdispls, L->recvtype,
+                                        comm, MPI_INFO_NULL, req));
     case COLL_ALLTOALL:
       if (kind == CALL_BLOCKING)
         return MPI_Neighbor_alltoall(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm);
       if (kind == CALL_NONBLOCKING)
         return MPI_Ineighbor_alltoall(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm, req);
-      return PERSISTENT_OR((alltoall)(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm,
-                                      MPI_INFO_NULL, req));
+      return PERSISTENT_OR(
+          (alltoall)(sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype, comm, MPI_INFO_NULL, req));
     case COLL_ALLTOALLV:
       if (kind == CALL_BLOCKING)
         return MPI_Neighbor_alltoallv(sbuf, L->sendcounts, L->sdispls, L->sendtype, rbuf, L->recvcounts, L->rdispls,
@@ -500,8 +500,8 @@ static int mpi_call(call_kind kind, const layout *L, const void *sbuf, void *rbu
       if (kind == CALL_NONBLOCKING)
         return MPI_Ineighbor_alltoallv(sbuf, L->sendcounts, L->sdispls, L->sendtype, rbuf, L->recvcounts, L->rdispls,
                                        L->recvtype, comm, req);
-      return PERSISTENT_OR((alltoallv)(sbuf, L->sendcounts, L->sdispls, L->sendtype, rbuf, L->recvcounts,
-                                       L->rdispls, L->recvtype, comm, MPI_INFO_NULL, req));
+      return PERSISTENT_OR((alltoallv)(sbuf, L->sendcounts, L->sdispls, L->sendtype, rbuf, L->recvcounts, L->rdispls,
+                                       L->recvtype, comm, MPI_INFO_NULL, req));
     case COLL_ALLTOALLW:
       if (kind == CALL_BLOCKING)
         return MPI_Neighbor_alltoallw(sbuf, L->sendcounts, L->sdispls_w, L->sendtypes, rbuf, L->recvcounts,
@@ -619,7 +619,8 @@ typedef struct test_request {
   NHOOD_Request nhood;
   MPI_Request mpi;
 } test_request;
-#define TEST_REQUEST_NULL {NHOOD_REQUEST_NULL, MPI_REQUEST_NULL}
+#define TEST_REQUEST_NULL \
+  { NHOOD_REQUEST_NULL, MPI_REQUEST_NULL }
 
 static int call_under_test(const test_context *t, const case_info *ci, call_kind kind, const layout *L,
                            const void *sbuf, void *rbuf, NHOOD_Topo topo, MPI_Info info, test_request *req) {
@@ -669,8 +670,8 @@ enum { USER_TAG = 4242, USER_MAGIC = 0x5eed };
  * the fallback the library names where it does not (nhood's own requests only). */
 static int check_what_ran(test_context *t, const case_info *ci, NHOOD_Request req, int applies, const char *must_run) {
   const char *algorithm = NULL;
-  if (req == NHOOD_REQUEST_NULL || NHOOD_Request_schedule_info(req, &algorithm, NULL, NULL, NULL, NULL) != MPI_SUCCESS ||
-      algorithm == NULL)
+  if (req == NHOOD_REQUEST_NULL ||
+      NHOOD_Request_schedule_info(req, &algorithm, NULL, NULL, NULL, NULL) != MPI_SUCCESS || algorithm == NULL)
     return 0;
   for (int a = 0; a < NALGORITHMS; a++)
     if (strcmp(algorithm, algorithms[a]) == 0) t->own_schedules[a][ci->layout->coll]++;
@@ -737,10 +738,10 @@ static int run_mode(test_context *t, const case_info *ci, mode m, NHOOD_Topo top
                         "NHOOD_Topo_algorithm_applies");
       memcpy(B->persistent_send, B->send[0], L->sendbytes);
       layout_dup_types(L, e->indegree, e->outdegree, &owned_types);
-      require_success(t, ci,
-                      call_under_test(t, ci, CALL_PERSISTENT_INIT, &owned_types, B->persistent_send, B->got[0], topo,
-                                      info, &req),
-                      "persistent init");
+      require_success(
+          t, ci,
+          call_under_test(t, ci, CALL_PERSISTENT_INIT, &owned_types, B->persistent_send, B->got[0], topo, info, &req),
+          "persistent init");
       layout_free_dup_types(&owned_types, e->indegree, e->outdegree);
       for (int round = 0; round < 2; round++) {
         if (round == 1) memcpy(B->persistent_send, B->send[1], L->sendbytes);

@@ -263,8 +263,8 @@ static int exchange_init(exchange *x, coll_kind coll, int bytes, const neighborh
 /* One --algo entry on one topology. */
 typedef struct algorithm {
   const char *name;
-  int is_mpi;    /* MPI's own collective: "mpi", or "pmpi" (by the profiling names) */
-  int profiling; /* "pmpi" */
+  int is_mpi;      /* MPI's own collective: "mpi", or "pmpi" (by the profiling names) */
+  int profiling;   /* "pmpi" */
   MPI_Info info;   /* nhood: NHOOD_INFO_ALGORITHM = name */
   NHOOD_Topo topo; /* nhood: this algorithm's topology object */
   int failed;      /* creation failed on some rank: every case of it is an error row */
