@@ -8,6 +8,12 @@ install(TARGETS nhood nhood_static EXPORT nhoodTargets
   RUNTIME DESTINATION ${CMAKE_INSTALL_BINDIR}
   INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
 install(FILES include/nhood.h DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+# The interposition library: nhood::mpi in the CMake package (link it ahead of MPI), the
+# variable `interpose` in the pkg-config file, and nhood-run (tools/run) to preload it.
+if(TARGET nhood_mpi)
+  set_target_properties(nhood_mpi PROPERTIES EXPORT_NAME mpi)
+  install(TARGETS nhood_mpi EXPORT nhoodTargets LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR})
+endif()
 install(EXPORT nhoodTargets NAMESPACE nhood:: DESTINATION ${CMAKE_INSTALL_LIBDIR}/cmake/nhood)
 
 # The MPI the library is built with, recorded in both files: a program must link that MPI and

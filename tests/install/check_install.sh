@@ -107,6 +107,40 @@ pkgconfig_consumer() {
   [ "$pc_mpicc" = "$mpicc" ] || fail "pkg-config --variable=mpicc nhood gives '$pc_mpicc', not $mpicc"
 }
 
+# Item: an unmodified MPI program gets nhood (NHOOD_STATS=1 prints its table at MPI_Finalize):
+# run with the installed nhood-run, linked ahead of MPI by CMake (nhood::mpi) and by pkg-config
+# (--variable=interpose). $1: how.
+interposed() {
+  local how=$1 exe out
+  case "$how" in
+    nhood-run)
+      quiet "plain build" "$mpicc" "$consumer/plain.c" -o "$work/plain"
+      exe=("$prefix/bin/nhood-run" "$mpiexec" -n 2 "${mpiexec_flags[@]}" "$work/plain")
+      ;;
+    cmake)
+      exe=("$mpiexec" -n 2 "${mpiexec_flags[@]}" "$work/cmake/plain-linked")
+      ;;
+    pkg-config)
+      export PKG_CONFIG_PATH=$pcdir
+      # shellcheck disable=SC2046
+      quiet "plain link with pkg-config" "$mpicc" "$consumer/plain.c" $(pkg-config --variable=interpose nhood) \
+        -o "$work/plain-pc"
+      check_links "$work/plain-pc"
+      exe=("$mpiexec" -n 2 "${mpiexec_flags[@]}" "$work/plain-pc")
+      ;;
+  esac
+  out=$(NHOOD_STATS=1 "${exe[@]}" 2>&1) || {
+    echo "$out" >&2
+    fail "${exe[*]} exited with an error"
+  }
+  grep -q "plain OK" <<<"$out" || fail "the program's result is wrong: $out"
+  grep -qE "allgather +blocking +[a-z]" <<<"$out" || {
+    echo "$out" >&2
+    fail "nhood did not run the program's MPI_Neighbor_allgather (no NHOOD_STATS table)"
+  }
+  echo "   $(grep -E 'allgather +blocking' <<<"$out")"
+}
+
 rm -rf "$work"
 mkdir -p "$work"
 quiet "cmake --install" cmake --install "$build" --prefix "$prefix"
@@ -142,6 +176,9 @@ if [ -n "$other" ]; then
 else
   echo "-- (no second MPI here: the wrong-MPI case is not checked)"
 fi
+check "an unmodified MPI program under the installed nhood-run" interposed nhood-run
+check "an unmodified MPI program linked with nhood::mpi (CMake)" interposed cmake
+check "an unmodified MPI program linked with pkg-config --variable=interpose nhood" interposed pkg-config
 check "pkg-config nhood, PKG_CONFIG_PATH=$pcdir" pkgconfig_consumer consumer-pc "$pcdir"
 check "pkg-config nhood, PKG_CONFIG_PATH=${pcdir#"$work"/} (relative)" pkgconfig_consumer consumer-pc-rel "${pcdir#"$work"/}"
 
