@@ -40,7 +40,7 @@ static double mean_bytes(int rc, NHOOD_Topo topo, const int counts[], MPI_Dataty
   return total / outdegree;
 }
 
-/* ---- what every call does after nhood ran it ------------------------------------------- */
+/* ---- what every call does ------------------------------------------------------------- */
 
 static int blocking_done(MPI_Comm comm, int rc, ip_coll coll, double bytes, double t0, const char *function) {
   if (ip_stats_on() && rc == MPI_SUCCESS) {
@@ -65,171 +65,132 @@ static int request_done(MPI_Comm comm, int rc, NHOOD_Request nreq, int persisten
   return ip_raise(comm, rc, function);
 }
 
-/* A request output that is NULL: MPI_ERR_REQUEST, before anything starts. */
-#define CHECK_REQUEST(function) \
-  if (request == NULL) return ip_raise_message(comm, MPI_ERR_REQUEST, function, "request is NULL")
+/* The body every function shares: MPI's own call where nhood does not handle comm, else nhood's
+ * call, then statistics and errors (`bytes` is evaluated after nhood's call: it reads rc). A
+ * request output that is NULL is MPI_ERR_REQUEST, before anything starts. */
+#define BLOCKING_BODY(coll, pmpi_call, nhood_call, bytes) \
+  NHOOD_Topo topo;                                        \
+  int rc;                                                 \
+  if (!ip_route(comm, &topo, &rc)) return pmpi_call;      \
+  if (rc != MPI_SUCCESS) return rc;                       \
+  double t0 = ip_stats_clock();                           \
+  rc = nhood_call;                                        \
+  return blocking_done(comm, rc, coll, bytes, t0, __func__)
 
-/* ---- allgather ------------------------------------------------------------------------- */
+#define REQUEST_BODY(coll, persistent, pmpi_call, nhood_call, bytes)                                \
+  NHOOD_Topo topo;                                                                                  \
+  NHOOD_Request nreq = NHOOD_REQUEST_NULL;                                                          \
+  int rc;                                                                                           \
+  if (!ip_route(comm, &topo, &rc)) return pmpi_call;                                                \
+  if (rc != MPI_SUCCESS) return rc;                                                                 \
+  if (request == NULL) return ip_raise_message(comm, MPI_ERR_REQUEST, __func__, "request is NULL"); \
+  double t0 = ip_stats_clock();                                                                     \
+  rc = nhood_call;                                                                                  \
+  return request_done(comm, rc, nreq, persistent, request, coll, bytes, t0, __func__)
+
+/* ---- allgather ----------------------------------------------------------------------------- */
 
 int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm) {
-  NHOOD_Topo topo;
-  int rc;
-  if (!ip_route(comm, &topo, &rc))
-    return PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  if (rc != MPI_SUCCESS) return rc;
-  double t0 = ip_stats_clock();
-  rc = NHOOD_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo);
-  return blocking_done(comm, rc, IP_ALLGATHER, bytes_of(rc, sendcount, sendtype), t0, "MPI_Neighbor_allgather");
+  BLOCKING_BODY(IP_ALLGATHER, PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
+                NHOOD_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo),
+                bytes_of(rc, sendcount, sendtype));
 }
 
 int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                             MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-  NHOOD_Topo topo;
-  NHOOD_Request nreq = NHOOD_REQUEST_NULL;
-  int rc;
-  if (!ip_route(comm, &topo, &rc))
-    return PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-  if (rc != MPI_SUCCESS) return rc;
-  CHECK_REQUEST("MPI_Ineighbor_allgather");
-  double t0 = ip_stats_clock();
-  rc = NHOOD_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, &nreq);
-  return request_done(comm, rc, nreq, 0, request, IP_ALLGATHER, bytes_of(rc, sendcount, sendtype), t0,
-                      "MPI_Ineighbor_allgather");
+  REQUEST_BODY(IP_ALLGATHER, 0,
+               PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request),
+               NHOOD_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, &nreq),
+               bytes_of(rc, sendcount, sendtype));
 }
 
-/* ---- allgatherv ------------------------------------------------------------------------ */
+/* ---- allgatherv ---------------------------------------------------------------------------- */
 
 int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                             const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
-  NHOOD_Topo topo;
-  int rc;
-  if (!ip_route(comm, &topo, &rc))
-    return PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm);
-  if (rc != MPI_SUCCESS) return rc;
-  double t0 = ip_stats_clock();
-  rc = NHOOD_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, topo);
-  return blocking_done(comm, rc, IP_ALLGATHERV, bytes_of(rc, sendcount, sendtype), t0, "MPI_Neighbor_allgatherv");
+  BLOCKING_BODY(
+      IP_ALLGATHERV,
+      PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm),
+      NHOOD_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, topo),
+      bytes_of(rc, sendcount, sendtype));
 }
 
 int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                              const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                              MPI_Request *request) {
-  NHOOD_Topo topo;
-  NHOOD_Request nreq = NHOOD_REQUEST_NULL;
-  int rc;
-  if (!ip_route(comm, &topo, &rc))
-    return PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
-                                     request);
-  if (rc != MPI_SUCCESS) return rc;
-  CHECK_REQUEST("MPI_Ineighbor_allgatherv");
-  double t0 = ip_stats_clock();
-  rc = NHOOD_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, topo,
-                                  &nreq);
-  return request_done(comm, rc, nreq, 0, request, IP_ALLGATHERV, bytes_of(rc, sendcount, sendtype), t0,
-                      "MPI_Ineighbor_allgatherv");
+  REQUEST_BODY(
+      IP_ALLGATHERV, 0,
+      PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request),
+      NHOOD_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, topo,
+                                 &nreq),
+      bytes_of(rc, sendcount, sendtype));
 }
 
-/* ---- alltoall -------------------------------------------------------------------------- */
+/* ---- alltoall ------------------------------------------------------------------------------ */
 
 int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                           MPI_Datatype recvtype, MPI_Comm comm) {
-  NHOOD_Topo topo;
-  int rc;
-  if (!ip_route(comm, &topo, &rc))
-    return PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
-  if (rc != MPI_SUCCESS) return rc;
-  double t0 = ip_stats_clock();
-  rc = NHOOD_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo);
-  return blocking_done(comm, rc, IP_ALLTOALL, bytes_of(rc, sendcount, sendtype), t0, "MPI_Neighbor_alltoall");
+  BLOCKING_BODY(IP_ALLTOALL, PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
+                NHOOD_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo),
+                bytes_of(rc, sendcount, sendtype));
 }
 
 int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                            MPI_Datatype recvtype, MPI_Comm comm, MPI_Request *request) {
-  NHOOD_Topo topo;
-  NHOOD_Request nreq = NHOOD_REQUEST_NULL;
-  int rc;
-  if (!ip_route(comm, &topo, &rc))
-    return PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request);
-  if (rc != MPI_SUCCESS) return rc;
-  CHECK_REQUEST("MPI_Ineighbor_alltoall");
-  double t0 = ip_stats_clock();
-  rc = NHOOD_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, &nreq);
-  return request_done(comm, rc, nreq, 0, request, IP_ALLTOALL, bytes_of(rc, sendcount, sendtype), t0,
-                      "MPI_Ineighbor_alltoall");
+  REQUEST_BODY(IP_ALLTOALL, 0,
+               PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request),
+               NHOOD_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, &nreq),
+               bytes_of(rc, sendcount, sendtype));
 }
 
-/* ---- alltoallv ------------------------------------------------------------------------- */
+/* ---- alltoallv ----------------------------------------------------------------------------- */
 
 int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                            void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                            MPI_Comm comm) {
-  NHOOD_Topo topo;
-  int rc;
-  if (!ip_route(comm, &topo, &rc))
-    return PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
-                                   comm);
-  if (rc != MPI_SUCCESS) return rc;
-  double t0 = ip_stats_clock();
-  rc = NHOOD_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
-                                topo);
-  return blocking_done(comm, rc, IP_ALLTOALLV, mean_bytes(rc, topo, sendcounts, sendtype, NULL), t0,
-                       "MPI_Neighbor_alltoallv");
+  BLOCKING_BODY(
+      IP_ALLTOALLV,
+      PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm),
+      NHOOD_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+                               topo),
+      mean_bytes(rc, topo, sendcounts, sendtype, NULL));
 }
 
 int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                             void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                             MPI_Comm comm, MPI_Request *request) {
-  NHOOD_Topo topo;
-  NHOOD_Request nreq = NHOOD_REQUEST_NULL;
-  int rc;
-  if (!ip_route(comm, &topo, &rc))
-    return PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
-                                    comm, request);
-  if (rc != MPI_SUCCESS) return rc;
-  CHECK_REQUEST("MPI_Ineighbor_alltoallv");
-  double t0 = ip_stats_clock();
-  rc = NHOOD_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
-                                 topo, &nreq);
-  return request_done(comm, rc, nreq, 0, request, IP_ALLTOALLV, mean_bytes(rc, topo, sendcounts, sendtype, NULL), t0,
-                      "MPI_Ineighbor_alltoallv");
+  REQUEST_BODY(IP_ALLTOALLV, 0,
+               PMPI_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                                        comm, request),
+               NHOOD_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
+                                         comm, topo, &nreq),
+               mean_bytes(rc, topo, sendcounts, sendtype, NULL));
 }
 
-/* ---- alltoallw ------------------------------------------------------------------------- */
+/* ---- alltoallw ----------------------------------------------------------------------------- */
 
 int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                            const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                            const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
-  NHOOD_Topo topo;
-  int rc;
-  if (!ip_route(comm, &topo, &rc))
-    return PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
-                                   comm);
-  if (rc != MPI_SUCCESS) return rc;
-  double t0 = ip_stats_clock();
-  rc = NHOOD_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
-                                topo);
-  return blocking_done(comm, rc, IP_ALLTOALLW, mean_bytes(rc, topo, sendcounts, MPI_DATATYPE_NULL, sendtypes), t0,
-                       "MPI_Neighbor_alltoallw");
+  BLOCKING_BODY(
+      IP_ALLTOALLW,
+      PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm),
+      NHOOD_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
+                               topo),
+      mean_bytes(rc, topo, sendcounts, MPI_DATATYPE_NULL, sendtypes));
 }
 
 int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
                             MPI_Request *request) {
-  NHOOD_Topo topo;
-  NHOOD_Request nreq = NHOOD_REQUEST_NULL;
-  int rc;
-  if (!ip_route(comm, &topo, &rc))
-    return PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
-                                    comm, request);
-  if (rc != MPI_SUCCESS) return rc;
-  CHECK_REQUEST("MPI_Ineighbor_alltoallw");
-  double t0 = ip_stats_clock();
-  rc = NHOOD_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
-                                 topo, &nreq);
-  return request_done(comm, rc, nreq, 0, request, IP_ALLTOALLW,
-                      mean_bytes(rc, topo, sendcounts, MPI_DATATYPE_NULL, sendtypes), t0, "MPI_Ineighbor_alltoallw");
+  REQUEST_BODY(IP_ALLTOALLW, 0,
+               PMPI_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                                        recvtypes, comm, request),
+               NHOOD_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                                         recvtypes, comm, topo, &nreq),
+               mean_bytes(rc, topo, sendcounts, MPI_DATATYPE_NULL, sendtypes));
 }
 
 /* ---- persistent ------------------------------------------------------------------------ */
@@ -237,89 +198,55 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
 #ifdef PERSISTENT
 int PERSISTENT(allgather)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                           MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
-  NHOOD_Topo topo;
-  NHOOD_Request nreq = NHOOD_REQUEST_NULL;
-  int rc;
-  if (!ip_route(comm, &topo, &rc))
-    return PMPI_PERSISTENT(allgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-  if (rc != MPI_SUCCESS) return rc;
-  CHECK_REQUEST("MPI_Neighbor_allgather_init");
-  double t0 = ip_stats_clock();
-  rc = NHOOD_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, info,
-                                     &nreq);
-  return request_done(comm, rc, nreq, 1, request, IP_ALLGATHER, bytes_of(rc, sendcount, sendtype), t0,
-                      "MPI_Neighbor_allgather_init");
+  REQUEST_BODY(
+      IP_ALLGATHER, 1,
+      PMPI_PERSISTENT(allgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request),
+      NHOOD_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, info,
+                                    &nreq),
+      bytes_of(rc, sendcount, sendtype));
 }
 
 int PERSISTENT(allgatherv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                            const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
                            MPI_Info info, MPI_Request *request) {
-  NHOOD_Topo topo;
-  NHOOD_Request nreq = NHOOD_REQUEST_NULL;
-  int rc;
-  if (!ip_route(comm, &topo, &rc))
-    return PMPI_PERSISTENT(allgatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, info,
-                                       request);
-  if (rc != MPI_SUCCESS) return rc;
-  CHECK_REQUEST("MPI_Neighbor_allgatherv_init");
-  double t0 = ip_stats_clock();
-  rc = NHOOD_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, topo,
-                                      info, &nreq);
-  return request_done(comm, rc, nreq, 1, request, IP_ALLGATHERV, bytes_of(rc, sendcount, sendtype), t0,
-                      "MPI_Neighbor_allgatherv_init");
+  REQUEST_BODY(IP_ALLGATHERV, 1,
+               PMPI_PERSISTENT(allgatherv)(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                                           info, request),
+               NHOOD_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
+                                              topo, info, &nreq),
+               bytes_of(rc, sendcount, sendtype));
 }
 
 int PERSISTENT(alltoall)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                          MPI_Datatype recvtype, MPI_Comm comm, MPI_Info info, MPI_Request *request) {
-  NHOOD_Topo topo;
-  NHOOD_Request nreq = NHOOD_REQUEST_NULL;
-  int rc;
-  if (!ip_route(comm, &topo, &rc))
-    return PMPI_PERSISTENT(alltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request);
-  if (rc != MPI_SUCCESS) return rc;
-  CHECK_REQUEST("MPI_Neighbor_alltoall_init");
-  double t0 = ip_stats_clock();
-  rc =
-      NHOOD_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, info, &nreq);
-  return request_done(comm, rc, nreq, 1, request, IP_ALLTOALL, bytes_of(rc, sendcount, sendtype), t0,
-                      "MPI_Neighbor_alltoall_init");
+  REQUEST_BODY(
+      IP_ALLTOALL, 1,
+      PMPI_PERSISTENT(alltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request),
+      NHOOD_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, info, &nreq),
+      bytes_of(rc, sendcount, sendtype));
 }
 
 int PERSISTENT(alltoallv)(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                           void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
                           MPI_Comm comm, MPI_Info info, MPI_Request *request) {
-  NHOOD_Topo topo;
-  NHOOD_Request nreq = NHOOD_REQUEST_NULL;
-  int rc;
-  if (!ip_route(comm, &topo, &rc))
-    return PMPI_PERSISTENT(alltoallv)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
-                                      comm, info, request);
-  if (rc != MPI_SUCCESS) return rc;
-  CHECK_REQUEST("MPI_Neighbor_alltoallv_init");
-  double t0 = ip_stats_clock();
-  rc = NHOOD_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
-                                     comm, topo, info, &nreq);
-  return request_done(comm, rc, nreq, 1, request, IP_ALLTOALLV, mean_bytes(rc, topo, sendcounts, sendtype, NULL), t0,
-                      "MPI_Neighbor_alltoallv_init");
+  REQUEST_BODY(IP_ALLTOALLV, 1,
+               PMPI_PERSISTENT(alltoallv)(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                                          recvtype, comm, info, request),
+               NHOOD_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
+                                             recvtype, comm, topo, info, &nreq),
+               mean_bytes(rc, topo, sendcounts, sendtype, NULL));
 }
 
 int PERSISTENT(alltoallw)(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
                           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, MPI_Info info,
                           MPI_Request *request) {
-  NHOOD_Topo topo;
-  NHOOD_Request nreq = NHOOD_REQUEST_NULL;
-  int rc;
-  if (!ip_route(comm, &topo, &rc))
-    return PMPI_PERSISTENT(alltoallw)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
-                                      comm, info, request);
-  if (rc != MPI_SUCCESS) return rc;
-  CHECK_REQUEST("MPI_Neighbor_alltoallw_init");
-  double t0 = ip_stats_clock();
-  rc = NHOOD_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes,
-                                     comm, topo, info, &nreq);
-  return request_done(comm, rc, nreq, 1, request, IP_ALLTOALLW,
-                      mean_bytes(rc, topo, sendcounts, MPI_DATATYPE_NULL, sendtypes), t0,
-                      "MPI_Neighbor_alltoallw_init");
+  REQUEST_BODY(IP_ALLTOALLW, 1,
+               PMPI_PERSISTENT(alltoallw)(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                                          recvtypes, comm, info, request),
+               NHOOD_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
+                                             recvtypes, comm, topo, info, &nreq),
+               mean_bytes(rc, topo, sendcounts, MPI_DATATYPE_NULL, sendtypes));
 }
+
 #endif
