@@ -16,6 +16,11 @@ nhood_ensure_deps() {
   command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
   # clang-format: the style test (scripts/check_format.sh) is registered only when it is there.
   command -v clang-format >/dev/null 2>&1 || missing="$missing clang-format"
+  # Python's venv and headers: mpi4py's tests (tests/interpose) build mpi4py against the MPI.
+  if [ -x /usr/bin/python3 ] || ! command -v python3 >/dev/null 2>&1; then
+    /usr/bin/python3 -c 'import ensurepip, sysconfig, os, sys; sys.exit(not os.path.exists(sysconfig.get_paths()["include"] + "/Python.h"))' \
+      >/dev/null 2>&1 || missing="$missing python3-venv python3-dev"
+  fi
   for flavor in "$@"; do
     command -v "mpicc.$flavor" >/dev/null 2>&1 || missing="$missing $(nhood_packages_for "$flavor")"
   done
