@@ -240,16 +240,11 @@ static MPI_Request stand_in(MPI_Request h, ip_request **mine) {
   return r && r->run != MPI_REQUEST_NULL ? r->run : h;
 }
 
-/* The stand-ins of n requests into tmp (*mapped = whether any differs from the program's). */
-static MPI_Request *stand_ins(int n, const MPI_Request reqs[], MPI_Request local[], int nlocal, int *mapped) {
+/* The stand-ins of n requests, in local when they fit. */
+static MPI_Request *stand_ins(int n, const MPI_Request reqs[], MPI_Request local[], int nlocal) {
   MPI_Request *tmp = n <= nlocal ? local : malloc((size_t)n * sizeof *tmp);
   if (!tmp) return NULL;
-  *mapped = 0;
-  for (int k = 0; k < n; k++) {
-    ip_request *mine = NULL;
-    tmp[k] = stand_in(reqs[k], &mine);
-    if (mine) *mapped = 1;
-  }
+  for (int k = 0; k < n; k++) tmp[k] = stand_in(reqs[k], NULL);
   return tmp;
 }
 
@@ -285,20 +280,20 @@ int MPI_Startall(int count, MPI_Request requests[]) {
   return MPI_SUCCESS;
 }
 
-/* When the run of r is the only one in flight, waits for it in MPI (no spinning): nothing
- * else of nhood's needs to move meanwhile. */
+/* When the run of h is the only one in flight, waits for it in MPI (no spinning): nothing
+ * else of nhood's needs to move meanwhile. The run leaves the list first, so the lock is not
+ * held while it waits (another thread's runs go on meanwhile). */
 static void wait_alone(MPI_Request h) {
   ip_request *r = running_of(h);
   if (!r) return;
   take();
   int alone = atomic_load(&nrunning) == 1 && r->running;
-  if (alone) {
-    r->error = NHOOD_Wait(&r->nreq);
-    r->running = 0;
-    list_remove(running, &nrunning, r);
-    finish_run(r);
-  }
+  if (alone) list_remove(running, &nrunning, r);
   give();
+  if (!alone) return;
+  r->error = NHOOD_Wait(&r->nreq);
+  r->running = 0;
+  finish_run(r);
 }
 
 int MPI_Wait(MPI_Request *request, MPI_Status *status) {
@@ -341,8 +336,8 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
  * the waits repeat that until MPI says done, or call MPI's own wait once no run is left. */
 #define ARRAY_CALL(pmpi_call)                                                                     \
   MPI_Request local[LOCAL_REQUESTS];                                                              \
-  int mapped = 0, rc;                                                                             \
-  MPI_Request *tmp = stand_ins(count, requests, local, LOCAL_REQUESTS, &mapped);                  \
+  int rc;                                                                                         \
+  MPI_Request *tmp = stand_ins(count, requests, local, LOCAL_REQUESTS);                           \
   if (!tmp) return ip_raise_message(MPI_COMM_WORLD, MPI_ERR_NO_MEM, "requests", "out of memory"); \
   rc = pmpi_call;                                                                                 \
   write_back(count, requests, tmp, local);                                                        \
