@@ -84,7 +84,14 @@ typedef struct nhood_request *NHOOD_Request;
  *  the maximum over processes in one allreduce (so this first call synchronizes) and keeps
  *  the table; later calls look their block size up locally. Overrides, first match wins:
  *  NHOOD_INFO_TUNE at persistent init, NHOOD_INFO_TUNE at topology creation, the environment
- *  variable NHOOD_TUNE; their syntax is in docs/TUNING.md. nhood-info prints the table. */
+ *  variable NHOOD_TUNE; their syntax is in docs/TUNING.md. nhood-info prints the table.
+ *
+ *  Graphs on a grid: on a topology from adjacency lists or a (dist) graph communicator, the
+ *  first call that could use a cart-* algorithm (auto's first call, an explicit request,
+ *  NHOOD_Topo_algorithm_applies) checks collectively whether the lists are exactly one set of
+ *  offsets on a process grid (the communicator's Cartesian grid, else 2- to 4-D grids in
+ *  row-major rank order; periodic or open). Where they are, the cart-* algorithms run on that
+ *  grid with the graph's buffer layout. NHOOD_GRID=off skips the check. */
 #define NHOOD_INFO_ALGORITHM "nhood_algorithm"
 
 /** Info key (topology creation or persistent init), value "true" or "false" (default): an

@@ -133,10 +133,13 @@ cleanup:
 /* ---- the common path ------------------------------------------------------------------- */
 
 /* Validates a call (filling in extents and sizes) and chooses its algorithm; for "mpi",
- * *graph is the communicator MPI's own collective runs on. */
+ * *graph is the communicator MPI's own collective runs on. *on is the topology the schedule
+ * is built on: topo, or for an isomorphic algorithm on a graph the view of the grid found
+ * under it (a then maps the view's blocks to the graph's). */
 static int prepare(nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, nhood_mode mode,
-                   nhood_commctx **ctx, const nhood_algorithm **alg, nhood_native_graph **graph) {
+                   nhood_commctx **ctx, const nhood_algorithm **alg, nhood_native_graph **graph, NHOOD_Topo *on) {
   int rc = MPI_SUCCESS;
+  *on = topo;
   char requested[NHOOD_ALGORITHM_NAME_MAX];
   NHOOD_TRY(nhood_topo_validate(topo, "topo"));
   NHOOD_TRY(nhood_commctx_get(comm, ctx));
@@ -155,8 +158,17 @@ static int prepare(nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info 
    * on it (the pattern's depth; whether every process can run MPI's own). */
   const char *why_not = NULL;
   if ((*alg)->needs_pattern) NHOOD_TRY(nhood_ensure_pattern(topo, *ctx));
+  if ((*alg)->needs_grid && topo->kind == NHOOD_TOPO_ADJACENT) {
+    const nhood_grid_view *grid = NULL;
+    NHOOD_TRY(nhood_grid_of(topo, *ctx, &grid));
+    if (grid) {
+      *on = grid->topo;
+      a->send_slot = grid->send_slot;
+      a->recv_slot = grid->recv_slot;
+    }
+  }
   NHOOD_TRY(nhood_native_prepare(topo, *ctx, a, mode == NHOOD_PERSISTENT, *alg, &why_not, graph));
-  NHOOD_TRY(nhood_select_fallback(*alg, why_not, topo, a, alg));
+  NHOOD_TRY(nhood_select_fallback(*alg, why_not, *on, a, alg));
 cleanup:
   return rc;
 }
@@ -164,8 +176,8 @@ cleanup:
 /* Builds the task that runs the call into req: MPI's own collective ("mpi"), a two-stage
  * chain (a schedule that waits for a size pass) or the algorithm's schedule. Nothing to
  * release on failure. */
-static int build_request(struct nhood_request *req, const nhood_coll_args *a, NHOOD_Topo topo, nhood_commctx *ctx,
-                         const nhood_algorithm *alg, nhood_native_graph *graph, nhood_mode mode) {
+static int build_request(struct nhood_request *req, const nhood_coll_args *a, NHOOD_Topo topo, NHOOD_Topo on,
+                         nhood_commctx *ctx, const nhood_algorithm *alg, nhood_native_graph *graph, nhood_mode mode) {
   int rc = MPI_SUCCESS;
   nhood_sched sched;
   memset(&sched, 0, sizeof sched);
@@ -182,7 +194,7 @@ static int build_request(struct nhood_request *req, const nhood_coll_args *a, NH
     NHOOD_TRY(nhood_two_stage_create(topo, a, ctx, mode, &req->task));
     return MPI_SUCCESS;
   }
-  NHOOD_TRY(nhood_algorithm_build(alg, topo, a, ctx->rank, &sched));
+  NHOOD_TRY(nhood_algorithm_build(alg, on, a, ctx->rank, &sched));
   /* Later rounds and later starts use the datatypes after the call returned, when the
    * caller may already have freed them. */
   if (mode == NHOOD_PERSISTENT || sched.comm_rounds > 1) NHOOD_TRY(nhood_sched_own_types(&sched));
@@ -215,22 +227,23 @@ static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NHOOD_Topo t
   struct nhood_request local, *req = NULL;
   nhood_call_cache *cache = NULL;
   nhood_native_graph *graph = NULL;
+  NHOOD_Topo on = topo;
   NHOOD_TRY(nhood_topo_validate(topo, "topo"));
   cache = nhood_call_cache_acquire(topo, &a);
   if (cache && !check_mode()) req = nhood_call_cache_repeat(cache, &a, topo, comm);
   if (req == NULL) {
-    NHOOD_TRY(prepare(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, &ctx, &alg, &graph));
+    NHOOD_TRY(prepare(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, &ctx, &alg, &graph, &on));
     if (cache &&
         nhood_algorithm_needs_size_pass(alg, topo, &a)) { /* its schedule changes with other processes' counts */
       nhood_call_cache_release(cache);
       cache = NULL;
     }
     if (cache && !(req = nhood_call_cache_lookup(cache, &a, topo, ctx, alg))) {
-      NHOOD_TRY(build_request(nhood_call_cache_slot(cache), &a, topo, ctx, alg, graph, NHOOD_BLOCKING));
+      NHOOD_TRY(build_request(nhood_call_cache_slot(cache), &a, topo, on, ctx, alg, graph, NHOOD_BLOCKING));
       NHOOD_TRY(nhood_call_cache_store(cache, &a, topo, comm, ctx, alg));
       req = nhood_call_cache_lookup(cache, &a, topo, ctx, alg);
     } else if (!cache) {
-      NHOOD_TRY(build_request(&local, &a, topo, ctx, alg, graph, NHOOD_BLOCKING));
+      NHOOD_TRY(build_request(&local, &a, topo, on, ctx, alg, graph, NHOOD_BLOCKING));
       req = &local;
     }
   }
@@ -258,10 +271,11 @@ static int run_with_request(const nhood_coll_args *args, MPI_Comm comm, NHOOD_To
   const nhood_algorithm *alg = NULL;
   struct nhood_request *req = NULL;
   nhood_native_graph *graph = NULL;
+  NHOOD_Topo on = topo;
   if (request == NULL) return nhood_error(MPI_ERR_ARG, "request (the output handle) is NULL");
-  NHOOD_TRY(prepare(&a, comm, topo, info, mode, &ctx, &alg, &graph));
+  NHOOD_TRY(prepare(&a, comm, topo, info, mode, &ctx, &alg, &graph, &on));
   if (!(req = malloc(sizeof *req))) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a request");
-  rc = build_request(req, &a, topo, ctx, alg, graph, mode);
+  rc = build_request(req, &a, topo, on, ctx, alg, graph, mode);
   if (rc != MPI_SUCCESS) {
     free(req);
     return rc;

@@ -11,6 +11,7 @@
 #include "pattern/combine.h"
 #include "schedule/algorithms.h"
 #include "selection/tune.h"
+#include "topology/grid.h"
 
 /* The cost model's verdict for one collective: predicted times, maximum over processes. */
 typedef struct decision {
@@ -21,6 +22,8 @@ typedef struct decision {
 
 struct nhood_first_use {
   nhood_commctx *owner;                 /* retained */
+  int grid_searched;                    /* the search for a grid under a graph ran */
+  nhood_grid_view *grid;                /* what it found; NULL: none */
   nhood_native_graph *graph;            /* for "mpi"; NULL until needed; requests retain it */
   signed char native_ok[NHOOD_NCOLLS];  /* -1: not agreed yet */
   decision *decisions[NHOOD_NCOLLS][2]; /* [kind][isomorphic_sizes] */
@@ -38,6 +41,7 @@ static void free_state(void *value) {
   struct nhood_first_use *state = value;
   if (state == NULL) return;
   drop_decisions(state);
+  nhood_grid_view_free(state->grid);
   nhood_native_graph_release(state->graph);
   if (state->owner) nhood_commctx_release(state->owner);
   free(state);
@@ -62,6 +66,9 @@ static int state_of(NHOOD_Topo topo, nhood_commctx *ctx, struct nhood_first_use 
     nhood_native_graph_release(s->graph);
     s->graph = NULL;
     drop_decisions(s);
+    nhood_grid_view_free(s->grid);
+    s->grid = NULL;
+    s->grid_searched = 0;
     memset(s->native_ok, -1, sizeof s->native_ok);
     if (s->owner) nhood_commctx_release(s->owner);
     nhood_commctx_retain(ctx);
@@ -92,6 +99,71 @@ int nhood_ensure_pattern(NHOOD_Topo topo, nhood_commctx *ctx) {
   return rc;
 }
 
+/* NHOOD_GRID=off turns the search off (read at each search: it runs once per topology and
+ * communicator). */
+static int grid_search_off(void) {
+  const char *v = getenv("NHOOD_GRID");
+  return v && (strcmp(v, "off") == 0 || strcmp(v, "0") == 0);
+}
+
+/* The search of topology/grid.h over the communicator: three allreduces, the last two only
+ * where a grid can pay. The communicator's own Cartesian grid, where it has one, is the only
+ * candidate. */
+static int search_grid(NHOOD_Topo topo, nhood_commctx *ctx, nhood_grid_view **out) {
+  int rc = MPI_SUCCESS, status = MPI_UNDEFINED, ndims = 0, dims[NHOOD_GRID_MAX_DIMS];
+  uint64_t ok = 0, all = 0;
+  int *v = NULL, *h = NULL;
+  nhood_grid_search s = {0};
+  *out = NULL;
+  if (topo->kind != NHOOD_TOPO_ADJACENT || ctx->size < 4 || grid_search_off()) return MPI_SUCCESS;
+  NHOOD_MPI_CALL(MPI_Topo_test(ctx->comm, &status));
+  if (status == MPI_CART) {
+    NHOOD_MPI_CALL(MPI_Cartdim_get(ctx->comm, &ndims));
+    if (ndims > NHOOD_GRID_MAX_DIMS) return MPI_SUCCESS; /* the same everywhere: no search */
+    int periods[NHOOD_GRID_MAX_DIMS], coords[NHOOD_GRID_MAX_DIMS];
+    if (ndims > 0) NHOOD_MPI_CALL(MPI_Cart_get(ctx->comm, ndims, dims, periods, coords));
+    if (ndims == 0) return MPI_SUCCESS;
+  }
+  NHOOD_TRY(nhood_grid_search_init(ctx->size, ndims, dims, &s));
+  size_t n = nhood_grid_screen_len(&s);
+  if (!(v = malloc(sizeof(int) * n))) {
+    rc = nhood_error(MPI_ERR_NO_MEM, "out of memory searching for the grid of a graph");
+    goto cleanup;
+  }
+  nhood_grid_screen(topo, ctx->rank, &s, v);
+  NHOOD_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_INT, MPI_MAX, ctx->comm));
+  if ((n = nhood_grid_plan(&s, v)) == 0) goto cleanup;
+  if (!(h = calloc(n, sizeof(int)))) {
+    rc = nhood_error(MPI_ERR_NO_MEM, "out of memory searching for the grid of a graph");
+    goto cleanup;
+  }
+  nhood_grid_histogram(topo, ctx->rank, &s, h);
+  NHOOD_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, h, (int)n, MPI_INT, MPI_MAX, ctx->comm));
+  ok = nhood_grid_verify(topo, ctx->rank, &s, h);
+  NHOOD_MPI_CALL(MPI_Allreduce(&ok, &all, 1, MPI_UINT64_T, MPI_BAND, ctx->comm));
+  if (all) NHOOD_TRY(nhood_grid_view_create(topo, ctx->rank, &s, h, all, out));
+cleanup:
+  free(v);
+  free(h);
+  nhood_grid_search_free(&s);
+  return rc;
+}
+
+int nhood_grid_of(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_grid_view **view) {
+  int rc = MPI_SUCCESS;
+  struct nhood_first_use *s = NULL;
+  *view = NULL;
+  if (topo->kind != NHOOD_TOPO_ADJACENT) return MPI_SUCCESS;
+  NHOOD_TRY(state_of(topo, ctx, &s));
+  if (!s->grid_searched) {
+    NHOOD_TRY(search_grid(topo, ctx, &s->grid));
+    s->grid_searched = 1;
+  }
+  *view = s->grid;
+cleanup:
+  return rc;
+}
+
 /* The decision for a's collective: predicted locally, maximised over processes in one
  * allreduce that also carries the block-size class (as max and -min), the largest block and
  * a failure flag, so that a process that cannot predict fails the call everywhere. */
@@ -102,9 +174,12 @@ static int decide(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a,
   decision *d = NULL;
   double *v = calloc(n, sizeof *v);
   if (!v) return nhood_error(MPI_ERR_NO_MEM, "out of memory for the cost model");
+  const nhood_grid_view *grid = NULL;
   NHOOD_TRY(nhood_ensure_pattern(topo, ctx));
+  NHOOD_TRY(nhood_grid_of(topo, ctx, &grid));
   local_rc = nhood_cost_params_active(&params, NULL);
-  if (local_rc == MPI_SUCCESS) local_rc = nhood_auto_costs(topo, a->kind, a->isomorphic_sizes, ctx->rank, params, v);
+  if (local_rc == MPI_SUCCESS)
+    local_rc = nhood_auto_costs(topo, grid ? grid->topo : NULL, a->kind, a->isomorphic_sizes, ctx->rank, params, v);
   double bytes = nhood_call_block_bytes(a, topo);
   int cls = nhood_size_class(bytes);
   v[ncosts] = cls;

@@ -17,10 +17,16 @@
 #include "common/commctx.h"
 #include "engine/native_mpi.h"
 #include "selection/select.h"
+#include "topology/grid.h"
 #include "topology/topology.h"
 
 /* The combining pattern of topo on ctx (Phase 1, collectively, the first time). */
 int nhood_ensure_pattern(NHOOD_Topo topo, nhood_commctx *ctx);
+
+/* The grid under graph topology topo (topology/grid.h), searched collectively on ctx the
+ * first time; *view NULL where there is none, for other kinds of topology, or with
+ * NHOOD_GRID=off. The view lives as long as what topo learned on ctx. */
+int nhood_grid_of(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_grid_view **view);
 
 /* Resolves "auto" for call a into *alg: the rules of NHOOD_INFO_TUNE (info, then the
  * topology's) and NHOOD_TUNE first, then the cost model's choice for the call's block size.

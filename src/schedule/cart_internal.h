@@ -2,7 +2,8 @@
  * What the files of the cart algorithms share (src/schedule/cart_*.c; private to them).
  *
  * Schedules for isomorphic neighborhoods: every process has the same relative offsets
- * C_0..C_{s-1} on a Cartesian grid (topologies from NHOOD_Topo_create_cart_offsets), so each
+ * C_0..C_{s-1} on a Cartesian grid (topologies from NHOOD_Topo_create_cart_offsets, or the
+ * view of a graph on the grid found under it, topology/grid.h), so each
  * process computes its whole schedule locally, with no communication (after Träff,
  * Carpen-Amarie, Hunold and Rougier, "Message-combining algorithms for isomorphic, sparse
  * collective communication"). Receive block i of process X holds send block i of X - C_i
@@ -42,9 +43,14 @@ static inline int combinable(const nhood_coll_args *a) {
 
 /* Why a cart algorithm does not apply (NULL: it does); combining: one of the combining ones. */
 static inline const char *cart_unfit(const nhood_topo *t, const nhood_coll_args *a, int combining) {
-  if (!cart_applies(t)) return "the topology is not isomorphic (NHOOD_Topo_create_cart_offsets)";
+  if (!cart_applies(t))
+    return "the topology is not isomorphic (neither NHOOD_Topo_create_cart_offsets nor a graph on a grid found "
+           "under it)";
   if (combining && !combinable(a))
     return "its blocks may differ in size between processes (no " NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES ")";
+  if (combining && t->grid_partial &&
+      (a->kind == NHOOD_ALLGATHERV || a->kind == NHOOD_ALLTOALLV || a->kind == NHOOD_ALLTOALLW))
+    return "a graph on an open grid has no block where a neighbor is missing, so forwarders cannot know the sizes";
   return NULL;
 }
 

@@ -52,11 +52,24 @@ typedef struct {
   MPI_Op op;
   /* NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES holds for this call. */
   int isomorphic_sizes;
+  /* A graph run on the grid found under it (topology/grid.h): the schedule's topology is the
+   * grid's view, whose block i is the graph's block send_slot[i] / recv_slot[i], -1 where
+   * the neighbor is missing (such a block is never moved). NULL otherwise. */
+  const int *send_slot, *recv_slot;
 } nhood_coll_args;
 
 extern const char *const nhood_coll_names[NHOOD_NCOLLS];
 
+/* A block the graph does not have (its neighbor is missing): only its size is ever read, by
+ * algorithms that apply only where all blocks have one size (schedule/cart_internal.h). */
+static inline nhood_region nhood_missing_block(const nhood_coll_args *a, int send) {
+  int uniform = a->kind != NHOOD_ALLTOALLV && a->kind != NHOOD_ALLTOALLW && (send || a->kind != NHOOD_ALLGATHERV);
+  return (nhood_region){0, uniform ? (send ? a->sendtype : a->recvtype) : MPI_BYTE,
+                        uniform ? (send ? a->sendcount : a->recvcount) : 0, send ? NHOOD_BUF_SEND : NHOOD_BUF_RECV, 0};
+}
+
 static inline nhood_region nhood_send_block(const nhood_coll_args *a, int j) {
+  if (a->send_slot && (j = a->send_slot[j]) < 0) return nhood_missing_block(a, 1);
   switch (a->kind) {
     case NHOOD_ALLGATHER:
     case NHOOD_ALLGATHERV:
@@ -76,10 +89,9 @@ static inline nhood_region nhood_send_block(const nhood_coll_args *a, int j) {
 
 /* Reduce and scatter-reduce have one receive vector, the same for every source. */
 static inline nhood_region nhood_recv_block(const nhood_coll_args *a, int i) {
+  if (nhood_coll_reduces(a->kind)) return (nhood_region){0, a->recvtype, a->recvcount, NHOOD_BUF_RECV, 0};
+  if (a->recv_slot && (i = a->recv_slot[i]) < 0) return nhood_missing_block(a, 0);
   switch (a->kind) {
-    case NHOOD_REDUCE:
-    case NHOOD_SCATTER_REDUCE:
-      return (nhood_region){0, a->recvtype, a->recvcount, NHOOD_BUF_RECV, 0}; /* the result, not block i */
     case NHOOD_ALLGATHER:
     case NHOOD_ALLTOALL:
       return (nhood_region){(MPI_Aint)i * a->recvcount * a->recv_extent, a->recvtype, a->recvcount, NHOOD_BUF_RECV,

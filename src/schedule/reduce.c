@@ -41,7 +41,8 @@ int nhood_build_reduce(nhood_builder build, const nhood_topo *t, const nhood_col
   nhood_region result = nhood_recv_block(a, 0);
   for (int i = 0; i < t->indegree; i++) {
     if (t->sources[i] == MPI_PROC_NULL) continue;
-    nhood_region block = {base + i * stride, a->recvtype, a->recvcount, NHOOD_BUF_SCRATCH, i + 1};
+    int at = a->recv_slot ? a->recv_slot[i] : i; /* where the exchange put it (collargs.h) */
+    nhood_region block = {base + at * stride, a->recvtype, a->recvcount, NHOOD_BUF_SCRATCH, at + 1};
     NHOOD_TRY(first ? nhood_sched_copy(s, block, result) : nhood_sched_reduce(s, block, result, a->op));
     first = 0;
   }

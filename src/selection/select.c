@@ -22,26 +22,26 @@ static const char *unfit_native(const nhood_topo *t, const nhood_coll_args *a) {
  * set-up first, MPI's own last (its communicator is collective to create). */
 static const nhood_algorithm algorithms[] = {
     {"direct", "one message per edge in one round, as MPICH and Open MPI do; the baseline", NULL, NULL,
-     nhood_build_direct, 0, 0, NULL},
+     nhood_build_direct, 0, 0, NULL, 0},
     {"combine",
      "cumulative message combining over common neighborhoods: about log2 P levels of exchanges with hypercube "
      "partners, then one combined message per target; the pattern is built collectively at first use",
-     nhood_unfit_combine, "direct", nhood_build_combine, 1, 0, nhood_combine_needs_size_pass},
+     nhood_unfit_combine, "direct", nhood_build_combine, 1, 0, nhood_combine_needs_size_pass, 0},
     {"cart-direct", "isomorphic neighborhoods: a round per offset", nhood_unfit_cart_direct, "direct",
-     nhood_build_cart_direct, 0, 0, NULL},
+     nhood_build_cart_direct, 0, 0, NULL, 1},
     {"cart-dim", "isomorphic neighborhoods: combining along dimensions, a round per dimension and coordinate value",
-     nhood_unfit_cart_dim, "cart-direct", nhood_build_cart_dim, 0, 0, NULL},
+     nhood_unfit_cart_dim, "cart-direct", nhood_build_cart_dim, 0, 0, NULL, 1},
     {"cart-dim-batch", "isomorphic neighborhoods: combining along dimensions, a round per dimension",
-     nhood_unfit_cart_dim, "cart-direct", nhood_build_cart_dim_batch, 0, 0, NULL},
+     nhood_unfit_cart_dim, "cart-direct", nhood_build_cart_dim_batch, 0, 0, NULL, 1},
     {"cart-bruck",
      "isomorphic neighborhoods: Bruck-like hops, logarithmically many; hops no block takes together share a round",
-     nhood_unfit_cart_bruck, "cart-dim", nhood_build_cart_bruck, 0, 0, NULL},
+     nhood_unfit_cart_bruck, "cart-dim", nhood_build_cart_bruck, 0, 0, NULL, 1},
     {"cart-2hop",
      "isomorphic neighborhoods: two rounds, each dimension's values in one of them or split by sign (5 + 5 "
      "messages for 3-D Moore r=1)",
-     nhood_unfit_cart_2hop, "cart-dim-batch", nhood_build_cart_2hop, 0, 0, NULL},
+     nhood_unfit_cart_2hop, "cart-dim-batch", nhood_build_cart_2hop, 0, 0, NULL, 1},
     {"mpi", "the MPI library's own MPI_Neighbor_* on a distributed-graph communicator nhood creates at first use",
-     unfit_native, "direct", NULL, 0, 1, NULL},
+     unfit_native, "direct", NULL, 0, 1, NULL, 0},
 };
 #define NALGORITHMS (sizeof algorithms / sizeof algorithms[0])
 
@@ -201,9 +201,10 @@ cleanup:
   return rc;
 }
 
-int nhood_auto_costs(const nhood_topo *t, nhood_coll_kind kind, int isomorphic_sizes, int me,
+int nhood_auto_costs(const nhood_topo *t, const nhood_topo *grid, nhood_coll_kind kind, int isomorphic_sizes, int me,
                      const nhood_cost_params *p, double *costs) {
   int rc = MPI_SUCCESS, n = t->indegree > t->outdegree ? t->indegree : t->outdegree;
+  if (grid && grid->indegree > n) n = grid->indegree; /* a view has a block per offset */
   int *ones = malloc(((size_t)n + 1) * 2 * sizeof(int));
   MPI_Aint *bdispls = malloc(((size_t)n + 1) * sizeof(MPI_Aint));
   MPI_Datatype *types = malloc(((size_t)n + 1) * sizeof(MPI_Datatype));
@@ -218,12 +219,13 @@ int nhood_auto_costs(const nhood_topo *t, nhood_coll_kind kind, int isomorphic_s
   for (int k = 0; k < (int)NALGORITHMS; k++) {
     double *row = costs + (size_t)k * NHOOD_SIZE_CLASSES;
     const nhood_algorithm *alg = &algorithms[k];
-    if (alg->native) continue;                       /* priced from direct's row, below */
-    if (nhood_algorithm_unfit(alg, t, &a) != NULL) { /* auto considers only what applies */
+    if (alg->native) continue; /* priced from direct's row, below */
+    const nhood_topo *on = alg->needs_grid && grid ? grid : t;
+    if (nhood_algorithm_unfit(alg, on, &a) != NULL) { /* auto considers only what applies */
       for (int c = 0; c < NHOOD_SIZE_CLASSES; c++) row[c] = INFINITY;
       continue;
     }
-    NHOOD_TRY(predict_algorithm(alg, t, &a, me, p, row));
+    NHOOD_TRY(predict_algorithm(alg, on, &a, me, p, row));
     if (alg->fallback == NULL) direct = k; /* the one that always applies */
   }
   for (int k = 0; k < (int)NALGORITHMS; k++) {

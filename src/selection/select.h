@@ -35,6 +35,9 @@ typedef struct nhood_algorithm {
   int native;
   /* Non-NULL when some calls take two schedules, a size pass then the data (combine). */
   int (*needs_size_pass)(const nhood_topo *t, const nhood_coll_args *a);
+  /* 1 for the isomorphic algorithms: on a graph topology they run on the view of the grid the
+   * API layer finds under it (topology/grid.h), where there is one. */
+  int needs_grid;
 } nhood_algorithm;
 
 /* NULL when no algorithm has that name ("auto" is not an algorithm but a request to pick). */
@@ -89,8 +92,10 @@ double nhood_call_block_bytes(const nhood_coll_args *a, const nhood_topo *t);
 
 /* This process's predicted time of every algorithm at every size class:
  * costs[k * NHOOD_SIZE_CLASSES + c] for table entry k, INFINITY where k cannot run. Needs the
- * combining pattern on t (else combine is predicted as direct, which it then builds). */
-int nhood_auto_costs(const nhood_topo *t, nhood_coll_kind kind, int isomorphic_sizes, int me,
+ * combining pattern on t (else combine is predicted as direct, which it then builds). grid,
+ * where not NULL, is the view of the grid found under graph t: the needs_grid algorithms are
+ * priced on it. */
+int nhood_auto_costs(const nhood_topo *t, const nhood_topo *grid, nhood_coll_kind kind, int isomorphic_sizes, int me,
                      const nhood_cost_params *p, double *costs);
 /* The cheapest algorithm at class cls in costs (the maximum over processes), ties going to
  * the earlier table entry; "mpi" only where it can run persistent requests when persistent

@@ -52,7 +52,11 @@ struct nhood_topo {
   int ndims;
   int *dims, *periods, *coords; /* ndims each */
   int noffsets;
-  int *offsets;                               /* noffsets * ndims (CART_OFFSETS only) */
+  int *offsets; /* noffsets * ndims (CART_OFFSETS only) */
+  /* A view of a graph on a grid found under it (grid.h) where some offset has no neighbor on
+   * some process: the graph has no block there, not even a count, so the v and w collectives
+   * cannot take a block's size from the forwarder's own block of that offset. */
+  int grid_partial;
   _Atomic(void *) attrs[NHOOD_TOPO_MAX_KEYS]; /* by key slot */
 };
 

@@ -584,6 +584,81 @@ static void add_isomorphic_entry(corpus *c, const MPI_Info infos[], const char *
   free(destinations);
 }
 
+static void grid_coords(int rank, int ndims, const int dims[], int coords[]) {
+  for (int d = ndims - 1; d >= 0; d--) {
+    coords[d] = rank % dims[d];
+    rank /= dims[d];
+  }
+}
+
+/* The rank at coords + sign * offset in row-major order (MPI_Cart_create without reordering). */
+static int grid_rank_at(int ndims, const int dims[], const int periods[], const int coords[], const int offset[],
+                        int sign) {
+  int rank = 0;
+  for (int d = 0; d < ndims; d++) {
+    int x = coords[d] + sign * offset[d];
+    if (periods[d])
+      x = ((x % dims[d]) + dims[d]) % dims[d];
+    else if (x < 0 || x >= dims[d])
+      return MPI_PROC_NULL;
+    rank = rank * dims[d] + x;
+  }
+  return rank;
+}
+
+/* A stencil written as adjacency lists, as codes pass 9- and 27-point stencils to
+ * MPI_Dist_graph_create_adjacent: the offsets on the grid of MPI_Dims_create in row-major rank
+ * order, neighbors outside an open grid left out. The library finds the grid under the graph
+ * (topology/grid.h) and runs the isomorphic algorithms on it with the graph's buffer layout.
+ * With `missing`, rank 0 drops its first source and that source drops rank 0 from its
+ * destinations: still a valid graph, but no grid's, which the search must see. */
+static void add_grid_graph(corpus *c, const MPI_Info infos[], const char *filter, int rank, int size, int moore,
+                           int radius, int ndims, int periodic, int missing) {
+  char name[64];
+  snprintf(name, sizeof name, "stencil-graph-%s-r%d-%dd-%s%s", moore ? "moore" : "vonneumann", radius, ndims,
+           periodic ? "periodic" : "open", missing ? "-missing-edge" : "");
+  if (!name_selected(name, filter)) return;
+  int dims[3] = {0, 0, 0}, periods[3] = {periodic, periodic, periodic}, noffsets = 0;
+  TEST_CHECK(MPI_Dims_create(size, ndims, dims));
+  int (*helper)(int, int, int, int *, int *) = moore ? NHOOD_Cart_moore_offsets : NHOOD_Cart_von_neumann_offsets;
+  TEST_CHECK(helper(ndims, radius, 0, &noffsets, NULL));
+  int *offsets = test_malloc(sizeof(int) * (size_t)(noffsets * ndims) + 1);
+  TEST_CHECK(helper(ndims, radius, noffsets, &noffsets, offsets));
+  int *lists = test_malloc(sizeof(int) * (size_t)(2 * noffsets) + 1), *sources = lists,
+      *destinations = lists + noffsets;
+  int indegree = 0, outdegree = 0, first_source = MPI_PROC_NULL, coords[3], origin[3] = {0, 0, 0};
+  grid_coords(rank, ndims, dims, coords);
+  for (int i = 0; i < noffsets; i++) {
+    int from = grid_rank_at(ndims, dims, periods, coords, offsets + i * ndims, -1);
+    int to = grid_rank_at(ndims, dims, periods, coords, offsets + i * ndims, +1);
+    if (from != MPI_PROC_NULL) sources[indegree++] = from;
+    if (to != MPI_PROC_NULL) destinations[outdegree++] = to;
+    int from_origin = grid_rank_at(ndims, dims, periods, origin, offsets + i * ndims, -1);
+    if (first_source == MPI_PROC_NULL) first_source = from_origin;
+  }
+  if (missing && first_source != MPI_PROC_NULL) {
+    if (rank == 0) sources[0] = sources[--indegree]; /* rank 0 no longer receives from first_source */
+    if (rank == first_source)
+      for (int j = 0; j < outdegree; j++)
+        if (destinations[j] == 0) { /* nor does first_source send to rank 0 */
+          destinations[j] = destinations[--outdegree];
+          break;
+        }
+  }
+  add_adjacent(c, infos, name, indegree, sources, test_unweighted(), outdegree, destinations, test_unweighted(), NULL,
+               NULL);
+  free(offsets);
+  free(lists);
+}
+
+static void add_grid_graphs(corpus *c, const MPI_Info infos[], const char *filter, int rank, int size) {
+  add_grid_graph(c, infos, filter, rank, size, 1, 1, 2, 0, 0);
+  add_grid_graph(c, infos, filter, rank, size, 1, 1, 2, 0, 1);
+  add_grid_graph(c, infos, filter, rank, size, 1, 1, 3, 1, 0);
+  add_grid_graph(c, infos, filter, rank, size, 1, 2, 2, 1, 0);
+  add_grid_graph(c, infos, filter, rank, size, 0, 2, 2, 0, 0);
+}
+
 static void add_isomorphic(corpus *c, const MPI_Info infos[], const char *filter, int size) {
   for (int iso = 0; iso <= 1; iso++)
     for (int moore = 1; moore >= 0; moore--)
@@ -651,6 +726,7 @@ void corpus_build(const MPI_Info algorithm_info[], int nalgorithms, const char *
   add_graph_comm(c, algorithm_info, name_filter, size);
   add_dist_graph_comm(c, algorithm_info, name_filter, rank, size);
   add_isomorphic(c, algorithm_info, name_filter, size);
+  add_grid_graphs(c, algorithm_info, name_filter, rank, size);
   add_reverse_graphs(c, algorithm_info, name_filter, rank, size);
   add_matrices(c, algorithm_info, name_filter, rank, size);
 }

@@ -25,6 +25,7 @@ void print_usage(FILE *out) {
       "                    er:density=D[,seed=S]             directed Erdos-Renyi graph\n"
       "                    moore:d=D,r=R[,periodic=0|1]      Moore neighborhood on a D-dim grid\n"
       "                    vonneumann:d=D,r=R[,periodic=0|1] von Neumann neighborhood\n"
+      "                    (either grid: ,graph=1 for adjacency lists, no Cartesian communicator)\n"
       "                    mtx:PATH                          SpMV halo of a Matrix Market file\n"
       "  --coll LIST     allgather,allgatherv,alltoall,alltoallv,alltoallw (default: all)\n"
       "  --sizes LIST    bytes per block (default 4,1024,65536); the v/w collectives send\n"

@@ -91,7 +91,7 @@ static int parse_seed_value(const char *value, unsigned long long *out, char *er
 
 /* A SPEC being parsed, with the parameters seen so far (to reject repeated keys and to
  * report missing ones). */
-enum { SEEN_DENSITY = 1, SEEN_SEED = 2, SEEN_D = 4, SEEN_R = 8, SEEN_PERIODIC = 16 };
+enum { SEEN_DENSITY = 1, SEEN_SEED = 2, SEEN_D = 4, SEEN_R = 8, SEEN_PERIODIC = 16, SEEN_GRAPH = 32 };
 typedef struct param_context {
   topospec *spec;
   int seen;
@@ -124,7 +124,9 @@ static int handle_grid_param(param_context *ctx, const char *key, const char *va
   if (strcmp(key, "periodic") == 0)
     return mark_seen(ctx, SEEN_PERIODIC, key) ||
            parse_int_value(key, value, 0, 1, &spec->periodic, ctx->err, ctx->errlen);
-  return fail(ctx->err, ctx->errlen, "unknown grid parameter '%s' (expected d, r, periodic)", key);
+  if (strcmp(key, "graph") == 0)
+    return mark_seen(ctx, SEEN_GRAPH, key) || parse_int_value(key, value, 0, 1, &spec->as_graph, ctx->err, ctx->errlen);
+  return fail(ctx->err, ctx->errlen, "unknown grid parameter '%s' (expected d, r, periodic, graph)", key);
 }
 
 typedef int (*param_handler)(param_context *ctx, const char *key, const char *value);
@@ -630,6 +632,14 @@ static int grid_for_rank(const topospec *spec, int rank, int nranks, topospec_ra
     out->sources[k] = grid_neighbor(out, coords, offset, -1);
   }
   out->indegree = out->outdegree = out->noffsets;
+  if (spec->as_graph) { /* adjacency lists, as a code writes its stencil: no missing neighbors */
+    out->is_cart = 0;
+    out->indegree = out->outdegree = 0;
+    for (int k = 0; k < out->noffsets; k++) {
+      if (out->sources[k] != MPI_PROC_NULL) out->sources[out->indegree++] = out->sources[k];
+      if (out->destinations[k] != MPI_PROC_NULL) out->destinations[out->outdegree++] = out->destinations[k];
+    }
+  }
   return 0;
 }
 

@@ -4,6 +4,10 @@
  *   er:density=D,seed=S               directed Erdos-Renyi graph, no self loops
  *   moore:d=D,r=R[,periodic=0|1]      Moore neighborhood (Chebyshev radius R) on a D-dim grid
  *   vonneumann:d=D,r=R[,periodic=0|1] von Neumann neighborhood (Manhattan radius R)
+ *                                     graph=1 (either grid): the same neighborhood as
+ *                                     adjacency lists, without the missing neighbors of an
+ *                                     open grid, as codes write stencils for
+ *                                     MPI_Dist_graph_create_adjacent
  *   mtx:PATH                          halo exchange of y = A x with a Matrix Market matrix,
  *                                     rows (and x) split in contiguous blocks over the ranks
  *
@@ -27,6 +31,7 @@ typedef struct topospec {
   double density;              /* er */
   unsigned long long seed;     /* er */
   int ndims, radius, periodic; /* moore / vonneumann (periodic defaults to 1) */
+  int as_graph;                /* moore / vonneumann with graph=1: adjacency lists, not offsets */
   /* mtx: the matrix pattern in compressed row form, symmetric matrices expanded. */
   int mtx_rows, mtx_cols;
   long long mtx_nnz;
@@ -42,7 +47,8 @@ typedef struct topospec_rank {
   /* mtx only (else NULL): number of x entries received from sources[i] / sent to
    * destinations[j] in the SpMV halo exchange; other kinds leave these NULL. */
   int *recv_elems, *send_elems;
-  /* moore / vonneumann only (else is_cart == 0): the grid and the relative offsets; then
+  /* moore / vonneumann only (else is_cart == 0, and with graph=1 the lists alone): the grid
+   * and the relative offsets; then
    * destinations[i] = X + offset_i and sources[i] = X - offset_i, MPI_PROC_NULL outside a
    * non-periodic grid. dims come from a balanced factorization of nranks (as
    * MPI_Dims_create would produce), row-major rank numbering (as MPI_Cart_create). */

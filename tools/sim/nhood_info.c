@@ -26,6 +26,7 @@
 #include "cli.h"
 #include "loggp.h"
 #include "phase1_combine.h"
+#include "sim_grid.h"
 #include "selection/select.h"
 #include "sim_topos.h"
 #include "topology/topology.h"
@@ -62,7 +63,8 @@ static void usage(FILE *out) {
           "\n"
           "  --ranks P      virtual ranks (default 32)\n"
           "  --topo SPEC    er:density=D[,seed=S] | moore:d=D,r=R[,periodic=0|1] |\n"
-          "                 vonneumann:d=D,r=R[,periodic=0|1] | mtx:PATH (default moore:d=2,r=2)\n"
+          "                 vonneumann:d=D,r=R[,periodic=0|1] | mtx:PATH (default moore:d=2,r=2);\n"
+          "                 ,graph=1 on a grid: the stencil as adjacency lists\n"
           "  --coll LIST    allgather,allgatherv,alltoall,alltoallv,alltoallw,reduce,scatter_reduce\n"
           "                 (default allgather)\n"
           "  --sizes LIST   bytes per block (default 1,4,16,...,1048576)\n"
@@ -242,11 +244,12 @@ static void print_registry(void) {
 /* Whether alg makes its own schedule for a call of `kind` on every rank: NULL if so, else the
  * reason of the first rank where not (*rank). The arguments read are those
  * NHOOD_Topo_algorithm_applies reads: the collective and the isomorphic-sizes assertion. */
-static const char *unfit_somewhere(const nhood_algorithm *alg, int ranks, NHOOD_Topo *topos, nhood_coll_kind kind,
-                                   int isomorphic_sizes, int *rank) {
-  nhood_coll_args a = {.kind = kind, .isomorphic_sizes = isomorphic_sizes};
+static const char *unfit_somewhere(const nhood_algorithm *alg, int ranks, NHOOD_Topo *topos,
+                                   nhood_grid_view *const *grid, nhood_coll_kind kind, int isomorphic_sizes,
+                                   int *rank) {
   for (*rank = 0; *rank < ranks; (*rank)++) {
-    const char *why = nhood_algorithm_unfit(alg, topos[*rank], &a);
+    nhood_coll_args a = {.kind = kind, .isomorphic_sizes = isomorphic_sizes};
+    const char *why = nhood_algorithm_unfit(alg, sim_grid_topo_for(alg->name, topos[*rank], grid, *rank, &a), &a);
     if (why != NULL) return why;
   }
   return NULL;
@@ -255,7 +258,7 @@ static const char *unfit_somewhere(const nhood_algorithm *alg, int ranks, NHOOD_
 /* Per collective, whether each algorithm applies on every rank's topology (combine's pattern
  * is attached already, by Phase 1 on all ranks); where not, what runs instead and why, on the
  * first rank where it does not (named when it is not rank 0). */
-static void print_applicability(const options *opt, const char *topo, NHOOD_Topo *topos) {
+static void print_applicability(const options *opt, const char *topo, NHOOD_Topo *topos, nhood_grid_view *const *grid) {
   int w = name_width(), column = 2 + w + 2;
   for (int c = 0; c < opt->ncolls; c++) {
     nhood_coll_kind kind = opt->colls[c];
@@ -264,15 +267,16 @@ static void print_applicability(const options *opt, const char *topo, NHOOD_Topo
     for (int k = 0; k < nhood_algorithm_count(); k++) {
       const nhood_algorithm *alg = nhood_algorithm_at(k);
       int r, r_asserted;
-      const char *why = unfit_somewhere(alg, opt->ranks, topos, kind, 0, &r);
+      const char *why = unfit_somewhere(alg, opt->ranks, topos, grid, kind, 0, &r);
       printf("  %-*s  ", w, alg->name);
       if (why == NULL) {
         printf("applies\n");
         continue;
       }
       nhood_coll_args a = {.kind = kind};
-      const nhood_algorithm *runs = nhood_algorithm_resolve(alg, why, topos[r], &a);
-      int asserted = unfit_somewhere(alg, opt->ranks, topos, kind, 1, &r_asserted) == NULL;
+      const nhood_algorithm *runs =
+          nhood_algorithm_resolve(alg, why, sim_grid_topo_for(alg->name, topos[r], grid, r, &a), &a);
+      int asserted = unfit_somewhere(alg, opt->ranks, topos, grid, kind, 1, &r_asserted) == NULL;
       char where[32] = "", text[NHOOD_MAX_ERROR_STRING + 256];
       if (r > 0) snprintf(where, sizeof where, "(rank %d) ", r);
       snprintf(text, sizeof text, "no%s, %s runs: %s%s",
@@ -303,8 +307,8 @@ static void print_header(const options *opt) {
 }
 
 /* The maximum over ranks of every rank's prediction (what the library's allreduce computes). */
-static int predict_all(const options *opt, NHOOD_Topo *topos, nhood_coll_kind kind, double *costs, char *err,
-                       size_t errlen) {
+static int predict_all(const options *opt, NHOOD_Topo *topos, nhood_grid_view *const *grid, nhood_coll_kind kind,
+                       double *costs, char *err, size_t errlen) {
   size_t n = (size_t)nhood_algorithm_count() * NHOOD_SIZE_CLASSES;
   double *mine = malloc(n * sizeof *mine);
   if (mine == NULL) {
@@ -313,7 +317,8 @@ static int predict_all(const options *opt, NHOOD_Topo *topos, nhood_coll_kind ki
   }
   for (size_t k = 0; k < n; k++) costs[k] = -INFINITY;
   for (int r = 0; r < opt->ranks; r++) {
-    if (nhood_auto_costs(topos[r], kind, 0, r, &opt->params, mine) != MPI_SUCCESS) {
+    if (nhood_auto_costs(topos[r], grid && grid[r] ? grid[r]->topo : NULL, kind, 0, r, &opt->params, mine) !=
+        MPI_SUCCESS) {
       NHOOD_Error_message(err, NULL);
       free(mine);
       return 1;
@@ -366,6 +371,7 @@ static int run_topology(const options *opt, const char *text, FILE *json, char *
   size_t n = (size_t)nhood_algorithm_count() * NHOOD_SIZE_CLASSES;
   double *costs = malloc(n * sizeof *costs);
   NHOOD_Topo *topos = calloc((size_t)opt->ranks, sizeof *topos);
+  nhood_grid_view **grid = NULL;
   if (topospec_parse(text, &spec, err, errlen) != 0) {
     free(costs);
     free(topos);
@@ -380,9 +386,18 @@ static int run_topology(const options *opt, const char *text, FILE *json, char *
       .L = opt->params.L, .o = opt->params.o, .g = opt->params.g, .G = opt->params.G, .Gcopy = opt->params.Gcopy};
   phase1_stats p1;
   if (phase1_combine_run(opt->ranks, topos, opt->theta, &model, &p1, err, errlen) != 0) goto cleanup;
-  if (opt->algorithms) print_applicability(opt, text, topos);
+  /* The grid under a graph, as the library searches it at its first call (api/first_use.h). */
+  if (sim_grid_find(opt->ranks, topos, &grid, err, errlen) != 0) goto cleanup;
+  if (grid && grid[0]) {
+    const nhood_topo *g = grid[0]->topo;
+    printf("\n# %s, %d rank%s: a graph on a grid of", text, opt->ranks, cli_plural(opt->ranks));
+    for (int d = 0; d < g->ndims; d++)
+      printf("%s%d%s", d ? " x " : " ", g->dims[d], g->periods[d] ? " (periodic)" : "");
+    printf(", %d offsets: the isomorphic algorithms apply\n", g->noffsets);
+  }
+  if (opt->algorithms) print_applicability(opt, text, topos, grid);
   for (int c = 0; c < opt->ncolls && !opt->algorithms; c++) {
-    if (predict_all(opt, topos, opt->colls[c], costs, err, errlen) != 0) goto cleanup;
+    if (predict_all(opt, topos, grid, opt->colls[c], costs, err, errlen) != 0) goto cleanup;
     print_table(opt, text, opt->colls[c], costs, json);
   }
   rc = 0;
@@ -391,6 +406,7 @@ cleanup:
     if (topos[r] != NHOOD_TOPO_NULL) NHOOD_Topo_free(&topos[r]);
   free(topos);
   free(costs);
+  sim_grid_free(opt->ranks, grid);
   topospec_free(&spec);
   return rc;
 }

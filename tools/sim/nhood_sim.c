@@ -32,6 +32,7 @@
 #include "sim_call.h"
 #include "sim_exec.h"
 #include "sim_phase1.h"
+#include "sim_grid.h"
 #include "sim_topos.h"
 #include "topology/topology.h"
 #include "topospec.h"
@@ -122,6 +123,9 @@ static void print_usage(FILE *out) {
           "                     er:density=D[,seed=S]             directed Erdos-Renyi graph\n"
           "                     moore:d=D,r=R[,periodic=0|1]      Moore neighborhood on a D-dim grid\n"
           "                     vonneumann:d=D,r=R[,periodic=0|1] von Neumann neighborhood\n"
+          "                     (either grid: ,graph=1 for adjacency lists, as codes pass stencils to\n"
+          "                     MPI_Dist_graph_create_adjacent; the isomorphic algorithms then run\n"
+          "                     on the grid the library finds under the graph)\n"
           "                     mtx:PATH                          SpMV halo of a Matrix Market file\n"
           "  --coll LIST      allgather,allgatherv,alltoall,alltoallv,alltoallw (default: all five;\n"
           "                   all but alltoallw with --algo combine, whose alltoallw needs MPI)\n"
@@ -323,6 +327,9 @@ typedef struct topo_set {
   /* Per --algo: whether its Phase 1 ran on these topologies, and what it cost. */
   int phase1_ran[MAX_ALGOS];
   phase1_stats phase1[MAX_ALGOS];
+  /* The grid under graph topologies, for the isomorphic algorithms (sim_grid.h). */
+  int grid_searched;
+  nhood_grid_view **grid; /* per rank; NULL entries where none was found */
 } topo_set;
 
 static void topo_set_free(topo_set *ts) {
@@ -330,6 +337,17 @@ static void topo_set_free(topo_set *ts) {
     if (ts->topos[r] != NHOOD_TOPO_NULL) NHOOD_Topo_free(&ts->topos[r]);
   free(ts->topos);
   ts->topos = NULL;
+  sim_grid_free(ts->nranks, ts->grid);
+  ts->grid = NULL;
+}
+
+/* The library's search for a grid under graph topologies, the first time an isomorphic
+ * algorithm asks (the API layer searches at the same point, api/first_use.h). */
+static int ensure_grid(topo_set *ts, const char *algo, char *err, size_t errlen) {
+  const nhood_algorithm *alg = nhood_algorithm_by_name(algo);
+  if (ts->grid_searched || !alg || !alg->needs_grid) return 0;
+  ts->grid_searched = 1;
+  return sim_grid_find(ts->nranks, ts->topos, &ts->grid, err, errlen);
 }
 
 /* One topology object per virtual rank (sim_topos.h). */
@@ -465,7 +483,8 @@ static int run_size_pass(const topo_set *ts, const sim_call *call, case_scheds *
 static int build_schedules(const topo_set *ts, const sim_call *call, const char *algo, case_scheds *cs, case_row *row) {
   const nhood_algorithm *chosen = NULL, *mine = NULL;
   for (int r = 0; r < ts->nranks; r++) {
-    if (nhood_select(algo, ts->topos[r], &call->args[r], &mine) != MPI_SUCCESS)
+    nhood_coll_args a = call->args[r];
+    if (nhood_select(algo, sim_grid_topo_for(algo, ts->topos[r], ts->grid, r, &a), &a, &mine) != MPI_SUCCESS)
       return build_failed(row, r, "selecting");
     if (r == 0) chosen = mine;
     if (mine != chosen) { /* each process selects on its own: they must agree */
@@ -481,9 +500,11 @@ static int build_schedules(const topo_set *ts, const sim_call *call, const char 
   if (two_stage && run_size_pass(ts, call, cs, row) != 0) return 1;
   for (; cs->nbuilt < ts->nranks; cs->nbuilt++) {
     int r = cs->nbuilt;
+    nhood_coll_args a = call->args[r];
+    const nhood_topo *on = sim_grid_topo_for(algo, ts->topos[r], ts->grid, r, &a);
     int rc = two_stage ? nhood_build_combine_sized(ts->topos[r], nhood_combine_pattern_of(ts->topos[r], NULL),
                                                    &call->args[r], r, cs->pass_scratch[r], &cs->data[r])
-                       : nhood_algorithm_build(chosen, ts->topos[r], &call->args[r], r, &cs->data[r]);
+                       : nhood_algorithm_build(chosen, on, &a, r, &cs->data[r]);
     if (rc != MPI_SUCCESS) return build_failed(row, r, algo);
   }
   double elapsed = now_s() - t0;
@@ -512,6 +533,7 @@ static void run_case(const options *opt, topo_set *ts, const sim_call *call, int
     goto cleanup;
   }
   if (ensure_phase1(ts, opt, a, row->error, sizeof row->error) != 0) goto cleanup;
+  if (ensure_grid(ts, opt->algos[a], row->error, sizeof row->error) != 0) goto cleanup;
   row->phase1 = ts->phase1[a];
   if (build_schedules(ts, call, opt->algos[a], &cs, row) != 0) goto cleanup;
   if (opt->verify) {
@@ -637,9 +659,13 @@ static void json_row(FILE *out, const options *opt, const topo_set *ts, const ca
 static int applies_everywhere(const options *opt, topo_set *ts, const sim_call *call, int a) {
   const nhood_algorithm *alg = nhood_algorithm_by_name(opt->algos[a]);
   char err[MESSAGE_LEN];
+  if (ensure_grid(ts, alg->name, err, sizeof err) != 0) return 1; /* run_case reports it */
   for (int pass = 0; pass < 2; pass++) {
     int r = 0;
-    while (r < ts->nranks && nhood_algorithm_unfit(alg, ts->topos[r], &call->args[r]) == NULL) r++;
+    for (; r < ts->nranks; r++) {
+      nhood_coll_args args = call->args[r];
+      if (nhood_algorithm_unfit(alg, sim_grid_topo_for(alg->name, ts->topos[r], ts->grid, r, &args), &args)) break;
+    }
     if (r == ts->nranks) return 1;
     /* A reason of an algorithm that waits for its pattern may be that it is missing. */
     if (pass > 0 || !alg->needs_pattern || ts->phase1_ran[a] || phase1_hook_of(alg->name) == NULL) return 0;
