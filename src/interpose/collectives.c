@@ -42,22 +42,22 @@ static double mean_bytes(int rc, NHOOD_Topo topo, const int counts[], MPI_Dataty
 
 /* ---- what every call does ------------------------------------------------------------- */
 
-static int blocking_done(MPI_Comm comm, int rc, ip_coll coll, double bytes, double t0, const char *function) {
+static int blocking_done(MPI_Comm comm, int rc, int slot, ip_coll coll, double bytes, double t0, const char *function) {
   if (ip_stats_on() && rc == MPI_SUCCESS) {
     const char *algorithm = NULL;
     NHOOD_Last_algorithm(&algorithm);
-    ip_stats_record(coll, IP_BLOCKING, algorithm, bytes, ip_stats_clock() - t0);
+    ip_stats_record(slot, coll, IP_BLOCKING, algorithm, bytes, ip_stats_clock() - t0);
   }
   return ip_raise(comm, rc, function);
 }
 
-static int request_done(MPI_Comm comm, int rc, NHOOD_Request nreq, int persistent, MPI_Request *request, ip_coll coll,
-                        double bytes, double t0, const char *function) {
+static int request_done(MPI_Comm comm, int rc, int slot, NHOOD_Request nreq, int persistent, MPI_Request *request,
+                        ip_coll coll, double bytes, double t0, const char *function) {
   if (rc == MPI_SUCCESS) {
     if (ip_stats_on()) {
       const char *algorithm = NULL;
       NHOOD_Request_schedule_info(nreq, &algorithm, NULL, NULL, NULL, NULL);
-      ip_stats_record(coll, persistent ? IP_PERSISTENT : IP_NONBLOCKING, algorithm, bytes, ip_stats_clock() - t0);
+      ip_stats_record(slot, coll, persistent ? IP_PERSISTENT : IP_NONBLOCKING, algorithm, bytes, ip_stats_clock() - t0);
     }
     rc = ip_request_wrap(nreq, persistent, request);
     if (rc != MPI_SUCCESS) return ip_raise_message(comm, rc, function, "out of memory for the request");
@@ -68,25 +68,25 @@ static int request_done(MPI_Comm comm, int rc, NHOOD_Request nreq, int persisten
 /* The body every function shares: MPI's own call where nhood does not handle comm, else nhood's
  * call, then statistics and errors (`bytes` is evaluated after nhood's call: it reads rc). A
  * request output that is NULL is MPI_ERR_REQUEST, before anything starts. */
-#define BLOCKING_BODY(coll, pmpi_call, nhood_call, bytes) \
-  NHOOD_Topo topo;                                        \
-  int rc;                                                 \
-  if (!ip_route(comm, &topo, &rc)) return pmpi_call;      \
-  if (rc != MPI_SUCCESS) return rc;                       \
-  double t0 = ip_stats_clock();                           \
-  rc = nhood_call;                                        \
-  return blocking_done(comm, rc, coll, bytes, t0, __func__)
+#define BLOCKING_BODY(coll, pmpi_call, nhood_call, bytes)   \
+  NHOOD_Topo topo;                                          \
+  int rc, slot;                                             \
+  if (!ip_route(comm, &topo, &slot, &rc)) return pmpi_call; \
+  if (rc != MPI_SUCCESS) return rc;                         \
+  double t0 = ip_stats_clock();                             \
+  rc = nhood_call;                                          \
+  return blocking_done(comm, rc, slot, coll, bytes, t0, __func__)
 
 #define REQUEST_BODY(coll, persistent, pmpi_call, nhood_call, bytes)                                \
   NHOOD_Topo topo;                                                                                  \
   NHOOD_Request nreq = NHOOD_REQUEST_NULL;                                                          \
-  int rc;                                                                                           \
-  if (!ip_route(comm, &topo, &rc)) return pmpi_call;                                                \
+  int rc, slot;                                                                                     \
+  if (!ip_route(comm, &topo, &slot, &rc)) return pmpi_call;                                         \
   if (rc != MPI_SUCCESS) return rc;                                                                 \
   if (request == NULL) return ip_raise_message(comm, MPI_ERR_REQUEST, __func__, "request is NULL"); \
   double t0 = ip_stats_clock();                                                                     \
   rc = nhood_call;                                                                                  \
-  return request_done(comm, rc, nreq, persistent, request, coll, bytes, t0, __func__)
+  return request_done(comm, rc, slot, nreq, persistent, request, coll, bytes, t0, __func__)
 
 /* ---- allgather ----------------------------------------------------------------------------- */
 

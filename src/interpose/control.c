@@ -17,17 +17,28 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static int enabled = 1, stats = 0;
 static int topo_keyval = MPI_KEYVAL_INVALID;
 
+/* What a communicator's attribute holds: its topology object and its row of statistics. */
+typedef struct {
+  NHOOD_Topo topo;
+  int slot;
+} cached_topo;
+
 static int delete_topo(MPI_Comm comm, int keyval, void *value, void *extra) {
   (void)comm, (void)keyval, (void)extra;
-  NHOOD_Topo topo = value;
-  NHOOD_Topo_free(&topo);
+  cached_topo *cached = value;
+  NHOOD_Topo_free(&cached->topo);
+  free(cached);
   return MPI_SUCCESS;
 }
+
+static int stats_slot(MPI_Comm comm); /* below, with the statistics */
 
 static int env_is(const char *name, const char *value) {
   const char *v = getenv(name);
   return v != NULL && strcmp(v, value) == 0;
 }
+
+static int stats_on_now(void) { return stats; }
 
 static void init_once(void) {
   enabled = !(env_is("NHOOD_INTERPOSE", "off") || env_is("NHOOD_INTERPOSE", "0"));
@@ -38,32 +49,46 @@ static void init_once(void) {
 }
 
 /* NHOOD_ALGORITHM as the info key nhood_algorithm, for every topology derived here. */
-static int derive_topo(MPI_Comm comm, NHOOD_Topo *topo) {
+static int derive_topo(MPI_Comm comm, cached_topo **out) {
   const char *algorithm = getenv("NHOOD_ALGORITHM");
   MPI_Info info = MPI_INFO_NULL;
+  cached_topo *cached = calloc(1, sizeof *cached);
+  if (cached == NULL) return MPI_ERR_NO_MEM;
   if (algorithm && *algorithm) {
     PMPI_Info_create(&info);
     PMPI_Info_set(info, NHOOD_INFO_ALGORITHM, algorithm);
   }
-  int rc = NHOOD_Topo_create_from_comm(comm, info, topo);
+  int rc = NHOOD_Topo_create_from_comm(comm, info, &cached->topo);
   if (info != MPI_INFO_NULL) PMPI_Info_free(&info);
-  if (rc == MPI_SUCCESS) rc = PMPI_Comm_set_attr(comm, topo_keyval, *topo);
+  if (rc == MPI_SUCCESS) {
+    cached->slot = stats_on_now() ? stats_slot(comm) : 0;
+    rc = PMPI_Comm_set_attr(comm, topo_keyval, cached);
+    if (rc != MPI_SUCCESS) NHOOD_Topo_free(&cached->topo);
+  }
+  if (rc != MPI_SUCCESS) {
+    free(cached);
+    return rc;
+  }
+  *out = cached;
   return rc;
 }
 
-int ip_route(MPI_Comm comm, NHOOD_Topo *topo, int *rc) {
+int ip_route(MPI_Comm comm, NHOOD_Topo *topo, int *slot, int *rc) {
   pthread_once(&once, init_once);
   *rc = MPI_SUCCESS;
   if (!enabled) return 0;
   int found = 0, kind = MPI_UNDEFINED;
   void *value = NULL;
   if (comm != MPI_COMM_NULL && PMPI_Comm_get_attr(comm, topo_keyval, &value, &found) == MPI_SUCCESS && found) {
-    *topo = value;
+    *topo = ((cached_topo *)value)->topo;
+    *slot = ((cached_topo *)value)->slot;
     return 1;
   }
   /* No topology (or not a valid communicator): MPI's own call reports it. */
   if (comm == MPI_COMM_NULL || PMPI_Topo_test(comm, &kind) != MPI_SUCCESS || kind == MPI_UNDEFINED) return 0;
-  *rc = derive_topo(comm, topo);
+  cached_topo *cached = NULL;
+  *rc = derive_topo(comm, &cached);
+  if (*rc == MPI_SUCCESS) *topo = cached->topo, *slot = cached->slot;
   if (*rc != MPI_SUCCESS) *rc = ip_raise(comm, *rc, "deriving the topology object");
   return 1;
 }
@@ -90,15 +115,19 @@ int ip_raise(MPI_Comm comm, int rc, const char *function) {
 
 /* ---- NHOOD_STATS ----------------------------------------------------------------------- */
 
-/* Per collective, mode and algorithm (the registry's, then one slot for an unknown name):
- * calls, the sum of their block sizes, the time in them. */
+/* Per communicator (numbered in the order of its first neighborhood collective here; the
+ * last row takes those beyond), collective, mode and algorithm (the registry's, then one slot
+ * for an unknown name): calls, the sum of their block sizes, the time in them. */
 #define IP_MAX_ALGORITHMS 31
+#define IP_MAX_COMMS 16
 typedef struct {
-  double calls[IP_NCOLLS][IP_NMODES][IP_MAX_ALGORITHMS + 1];
-  double bytes[IP_NCOLLS][IP_NMODES][IP_MAX_ALGORITHMS + 1];
-  double seconds[IP_NCOLLS][IP_NMODES][IP_MAX_ALGORITHMS + 1];
+  double calls[IP_MAX_COMMS][IP_NCOLLS][IP_NMODES][IP_MAX_ALGORITHMS + 1];
+  double bytes[IP_MAX_COMMS][IP_NCOLLS][IP_NMODES][IP_MAX_ALGORITHMS + 1];
+  double seconds[IP_MAX_COMMS][IP_NCOLLS][IP_NMODES][IP_MAX_ALGORITHMS + 1];
 } ip_stats_table;
 static ip_stats_table table;
+static int ncomms;
+static char comm_label[IP_MAX_COMMS][96]; /* what the communicator was, as this process saw it */
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
 
 int ip_stats_on(void) {
@@ -107,6 +136,27 @@ int ip_stats_on(void) {
 }
 
 double ip_stats_clock(void) { return stats ? PMPI_Wtime() : 0; }
+
+/* The next row of statistics, labelled with the communicator's topology, size and name. */
+static int stats_slot(MPI_Comm comm) {
+  int kind = MPI_UNDEFINED, size = 0, len = 0;
+  char name[MPI_MAX_OBJECT_NAME] = "";
+  PMPI_Topo_test(comm, &kind);
+  PMPI_Comm_size(comm, &size);
+  PMPI_Comm_get_name(comm, name, &len);
+  pthread_mutex_lock(&stats_lock);
+  int fresh = ncomms < IP_MAX_COMMS, slot = fresh ? ncomms++ : IP_MAX_COMMS - 1;
+  if (fresh && slot < IP_MAX_COMMS - 1)
+    snprintf(comm_label[slot], sizeof comm_label[slot], "%s, %d process%s%s%s%s",
+             kind == MPI_CART    ? "Cartesian"
+             : kind == MPI_GRAPH ? "graph"
+                                 : "distributed graph",
+             size, size == 1 ? "" : "es", len > 0 ? " (\"" : "", name, len > 0 ? "\")" : "");
+  else
+    snprintf(comm_label[slot], sizeof comm_label[slot], "and later communicators");
+  pthread_mutex_unlock(&stats_lock);
+  return slot;
+}
 
 static int algorithm_slot(const char *name) {
   int count = 0;
@@ -120,12 +170,12 @@ static int algorithm_slot(const char *name) {
   return IP_MAX_ALGORITHMS;
 }
 
-void ip_stats_record(ip_coll coll, ip_mode mode, const char *algorithm, double block_bytes, double seconds) {
+void ip_stats_record(int slot, ip_coll coll, ip_mode mode, const char *algorithm, double block_bytes, double seconds) {
   int k = algorithm_slot(algorithm);
   pthread_mutex_lock(&stats_lock);
-  table.calls[coll][mode][k] += 1;
-  table.bytes[coll][mode][k] += block_bytes;
-  table.seconds[coll][mode][k] += seconds;
+  table.calls[slot][coll][mode][k] += 1;
+  table.bytes[slot][coll][mode][k] += block_bytes;
+  table.seconds[slot][coll][mode][k] += seconds;
   pthread_mutex_unlock(&stats_lock);
 }
 
@@ -138,32 +188,44 @@ static void print_stats(void) {
   if (!initialized || finalized) return;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
-  enum { N = IP_NCOLLS * IP_NMODES * (IP_MAX_ALGORITHMS + 1) };
-  ip_stats_table sum, max;
-  /* Calls and bytes: summed over processes; time: the slowest process's. */
+  enum { N = IP_MAX_COMMS * IP_NCOLLS * IP_NMODES * (IP_MAX_ALGORITHMS + 1) };
+  static ip_stats_table sum, max, users;
+  /* Calls and bytes: summed over processes; time: the slowest process's; and how many
+   * processes made each row's calls, for calls per process. */
+  static ip_stats_table used;
+  double *calls = &table.calls[0][0][0][0], *in = &used.calls[0][0][0][0];
+  for (int k = 0; k < N; k++) in[k] = calls[k] > 0;
   PMPI_Reduce(table.calls, sum.calls, N, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   PMPI_Reduce(table.bytes, sum.bytes, N, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   PMPI_Reduce(table.seconds, max.seconds, N, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(used.calls, users.calls, N, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank != 0) return;
   int count = 0;
   NHOOD_Algorithm_count(&count);
   printf("nhood: neighborhood collectives on %d processes (NHOOD_STATS=1)\n", size);
-  printf("  %-10s %-12s %-16s %12s %14s %14s\n", "collective", "mode", "algorithm", "calls/proc", "bytes/block",
-         "seconds (max)");
   int rows = 0;
-  for (int c = 0; c < IP_NCOLLS; c++)
-    for (int m = 0; m < IP_NMODES; m++)
-      for (int k = 0; k <= IP_MAX_ALGORITHMS; k++) {
-        double calls = sum.calls[c][m][k];
-        if (calls == 0) continue;
-        const char *name = "other";
-        if (k < count) NHOOD_Algorithm_get(k, &name, NULL);
-        printf("  %-10s %-12s %-16s %12.0f %14.1f %14.6f\n", colls[c], modes[m], name, calls / size,
-               sum.bytes[c][m][k] / calls, max.seconds[c][m][k]);
-        rows++;
-      }
+  for (int slot = 0; slot < IP_MAX_COMMS; slot++) {
+    int header = 0;
+    for (int c = 0; c < IP_NCOLLS; c++)
+      for (int m = 0; m < IP_NMODES; m++)
+        for (int k = 0; k <= IP_MAX_ALGORITHMS; k++) {
+          double n = sum.calls[slot][c][m][k];
+          if (n == 0) continue;
+          if (!header++)
+            printf("  communicator %d: %s\n  %-10s %-12s %-16s %12s %14s %14s\n", slot + 1,
+                   comm_label[slot][0] ? comm_label[slot] : "(not used by rank 0)", "collective", "mode", "algorithm",
+                   "calls/proc", "bytes/block", "seconds (max)");
+          const char *name = "other";
+          if (k < count) NHOOD_Algorithm_get(k, &name, NULL);
+          printf("  %-10s %-12s %-16s %12.0f %14.1f %14.6f\n", colls[c], modes[m], name, n / users.calls[slot][c][m][k],
+                 sum.bytes[slot][c][m][k] / n, max.seconds[slot][c][m][k]);
+          rows++;
+        }
+  }
   if (rows == 0) printf("  (none)\n");
-  printf("  time: blocking calls whole; non-blocking and persistent, the call that starts them\n");
+  printf(
+      "  communicators numbered in the order of their first neighborhood collective on each process;\n"
+      "  time: blocking calls whole; non-blocking and persistent, the call that starts them\n");
   fflush(stdout);
 }
 

@@ -23,11 +23,11 @@ typedef enum { IP_ALLGATHER, IP_ALLGATHERV, IP_ALLTOALL, IP_ALLTOALLV, IP_ALLTOA
 typedef enum { IP_BLOCKING, IP_NONBLOCKING, IP_PERSISTENT, IP_NMODES } ip_mode;
 
 /* 1 when nhood runs comm's neighborhood collectives, with its topology object in *topo
- * (derived from the communicator at the first call and cached on it); 0 when the call goes to
- * MPI unchanged: NHOOD_INTERPOSE=off, or a communicator without a process topology (MPI then
- * reports the error as it does). A failure to derive the topology is raised on comm and
- * returned in *rc with 1. */
-int ip_route(MPI_Comm comm, NHOOD_Topo *topo, int *rc);
+ * (derived from the communicator at the first call and cached on it) and its row of
+ * statistics in *slot; 0 when the call goes to MPI unchanged: NHOOD_INTERPOSE=off, or a
+ * communicator without a process topology (MPI then reports the error as it does). A failure
+ * to derive the topology is raised on comm and returned in *rc with 1. */
+int ip_route(MPI_Comm comm, NHOOD_Topo *topo, int *slot, int *rc);
 
 /* Reports rc (an MPI error class from nhood, with NHOOD_Error_message) as MPI would: through
  * comm's error handler. With MPI_ERRORS_ARE_FATAL the program stops after nhood's message is
@@ -36,10 +36,11 @@ int ip_raise(MPI_Comm comm, int rc, const char *function);
 /* The same with a message of the caller's (errors found here, not by nhood). */
 int ip_raise_message(MPI_Comm comm, int rc, const char *function, const char *message);
 
-/* Statistics (NHOOD_STATS=1): whether they are kept, the clock, and one call's record. */
+/* Statistics (NHOOD_STATS=1): whether they are kept, the clock, and one call's record on the
+ * communicator of statistics slot `slot` (ip_route's). */
 int ip_stats_on(void);
 double ip_stats_clock(void);
-void ip_stats_record(ip_coll coll, ip_mode mode, const char *algorithm, double block_bytes, double seconds);
+void ip_stats_record(int slot, ip_coll coll, ip_mode mode, const char *algorithm, double block_bytes, double seconds);
 
 /* An MPI request for nhood's request `nreq` (non-blocking, running; or persistent, inactive)
  * in *request. On failure nreq is freed. */
