@@ -41,12 +41,8 @@ int NHOOD_Topo_algorithm_applies(NHOOD_Topo topo, MPI_Comm comm, const char *alg
   nhood_coll_args a = {.kind = (nhood_coll_kind)kind, .isomorphic_sizes = topo->isomorphic_sizes};
   NHOOD_TRY(nhood_info_bool(info, NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES, &a.isomorphic_sizes));
   if (alg->needs_pattern) NHOOD_TRY(nhood_ensure_pattern(topo, ctx));
-  const nhood_topo *on = topo;
-  if (alg->needs_grid) { /* on a graph, the grid found under it, where there is one */
-    const nhood_grid_view *grid = NULL;
-    NHOOD_TRY(nhood_grid_of(topo, ctx, &grid));
-    if (grid) on = grid->topo;
-  }
+  NHOOD_Topo on = topo; /* on a graph, the grid found under it, where there is one */
+  NHOOD_TRY(nhood_grid_topo_for(topo, ctx, alg, &a, &on));
   NHOOD_TRY(nhood_native_prepare(topo, ctx, &a, 0, alg, &why_not, &graph));
   const nhood_algorithm *ran = nhood_algorithm_resolve(alg, why_not, on, &a);
   if (ran == NULL) return nhood_error(MPI_ERR_INTERN, "no algorithm applies after \"%s\"'s fallbacks", alg->name);

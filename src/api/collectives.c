@@ -139,7 +139,6 @@ cleanup:
 static int prepare(nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, nhood_mode mode,
                    nhood_commctx **ctx, const nhood_algorithm **alg, nhood_native_graph **graph, NHOOD_Topo *on) {
   int rc = MPI_SUCCESS;
-  *on = topo;
   char requested[NHOOD_ALGORITHM_NAME_MAX];
   NHOOD_TRY(nhood_topo_validate(topo, "topo"));
   NHOOD_TRY(nhood_commctx_get(comm, ctx));
@@ -158,15 +157,7 @@ static int prepare(nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info 
    * on it (the pattern's depth; whether every process can run MPI's own). */
   const char *why_not = NULL;
   if ((*alg)->needs_pattern) NHOOD_TRY(nhood_ensure_pattern(topo, *ctx));
-  if ((*alg)->needs_grid && topo->kind == NHOOD_TOPO_ADJACENT) {
-    const nhood_grid_view *grid = NULL;
-    NHOOD_TRY(nhood_grid_of(topo, *ctx, &grid));
-    if (grid) {
-      *on = grid->topo;
-      a->send_slot = grid->send_slot;
-      a->recv_slot = grid->recv_slot;
-    }
-  }
+  NHOOD_TRY(nhood_grid_topo_for(topo, *ctx, *alg, a, on));
   NHOOD_TRY(nhood_native_prepare(topo, *ctx, a, mode == NHOOD_PERSISTENT, *alg, &why_not, graph));
   NHOOD_TRY(nhood_select_fallback(*alg, why_not, *on, a, alg));
 cleanup:

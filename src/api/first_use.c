@@ -118,11 +118,10 @@ static int search_grid(NHOOD_Topo topo, nhood_commctx *ctx, nhood_grid_view **ou
   if (topo->kind != NHOOD_TOPO_ADJACENT || ctx->size < 4 || grid_search_off()) return MPI_SUCCESS;
   NHOOD_MPI_CALL(MPI_Topo_test(ctx->comm, &status));
   if (status == MPI_CART) {
-    NHOOD_MPI_CALL(MPI_Cartdim_get(ctx->comm, &ndims));
-    if (ndims > NHOOD_GRID_MAX_DIMS) return MPI_SUCCESS; /* the same everywhere: no search */
     int periods[NHOOD_GRID_MAX_DIMS], coords[NHOOD_GRID_MAX_DIMS];
-    if (ndims > 0) NHOOD_MPI_CALL(MPI_Cart_get(ctx->comm, ndims, dims, periods, coords));
-    if (ndims == 0) return MPI_SUCCESS;
+    NHOOD_MPI_CALL(MPI_Cartdim_get(ctx->comm, &ndims));
+    if (ndims == 0 || ndims > NHOOD_GRID_MAX_DIMS) return MPI_SUCCESS; /* the same everywhere: no search */
+    NHOOD_MPI_CALL(MPI_Cart_get(ctx->comm, ndims, dims, periods, coords));
   }
   NHOOD_TRY(nhood_grid_search_init(ctx->size, ndims, dims, &s));
   size_t n = nhood_grid_screen_len(&s);
@@ -160,6 +159,22 @@ int nhood_grid_of(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_grid_view **v
     s->grid_searched = 1;
   }
   *view = s->grid;
+cleanup:
+  return rc;
+}
+
+int nhood_grid_topo_for(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_algorithm *alg, nhood_coll_args *a,
+                        NHOOD_Topo *on) {
+  int rc = MPI_SUCCESS;
+  const nhood_grid_view *grid = NULL;
+  *on = topo;
+  if (!alg->needs_grid) return MPI_SUCCESS;
+  NHOOD_TRY(nhood_grid_of(topo, ctx, &grid));
+  if (grid) {
+    *on = grid->topo;
+    a->send_slot = grid->send_slot;
+    a->recv_slot = grid->recv_slot;
+  }
 cleanup:
   return rc;
 }

@@ -28,6 +28,12 @@ int nhood_ensure_pattern(NHOOD_Topo topo, nhood_commctx *ctx);
  * NHOOD_GRID=off. The view lives as long as what topo learned on ctx. */
 int nhood_grid_of(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_grid_view **view);
 
+/* The topology alg's schedule is built on: the view of the grid under graph topo for the
+ * isomorphic algorithms where there is one (a then maps the view's blocks to the graph's),
+ * else topo. Searches collectively the first time, as nhood_grid_of. */
+int nhood_grid_topo_for(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_algorithm *alg, nhood_coll_args *a,
+                        NHOOD_Topo *on);
+
 /* Resolves "auto" for call a into *alg: the rules of NHOOD_INFO_TUNE (info, then the
  * topology's) and NHOOD_TUNE first, then the cost model's choice for the call's block size.
  * The first such call per collective (and isomorphic-sizes assertion) decides for every

@@ -38,8 +38,6 @@ static int env_is(const char *name, const char *value) {
   return v != NULL && strcmp(v, value) == 0;
 }
 
-static int stats_on_now(void) { return stats; }
-
 static void init_once(void) {
   enabled = !(env_is("NHOOD_INTERPOSE", "off") || env_is("NHOOD_INTERPOSE", "0"));
   stats = env_is("NHOOD_STATS", "1");
@@ -61,7 +59,7 @@ static int derive_topo(MPI_Comm comm, cached_topo **out) {
   int rc = NHOOD_Topo_create_from_comm(comm, info, &cached->topo);
   if (info != MPI_INFO_NULL) PMPI_Info_free(&info);
   if (rc == MPI_SUCCESS) {
-    cached->slot = stats_on_now() ? stats_slot(comm) : 0;
+    cached->slot = stats ? stats_slot(comm) : 0;
     rc = PMPI_Comm_set_attr(comm, topo_keyval, cached);
     if (rc != MPI_SUCCESS) NHOOD_Topo_free(&cached->topo);
   }
@@ -120,10 +118,9 @@ int ip_raise(MPI_Comm comm, int rc, const char *function) {
  * for an unknown name): calls, the sum of their block sizes, the time in them. */
 #define IP_MAX_ALGORITHMS 31
 #define IP_MAX_COMMS 16
+typedef double ip_counts[IP_MAX_COMMS][IP_NCOLLS][IP_NMODES][IP_MAX_ALGORITHMS + 1];
 typedef struct {
-  double calls[IP_MAX_COMMS][IP_NCOLLS][IP_NMODES][IP_MAX_ALGORITHMS + 1];
-  double bytes[IP_MAX_COMMS][IP_NCOLLS][IP_NMODES][IP_MAX_ALGORITHMS + 1];
-  double seconds[IP_MAX_COMMS][IP_NCOLLS][IP_NMODES][IP_MAX_ALGORITHMS + 1];
+  ip_counts calls, bytes, seconds;
 } ip_stats_table;
 static ip_stats_table table;
 static int ncomms;
@@ -188,17 +185,15 @@ static void print_stats(void) {
   if (!initialized || finalized) return;
   PMPI_Comm_rank(MPI_COMM_WORLD, &rank);
   PMPI_Comm_size(MPI_COMM_WORLD, &size);
-  enum { N = IP_MAX_COMMS * IP_NCOLLS * IP_NMODES * (IP_MAX_ALGORITHMS + 1) };
-  static ip_stats_table sum, max, users;
   /* Calls and bytes: summed over processes; time: the slowest process's; and how many
-   * processes made each row's calls, for calls per process. */
-  static ip_stats_table used;
-  double *calls = &table.calls[0][0][0][0], *in = &used.calls[0][0][0][0];
-  for (int k = 0; k < N; k++) in[k] = calls[k] > 0;
-  PMPI_Reduce(table.calls, sum.calls, N, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-  PMPI_Reduce(table.bytes, sum.bytes, N, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
-  PMPI_Reduce(table.seconds, max.seconds, N, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
-  PMPI_Reduce(used.calls, users.calls, N, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+   * processes made each row's calls (users), for calls per process. */
+  static ip_counts calls, bytes, seconds, used, users;
+  enum { N = sizeof(ip_counts) / sizeof(double) };
+  for (int k = 0; k < N; k++) (&used[0][0][0][0])[k] = (&table.calls[0][0][0][0])[k] > 0;
+  PMPI_Reduce(table.calls, calls, N, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(table.bytes, bytes, N, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(table.seconds, seconds, N, MPI_DOUBLE, MPI_MAX, 0, MPI_COMM_WORLD);
+  PMPI_Reduce(used, users, N, MPI_DOUBLE, MPI_SUM, 0, MPI_COMM_WORLD);
   if (rank != 0) return;
   int count = 0;
   NHOOD_Algorithm_count(&count);
@@ -209,7 +204,7 @@ static void print_stats(void) {
     for (int c = 0; c < IP_NCOLLS; c++)
       for (int m = 0; m < IP_NMODES; m++)
         for (int k = 0; k <= IP_MAX_ALGORITHMS; k++) {
-          double n = sum.calls[slot][c][m][k];
+          double n = calls[slot][c][m][k];
           if (n == 0) continue;
           if (!header++)
             printf("  communicator %d: %s\n  %-10s %-12s %-16s %12s %14s %14s\n", slot + 1,
@@ -217,8 +212,8 @@ static void print_stats(void) {
                    "calls/proc", "bytes/block", "seconds (max)");
           const char *name = "other";
           if (k < count) NHOOD_Algorithm_get(k, &name, NULL);
-          printf("  %-10s %-12s %-16s %12.0f %14.1f %14.6f\n", colls[c], modes[m], name, n / users.calls[slot][c][m][k],
-                 sum.bytes[slot][c][m][k] / n, max.seconds[slot][c][m][k]);
+          printf("  %-10s %-12s %-16s %12.0f %14.1f %14.6f\n", colls[c], modes[m], name, n / users[slot][c][m][k],
+                 bytes[slot][c][m][k] / n, seconds[slot][c][m][k]);
           rows++;
         }
   }

@@ -92,27 +92,20 @@ static void list_remove(ip_request **list, atomic_int *n, ip_request *r) {
 /* Whether anything of nhood's is about: else every function goes straight to MPI. */
 static int none_of_ours(void) { return atomic_load(&nrunning) == 0 && atomic_load(&npersistent) == 0; }
 
-/* The live persistent request whose handle is h, or NULL. */
-static ip_request *persistent_of(MPI_Request h) {
-  if (atomic_load(&npersistent) == 0 || h == MPI_REQUEST_NULL) return NULL;
+/* The request of *list whose handle (by_run: whose run's generalized request) is h, or NULL. */
+static ip_request *find(ip_request ***list, atomic_int *n, int by_run, MPI_Request h) {
+  if (atomic_load(n) == 0 || h == MPI_REQUEST_NULL) return NULL;
   ip_request *found = NULL;
   take();
-  for (int k = 0; k < atomic_load(&npersistent) && !found; k++)
-    if (persistent[k]->handle == h) found = persistent[k];
+  for (int k = 0; k < atomic_load(n) && !found; k++)
+    if ((by_run ? (*list)[k]->run : (*list)[k]->handle) == h) found = (*list)[k];
   give();
   return found;
 }
 
-/* The run in flight whose generalized request is h, or NULL. */
-static ip_request *running_of(MPI_Request h) {
-  if (atomic_load(&nrunning) == 0 || h == MPI_REQUEST_NULL) return NULL;
-  ip_request *found = NULL;
-  take();
-  for (int k = 0; k < atomic_load(&nrunning) && !found; k++)
-    if (running[k]->run == h) found = running[k];
-  give();
-  return found;
-}
+/* The live persistent request whose handle is h; the run in flight whose request is h. */
+static ip_request *persistent_of(MPI_Request h) { return find(&persistent, &npersistent, 0, h); }
+static ip_request *running_of(MPI_Request h) { return find(&running, &nrunning, 1, h); }
 
 /* ---- generalized requests -------------------------------------------------------------- */
 

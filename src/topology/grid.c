@@ -160,9 +160,8 @@ static int add_guesses(nhood_grid_search *s, const int *cand, const int *e, size
 
 size_t nhood_grid_plan(nhood_grid_search *s, const int *v) {
   s->nguesses = 0;
-  if (v[0] != 0 || s->ncandidates == 0) return 0;
-  ranked_candidate *r = malloc(sizeof *r * (size_t)s->ncandidates);
-  if (!r) return 0; /* the same on every process only if all run out: then none searches on */
+  if (v[0] != 0) return 0;
+  ranked_candidate best[MAX_TRIED]; /* the likeliest so far, in order */
   int n = 0;
   for (int c = 0; c < s->ncandidates; c++) {
     const int *cand = s->candidates + (size_t)c * CAND_INTS, *e = v + 2 + (size_t)c * SCREEN_INTS;
@@ -175,14 +174,19 @@ size_t nhood_grid_plan(nhood_grid_search *s, const int *v) {
     }
     /* It pays where a process has more neighbors than the two per moving dimension that even
      * the cart algorithms need messages for. */
-    if (box <= MAX_BOX && v[1] > 2 * moving)
-      r[n++] = (ranked_candidate){c, cand[0], nonincreasing, e[2 * NHOOD_GRID_MAX_DIMS], box};
+    if (box > MAX_BOX || v[1] <= 2 * moving) continue;
+    ranked_candidate r = {c, cand[0], nonincreasing, e[2 * NHOOD_GRID_MAX_DIMS], box};
+    int at = n < MAX_TRIED ? n++ : MAX_TRIED; /* insertion into the sorted few */
+    while (at > 0 && by_likelihood(&r, &best[at - 1]) < 0) {
+      if (at < MAX_TRIED) best[at] = best[at - 1];
+      at--;
+    }
+    if (at < MAX_TRIED) best[at] = r;
   }
-  qsort(r, (size_t)n, sizeof *r, by_likelihood);
   size_t cells = 0;
-  for (int k = 0; k < n && k < MAX_TRIED; k++)
-    add_guesses(s, s->candidates + (size_t)r[k].index * CAND_INTS, v + 2 + (size_t)r[k].index * SCREEN_INTS, &cells);
-  free(r);
+  for (int k = 0; k < n; k++)
+    add_guesses(s, s->candidates + (size_t)best[k].index * CAND_INTS, v + 2 + (size_t)best[k].index * SCREEN_INTS,
+                &cells);
   return cells;
 }
 

@@ -16,22 +16,13 @@
  * case failed on any process.
  */
 #define _GNU_SOURCE /* dladdr */
-#include <dlfcn.h>
-#include <mpi.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#if defined(OPEN_MPI) && OPEN_MPI
-#include <mpi-ext.h>
-#endif
-#if MPI_VERSION >= 4
-#define ALLGATHER_INIT MPI_Neighbor_allgather_init
-#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
-#define ALLGATHER_INIT MPIX_Neighbor_allgather_init
-#endif
+#include "interposed.h"
 
 static int rank, size, failures, checks;
 static const char *only;
@@ -375,8 +366,7 @@ int main(int argc, char **argv) {
   for (int k = 1; k + 1 < argc; k++)
     if (strcmp(argv[k], "--case") == 0) only = argv[++k];
   signal(SIGALRM, on_alarm);
-  Dl_info where;
-  if (!dladdr((void *)MPI_Ineighbor_allgather, &where) || !where.dli_fname || !strstr(where.dli_fname, "nhood-mpi")) {
+  if (!interposed()) {
     if (rank == 0) fprintf(stderr, "test_requests: libnhood-mpi.so is not preloaded (run it under nhood-run)\n");
     MPI_Finalize();
     return 1;

@@ -7,22 +7,13 @@
  * the MPI library does not provide MPI_THREAD_MULTIPLE.
  */
 #define _GNU_SOURCE /* dladdr */
-#include <dlfcn.h>
-#include <mpi.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#if defined(OPEN_MPI) && OPEN_MPI
-#include <mpi-ext.h>
-#endif
-#if MPI_VERSION >= 4
-#define ALLGATHER_INIT MPI_Neighbor_allgather_init
-#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
-#define ALLGATHER_INIT MPIX_Neighbor_allgather_init
-#endif
+#include "interposed.h"
 
 #define THREADS 4
 #define ROUNDS 200
@@ -71,8 +62,7 @@ int main(int argc, char **argv) {
   MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  Dl_info where;
-  if (!dladdr((void *)MPI_Neighbor_allgather, &where) || !where.dli_fname || !strstr(where.dli_fname, "nhood-mpi")) {
+  if (!interposed()) {
     if (rank == 0) fprintf(stderr, "test_threads: libnhood-mpi.so is not preloaded (run it under nhood-run)\n");
     MPI_Finalize();
     return 1;
