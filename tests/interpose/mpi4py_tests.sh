@@ -39,8 +39,8 @@ for algorithm in auto direct combine mpi; do
       exit 1
     fi
     # Every rank reports OK, none FAILED, and nhood ran the calls (its NHOOD_STATS table has
-    # rows). The ranks share one output, so a verdict may follow another rank's dashes on a line.
-    oks=$( (grep -oE '(^|-)OK( \(|$)' <<<"$out" || true) | wc -l)
+    # rows). The ranks share one output, so a verdict may sit between another rank's dashes.
+    oks=$( (grep -oE '(^|-)OK($|[ (-])' <<<"$out" || true) | wc -l)
     if grep -q 'FAILED (' <<<"$out"; then oks=0; fi
     rows=$(grep -cE '^  (allgather|allgatherv|alltoall|alltoallv|alltoallw) ' <<<"$out" || true)
     if [ "$oks" != "$np" ] || [ "$rows" = 0 ]; then
