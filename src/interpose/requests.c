@@ -46,7 +46,7 @@ typedef struct ip_request {
 } ip_request;
 
 /* Runs in flight (nhood's request not complete) and live persistent requests. A recursive
- * lock: completing a generalized request may call its free function, which takes it again. */
+ * lock, held across MPI calls (NHOOD_Test, MPI_Grequest_complete). */
 static pthread_mutex_t lock;
 static pthread_once_t lock_once = PTHREAD_ONCE_INIT;
 static ip_request **running, **persistent;
@@ -65,6 +65,19 @@ static void take(void) {
   pthread_mutex_lock(&lock);
 }
 static void give(void) { pthread_mutex_unlock(&lock); }
+
+/* Guards each request's run and orphaned fields, and is never held across an MPI call: MPI
+ * calls free_fn while it holds a lock of its own (MPICH's global one, with
+ * MPI_THREAD_MULTIPLE), so free_fn must not wait for a thread that waits for MPI, as one
+ * holding `lock` may. Taken after `lock` where both are held. */
+static pthread_mutex_t run_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static MPI_Request run_of(ip_request *r) {
+  pthread_mutex_lock(&run_lock);
+  MPI_Request run = r->run;
+  pthread_mutex_unlock(&run_lock);
+  return run;
+}
 
 /* Adds r to list (under the lock). */
 static int list_add(ip_request ***list, int *cap, atomic_int *n, ip_request *r) {
@@ -98,7 +111,7 @@ static ip_request *find(ip_request ***list, atomic_int *n, int by_run, MPI_Reque
   ip_request *found = NULL;
   take();
   for (int k = 0; k < atomic_load(n) && !found; k++)
-    if ((by_run ? (*list)[k]->run : (*list)[k]->handle) == h) found = (*list)[k];
+    if ((by_run ? run_of((*list)[k]) : (*list)[k]->handle) == h) found = (*list)[k];
   give();
   return found;
 }
@@ -133,10 +146,10 @@ static int free_fn(void *extra) {
     release(r);
     return MPI_SUCCESS;
   }
-  take();
+  pthread_mutex_lock(&run_lock);
   r->run = MPI_REQUEST_NULL;
   int orphaned = r->orphaned;
-  give();
+  pthread_mutex_unlock(&run_lock);
   if (orphaned) release(r);
   return MPI_SUCCESS;
 }
@@ -148,9 +161,12 @@ static int cancel_fn(void *extra, int complete) {
 
 /* Starts tracking a run of r: its generalized request, and r in the list of runs. */
 static int begin_run(ip_request *r) {
-  int rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, r, &r->run);
+  MPI_Request run = MPI_REQUEST_NULL;
+  int rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, r, &run);
   if (rc != MPI_SUCCESS) return rc;
-  r->greq = r->run;
+  pthread_mutex_lock(&run_lock);
+  r->run = r->greq = run;
+  pthread_mutex_unlock(&run_lock);
   r->running = 1;
   r->error = MPI_SUCCESS;
   take();
@@ -230,7 +246,8 @@ fail:
 static MPI_Request stand_in(MPI_Request h, ip_request **mine) {
   ip_request *r = persistent_of(h);
   if (mine) *mine = r;
-  return r && r->run != MPI_REQUEST_NULL ? r->run : h;
+  MPI_Request run = r ? run_of(r) : MPI_REQUEST_NULL;
+  return run != MPI_REQUEST_NULL ? run : h;
 }
 
 /* The stand-ins of n requests, in local when they fit. */
@@ -255,7 +272,7 @@ static void write_back(int n, MPI_Request reqs[], MPI_Request tmp[], MPI_Request
 int MPI_Start(MPI_Request *request) {
   ip_request *r = request ? persistent_of(*request) : NULL;
   if (!r) return PMPI_Start(request);
-  if (r->run != MPI_REQUEST_NULL)
+  if (run_of(r) != MPI_REQUEST_NULL)
     return ip_raise_message(MPI_COMM_WORLD, MPI_ERR_REQUEST, "MPI_Start",
                             "the request is active (a neighborhood collective); wait for it before starting it again");
   int rc = NHOOD_Start(&r->nreq);
@@ -422,14 +439,17 @@ int MPI_Request_free(MPI_Request *request) {
   }
   take();
   list_remove(persistent, &npersistent, r);
-  int in_flight = r->run != MPI_REQUEST_NULL, running_now = in_flight && r->running;
+  pthread_mutex_lock(&run_lock);
+  MPI_Request run = r->run;
+  int in_flight = run != MPI_REQUEST_NULL, running_now = in_flight && r->running;
   if (in_flight) r->orphaned = 1; /* free_fn releases it when the run is done */
+  pthread_mutex_unlock(&run_lock);
   give();
   PMPI_Request_free(&r->handle);
   if (!in_flight)
     release(r);
   else if (!running_now) /* nhood's part is done: MPI frees the run now */
-    PMPI_Request_free(&r->run);
+    PMPI_Request_free(&run);
   /* else finish_run frees the run when it completes */
   *request = MPI_REQUEST_NULL;
   return MPI_SUCCESS;
