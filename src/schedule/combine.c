@@ -95,23 +95,12 @@ static uint64_t block_key(int alltoall, int source, int target) {
 
 /* ---- helpers ------------------------------------------------------------------------------ */
 
-/* A rank and its index in a neighbor list. */
-typedef struct {
-  int rank, index;
-} located;
-
-static int by_rank(const void *a, const void *b) {
-  const located *x = a, *y = b;
-  if (x->rank != y->rank) return (x->rank > y->rank) - (x->rank < y->rank);
-  return (x->index > y->index) - (x->index < y->index);
-}
-
 /* The neighbors of a list that are combinable (listed once, not oneself or MPI_PROC_NULL),
  * sorted by rank; returns how many. */
-static int combinable(const int *list, int n, int me, located *out) {
+static int combinable(const int *list, int n, int me, nhood_located *out) {
   int m = 0, kept = 0;
-  for (int i = 0; i < n; i++) out[m++] = (located){list[i], i};
-  qsort(out, (size_t)m, sizeof *out, by_rank);
+  for (int i = 0; i < n; i++) out[m++] = (nhood_located){list[i], i};
+  qsort(out, (size_t)m, sizeof *out, nhood_located_cmp);
   for (int i = 0, j; i < m; i = j) {
     for (j = i; j < m && out[j].rank == out[i].rank;) j++;
     if (nhood_combine_eligible(out[i].rank, me, j - i)) out[kept++] = out[i];
@@ -119,7 +108,7 @@ static int combinable(const int *list, int n, int me, located *out) {
   return kept;
 }
 
-static const located *find(const located *sorted, int n, int rank) {
+static const nhood_located *find(const nhood_located *sorted, int n, int rank) {
   int lo = 0, hi = n;
   while (lo < hi) {
     int mid = (lo + hi) / 2;
@@ -155,8 +144,8 @@ static nhood_region bytes_at(MPI_Aint offset, int count) {
 }
 
 /* Receive slot of a block from `source`, or an error naming the inconsistency. */
-static int slot_of(const located *sources, int n, int source, int *slot) {
-  const located *at = find(sources, n, source);
+static int slot_of(const nhood_located *sources, int n, int source, int *slot) {
+  const nhood_located *at = find(sources, n, source);
   if (!at)
     return nhood_error(MPI_ERR_TOPOLOGY,
                        "combine: a block from rank %d arrives, which this process does not list once as a source "
@@ -195,7 +184,7 @@ typedef struct {
   nhood_sched *s;
   block_map map;
   uint64_t *keys;
-  located *dests, *sources;
+  nhood_located *dests, *sources;
   int ndests, nsources;
   MPI_Aint scratch; /* bytes of scratch laid out so far */
 } builder;

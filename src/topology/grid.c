@@ -292,20 +292,10 @@ uint64_t nhood_grid_verify(const struct nhood_topo *t, int rank, const nhood_gri
 
 /* ---- the view ---------------------------------------------------------------------------- */
 
-typedef struct {
-  int rank, index;
-} ranked;
-
-static int by_rank_then_index(const void *x, const void *y) {
-  const ranked *a = x, *b = y;
-  if (a->rank != b->rank) return (a->rank > b->rank) - (a->rank < b->rank);
-  return (a->index > b->index) - (a->index < b->index);
-}
-
 /* slot[i] for the view's list (n entries, MPI_PROC_NULL where missing): the graph's index of
  * the same neighbor, the k-th duplicate of either side with the k-th of the other. */
 static int match_slots(const int *view, int n, const int *graph, int degree, int *slot) {
-  ranked *v = malloc(sizeof *v * ((size_t)n + 1)), *g = malloc(sizeof *g * ((size_t)degree + 1));
+  nhood_located *v = malloc(sizeof *v * ((size_t)n + 1)), *g = malloc(sizeof *g * ((size_t)degree + 1));
   int m = 0, rc = MPI_SUCCESS;
   if (!v || !g) {
     rc = nhood_error(MPI_ERR_NO_MEM, "out of memory for the view of a graph on its grid");
@@ -313,15 +303,15 @@ static int match_slots(const int *view, int n, const int *graph, int degree, int
   }
   for (int i = 0; i < n; i++) {
     slot[i] = -1;
-    if (view[i] != MPI_PROC_NULL) v[m++] = (ranked){view[i], i};
+    if (view[i] != MPI_PROC_NULL) v[m++] = (nhood_located){view[i], i};
   }
-  for (int i = 0; i < degree; i++) g[i] = (ranked){graph[i], i};
+  for (int i = 0; i < degree; i++) g[i] = (nhood_located){graph[i], i};
   if (m != degree) {
     rc = nhood_error(MPI_ERR_INTERN, "a graph's grid view has %d neighbors where the graph has %d", m, degree);
     goto cleanup;
   }
-  qsort(v, (size_t)m, sizeof *v, by_rank_then_index);
-  qsort(g, (size_t)degree, sizeof *g, by_rank_then_index);
+  qsort(v, (size_t)m, sizeof *v, nhood_located_cmp);
+  qsort(g, (size_t)degree, sizeof *g, nhood_located_cmp);
   for (int i = 0; i < m; i++) slot[v[i].index] = g[i].index;
 cleanup:
   free(v);

@@ -320,3 +320,9 @@ int NHOOD_Topo_neighbors(NHOOD_Topo topo, int include_proc_null, int maxindegree
   copy_list(topo->outdegree, topo->destinations, topo->destweights, include_proc_null, destinations, destweights);
   return MPI_SUCCESS;
 }
+
+int nhood_located_cmp(const void *a, const void *b) {
+  const nhood_located *x = a, *y = b;
+  if (x->rank != y->rank) return (x->rank > y->rank) - (x->rank < y->rank);
+  return (x->index > y->index) - (x->index < y->index);
+}

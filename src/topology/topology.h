@@ -103,4 +103,11 @@ int nhood_topo_reversed(NHOOD_Topo topo, NHOOD_Topo *reverse);
  * coords may lie outside [0, dims) on periodic dimensions. */
 int nhood_cart_rank_of(int ndims, const int dims[], const int periods[], const int coords[]);
 
+/* A rank and its position in a neighbor list. Sorted with nhood_located_cmp (by rank, then
+ * position), the duplicates of an edge stay in list order, which is how MPI-4.1 pairs them. */
+typedef struct {
+  int rank, index;
+} nhood_located;
+int nhood_located_cmp(const void *a, const void *b);
+
 #endif

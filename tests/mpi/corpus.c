@@ -463,18 +463,18 @@ static int expected_offsets(int moore, int ndims, int radius, int *out) {
   }
 }
 
+/* Coordinate x on a dimension of size dim: wrapped if it is periodic, else -1 when outside. */
+static int coordinate_on(int x, int dim, int periodic) {
+  if (periodic) return ((x % dim) + dim) % dim;
+  return x < 0 || x >= dim ? -1 : x;
+}
+
 /* Rank at coords + sign * offset, computed with MPI only (not with nhood's helpers). */
 static int cart_rank_at(MPI_Comm cart, int ndims, const int dims[], const int periods[], const int coords[],
                         const int offset[], int sign) {
   int target[3];
-  for (int d = 0; d < ndims; d++) {
-    int x = coords[d] + sign * offset[d];
-    if (periods[d])
-      x = ((x % dims[d]) + dims[d]) % dims[d];
-    else if (x < 0 || x >= dims[d])
-      return MPI_PROC_NULL;
-    target[d] = x;
-  }
+  for (int d = 0; d < ndims; d++)
+    if ((target[d] = coordinate_on(coords[d] + sign * offset[d], dims[d], periods[d])) < 0) return MPI_PROC_NULL;
   int rank;
   TEST_CHECK(MPI_Cart_rank(cart, target, &rank));
   return rank;
@@ -596,11 +596,8 @@ static int grid_rank_at(int ndims, const int dims[], const int periods[], const 
                         int sign) {
   int rank = 0;
   for (int d = 0; d < ndims; d++) {
-    int x = coords[d] + sign * offset[d];
-    if (periods[d])
-      x = ((x % dims[d]) + dims[d]) % dims[d];
-    else if (x < 0 || x >= dims[d])
-      return MPI_PROC_NULL;
+    int x = coordinate_on(coords[d] + sign * offset[d], dims[d], periods[d]);
+    if (x < 0) return MPI_PROC_NULL;
     rank = rank * dims[d] + x;
   }
   return rank;

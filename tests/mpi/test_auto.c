@@ -189,10 +189,5 @@ int main(int argc, char **argv) {
     test_params(argv[2]);
   else
     test_overrides();
-  watchdog_disarm();
-  int all;
-  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0) printf("test_auto: %s (%d failures)\n", all ? "FAILED" : "passed", all);
-  MPI_Finalize();
-  return all != 0;
+  return test_finish("test_auto", failures);
 }

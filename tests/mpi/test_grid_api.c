@@ -123,10 +123,5 @@ int main(int argc, char **argv) {
   unsetenv("NHOOD_GRID");
   TEST_CHECK(MPI_Comm_free(&graph));
 
-  watchdog_disarm();
-  int all;
-  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
-  if (rank == 0) printf("test_grid_api: %s (%d failures)\n", all ? "FAILED" : "passed", all);
-  MPI_Finalize();
-  return all != 0;
+  return test_finish("test_grid_api", failures);
 }

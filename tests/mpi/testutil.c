@@ -101,3 +101,13 @@ int test_selected(const char *name, const char *filter) {
   }
   return 0;
 }
+
+int test_finish(const char *name, int failures) {
+  int rank = 0, all = 0;
+  watchdog_disarm();
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Allreduce(&failures, &all, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) printf("%s: %s (%d failures)\n", name, all ? "FAILED" : "passed", all);
+  MPI_Finalize();
+  return all != 0;
+}

@@ -31,6 +31,10 @@ const int *test_unweighted(void);
 void watchdog_arm(const char *case_description);
 void watchdog_disarm(void);
 
+/* The end of a test program: disarms the watchdog, sums the processes' failures, prints
+ * "<name>: passed" or "FAILED" on rank 0, finalizes MPI; returns main's exit status. */
+int test_finish(const char *name, int failures);
+
 /* 1 when the decimal number `rank` occurs in text as "rank <rank>" (not followed by a
  * digit): used to check that error messages name the ranks involved. */
 int text_names_rank(const char *text, int rank);
