@@ -16,7 +16,11 @@ typedef struct {
   void *scratch;
 } sched_task;
 
-static int sched_begin(nhood_task *t, int tag_base) { return nhood_exec_start(&((sched_task *)t)->exec, tag_base); }
+static int sched_begin(nhood_task *t, int tag_base) {
+  sched_task *k = (sched_task *)t;
+  nhood_mpi_transport_ctx_new_run(&k->transport);
+  return nhood_exec_start(&k->exec, tag_base);
+}
 
 static int sched_progress(nhood_task *t, int *done) { return nhood_exec_test(&((sched_task *)t)->exec, done); }
 

@@ -11,6 +11,7 @@ int nhood_mpi_transport_ctx_init(nhood_mpi_transport_ctx *ctx, MPI_Comm comm, in
   ctx->nslots = nslots;
   ctx->requests = NULL;
   ctx->statuses = NULL;
+  ctx->nlayouts = 0;
   if (nslots == 0) return MPI_SUCCESS;
   ctx->requests = malloc(sizeof(MPI_Request) * (size_t)nslots);
   ctx->statuses = malloc(sizeof(MPI_Status) * (size_t)nslots);
@@ -101,17 +102,19 @@ static int test_slots(void *c, int nslots, int *done, int *failed) {
   return complete_slots(c, nslots, 0, done, failed);
 }
 
-/* Size, extent and whether count elements of type occupy one contiguous byte range that
- * starts at the buffer plus true_lb. */
-typedef struct {
-  MPI_Count size;
-  MPI_Aint true_lb;
-  int contiguous;
-} type_layout;
-
-static int layout_of(MPI_Datatype type, type_layout *l) {
+/* Size, true lower bound and contiguity of type: asked of MPI once per type and run. */
+static int layout_of(nhood_mpi_transport_ctx *ctx, MPI_Datatype type, nhood_type_layout *l) {
   int size = 0, code;
   MPI_Aint lb, extent, true_lb, true_extent;
+  if (type == MPI_BYTE) {
+    *l = (nhood_type_layout){1, 0, 1};
+    return MPI_SUCCESS;
+  }
+  for (int k = 0; k < ctx->nlayouts; k++)
+    if (ctx->layout_types[k] == type) {
+      *l = ctx->layouts[k];
+      return MPI_SUCCESS;
+    }
   if ((code = MPI_Type_size(type, &size)) != MPI_SUCCESS) return nhood_mpi_error(code, "MPI_Type_size");
   if ((code = MPI_Type_get_extent(type, &lb, &extent)) != MPI_SUCCESS)
     return nhood_mpi_error(code, "MPI_Type_get_extent");
@@ -120,16 +123,19 @@ static int layout_of(MPI_Datatype type, type_layout *l) {
   l->size = size;
   l->true_lb = true_lb;
   l->contiguous = (MPI_Aint)size == extent && extent == true_extent && lb == true_lb;
+  int slot = ctx->nlayouts < NHOOD_LAYOUT_CACHE ? ctx->nlayouts++ : NHOOD_LAYOUT_CACHE - 1;
+  ctx->layout_types[slot] = type;
+  ctx->layouts[slot] = *l;
   return MPI_SUCCESS;
 }
 
 static int copy(void *c, const void *src, int scount, MPI_Datatype stype, void *dst, int dcount, MPI_Datatype dtype) {
   nhood_mpi_transport_ctx *ctx = c;
   int rc = MPI_SUCCESS, position = 0, packsize = 0;
-  type_layout sl = {0, 0, 0}, dl = {0, 0, 0};
+  nhood_type_layout sl = {0, 0, 0}, dl = {0, 0, 0};
   char *packed = NULL;
-  NHOOD_TRY(layout_of(stype, &sl));
-  NHOOD_TRY(layout_of(dtype, &dl));
+  NHOOD_TRY(layout_of(ctx, stype, &sl));
+  NHOOD_TRY(layout_of(ctx, dtype, &dl));
   MPI_Count sbytes = sl.size * scount, dbytes = dl.size * dcount;
   if (sbytes > dbytes)
     return nhood_error(MPI_ERR_TRUNCATE,
