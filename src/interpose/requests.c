@@ -10,10 +10,13 @@
  *   as nhood's request completes. From then on MPI's own Wait/Test functions complete it,
  *   with the index semantics of Waitany/Waitsome/Testsome and the statuses MPI gives;
  * - a persistent request's handle, which must stay the same across starts and be inactive
- *   between them, is a persistent send to MPI_PROC_NULL that is never started: inactive, it
- *   behaves in every function exactly as MPI wants an inactive persistent request to
- *   (Wait returns at once with an empty status, Waitany skips it). While a start is in
- *   flight, the functions here hand MPI that start's generalized request in its place.
+ *   between them, is a persistent send of nothing to this process on MPI_COMM_SELF that is
+ *   never started: inactive, it behaves in every function exactly as MPI wants an inactive
+ *   persistent request to (Wait returns at once with an empty status, Waitany skips it).
+ *   While a start is in flight, the functions here hand MPI that start's generalized request
+ *   in its place. Not a send to MPI_PROC_NULL, the obvious choice: in MPICH 4.0, freeing a
+ *   persistent request to MPI_PROC_NULL makes a later persistent neighborhood collective of
+ *   the process hang in MPI_Wait (docs/DESIGN-NOTES.md, "The interposition library").
  *
  * Generalized requests do not progress by themselves: nhood's requests advance when the
  * program calls a request function. Each of them advances every nhood request in flight
@@ -228,7 +231,7 @@ int ip_request_wrap(NHOOD_Request nreq, int is_persistent, MPI_Request *request)
     *request = r->run;
     return MPI_SUCCESS;
   }
-  rc = PMPI_Send_init(NULL, 0, MPI_BYTE, MPI_PROC_NULL, 0, MPI_COMM_SELF, &r->handle);
+  rc = PMPI_Send_init(NULL, 0, MPI_BYTE, 0, 0, MPI_COMM_SELF, &r->handle); /* never started (see the top) */
   if (rc != MPI_SUCCESS) goto fail;
   take();
   rc = list_add(&persistent, &npersistent_cap, &npersistent, r);
