@@ -86,8 +86,10 @@ int ip_route(MPI_Comm comm, NHOOD_Topo *topo, int *slot, int *rc) {
   if (comm == MPI_COMM_NULL || PMPI_Topo_test(comm, &kind) != MPI_SUCCESS || kind == MPI_UNDEFINED) return 0;
   cached_topo *cached = NULL;
   *rc = derive_topo(comm, &cached);
-  if (*rc == MPI_SUCCESS) *topo = cached->topo, *slot = cached->slot;
-  if (*rc != MPI_SUCCESS) *rc = ip_raise(comm, *rc, "deriving the topology object");
+  if (*rc == MPI_SUCCESS)
+    *topo = cached->topo, *slot = cached->slot;
+  else
+    *rc = ip_raise(comm, *rc, "deriving the topology object");
   return 1;
 }
 
