@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/hot.h"
 #include "topology/topology.h"
 
 struct nhood_call_cache {
@@ -27,7 +28,7 @@ typedef struct {
   int n;
 } block_arrays;
 
-static block_arrays arrays_of(const nhood_coll_args *a, NHOOD_Topo t) {
+NHOOD_HOT static block_arrays arrays_of(const nhood_coll_args *a, NHOOD_Topo t) {
   block_arrays b = {.n = 0};
   size_t in = sizeof(int) * (size_t)t->indegree, out = sizeof(int) * (size_t)t->outdegree;
 #define ADD(p, sz) (b.ptr[b.n] = (p), b.bytes[b.n++] = (sz))
@@ -44,7 +45,7 @@ static block_arrays arrays_of(const nhood_coll_args *a, NHOOD_Topo t) {
 }
 
 /* Same collective, buffers, counts and datatype handles. */
-static int same_call(const nhood_coll_args *x, const nhood_coll_args *y) {
+NHOOD_HOT static int same_call(const nhood_coll_args *x, const nhood_coll_args *y) {
   return x->kind == y->kind && x->sendbuf == y->sendbuf && x->recvbuf == y->recvbuf && x->sendcount == y->sendcount &&
          x->recvcount == y->recvcount && x->sendtype == y->sendtype && x->recvtype == y->recvtype && x->op == y->op;
 }
@@ -55,7 +56,7 @@ static int same_layout(const nhood_coll_args *x, const nhood_coll_args *y) {
          x->send_type_size == y->send_type_size && x->recv_type_size == y->recv_type_size;
 }
 
-static int same_arrays(const nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo) {
+NHOOD_HOT static int same_arrays(const nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo) {
   block_arrays b = arrays_of(a, topo);
   size_t offset = 0;
   for (int k = 0; k < b.n; k++) {
@@ -74,7 +75,7 @@ static int is_predefined(MPI_Datatype type) {
 /* The cache lives on the topology object, freed with it. */
 static nhood_topo_key cache_key = NHOOD_TOPO_KEY("blocking-call cache", nhood_call_cache_free);
 
-nhood_call_cache *nhood_call_cache_acquire(NHOOD_Topo topo, const nhood_coll_args *a) {
+NHOOD_HOT nhood_call_cache *nhood_call_cache_acquire(NHOOD_Topo topo, const nhood_coll_args *a) {
   if (a->kind == NHOOD_ALLTOALLW) return NULL;
   nhood_call_cache *c = nhood_topo_attr(topo, &cache_key);
   if (c == NULL) {
@@ -91,8 +92,8 @@ nhood_call_cache *nhood_call_cache_acquire(NHOOD_Topo topo, const nhood_coll_arg
   return atomic_flag_test_and_set(&c->busy) ? NULL : c;
 }
 
-struct nhood_request *nhood_call_cache_repeat(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo,
-                                              MPI_Comm comm) {
+NHOOD_HOT struct nhood_request *nhood_call_cache_repeat(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo,
+                                                        MPI_Comm comm) {
   if (!c->valid || !c->predefined_types || c->comm != comm || !atomic_load(&c->ctx->attached) ||
       !same_call(&c->key, a) || !same_arrays(c, a, topo))
     return NULL;
@@ -143,7 +144,7 @@ int nhood_call_cache_store(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_
   return MPI_SUCCESS;
 }
 
-void nhood_call_cache_release(nhood_call_cache *c) { atomic_flag_clear(&c->busy); }
+NHOOD_HOT void nhood_call_cache_release(nhood_call_cache *c) { atomic_flag_clear(&c->busy); }
 
 void nhood_call_cache_free(void *p) {
   nhood_call_cache *c = p;

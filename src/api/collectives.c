@@ -11,6 +11,7 @@
 #include "api/two_stage.h"
 #include "common/errors.h"
 #include "common/handles.h"
+#include "common/hot.h"
 #include "engine/native_mpi.h"
 #include "engine/native_task.h"
 #include "engine/sched_task.h"
@@ -199,7 +200,7 @@ cleanup:
 }
 
 /* The algorithm of the calling thread's last blocking call that ran (NHOOD_Last_algorithm). */
-static _Thread_local const char *last_blocking_algorithm;
+static _Thread_local const char *last_blocking_algorithm NHOOD_FAST_TLS;
 
 int NHOOD_Last_algorithm(const char **algorithm) {
   if (algorithm == NULL) return nhood_error(MPI_ERR_ARG, "algorithm (the output) is NULL");
@@ -210,7 +211,7 @@ int NHOOD_Last_algorithm(const char **algorithm) {
 /* A blocking call. A repeat of the topology's previous blocking call runs its cached
  * schedule after comparing arguments only (api/call_cache.h); a new call is checked and its
  * schedule built, into the cache when that is free. */
-static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NHOOD_Topo topo) {
+NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NHOOD_Topo topo) {
   int rc = MPI_SUCCESS;
   nhood_coll_args a = *args;
   nhood_commctx *ctx = NULL;
@@ -290,8 +291,8 @@ cleanup:
   return rc;
 }
 
-static int run(const nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, nhood_mode mode,
-               NHOOD_Request *request) {
+NHOOD_HOT static int run(const nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, nhood_mode mode,
+                         NHOOD_Request *request) {
   return mode == NHOOD_BLOCKING ? run_blocking(a, comm, topo) : run_with_request(a, comm, topo, info, mode, request);
 }
 
@@ -303,8 +304,8 @@ static int run(const nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Inf
     .recvtype = recvtype                                                                               \
   }
 
-int NHOOD_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                             MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo) {
+NHOOD_HOT int NHOOD_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo) {
   nhood_coll_args a = ALLGATHER_ARGS(NHOOD_ALLGATHER);
   a.recvcount = recvcount;
   return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
@@ -329,9 +330,9 @@ int NHOOD_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Dataty
     .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype                                               \
   }
 
-int NHOOD_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                              const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
-                              NHOOD_Topo topo) {
+NHOOD_HOT int NHOOD_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                        const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                        MPI_Comm comm, NHOOD_Topo topo) {
   nhood_coll_args a = ALLGATHERV_ARGS;
   return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
 }
@@ -348,8 +349,8 @@ int NHOOD_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datat
   return run(&a, comm, topo, info, NHOOD_PERSISTENT, request);
 }
 
-int NHOOD_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                            MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo) {
+NHOOD_HOT int NHOOD_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo) {
   nhood_coll_args a = ALLGATHER_ARGS(NHOOD_ALLTOALL);
   a.recvcount = recvcount;
   return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
@@ -374,9 +375,9 @@ int NHOOD_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatyp
     .sendtype = sendtype, .recvcounts = recvcounts, .rdispls = rdispls, .recvtype = recvtype                       \
   }
 
-int NHOOD_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                             void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                             MPI_Comm comm, NHOOD_Topo topo) {
+NHOOD_HOT int NHOOD_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                       MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                       const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo) {
   nhood_coll_args a = ALLTOALLV_ARGS;
   return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
 }
@@ -401,9 +402,10 @@ int NHOOD_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], c
     .recvtypes = recvtypes, .sendtype = MPI_DATATYPE_NULL, .recvtype = MPI_DATATYPE_NULL                  \
   }
 
-int NHOOD_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                             const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                             const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, NHOOD_Topo topo) {
+NHOOD_HOT int NHOOD_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                       const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                                       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                       NHOOD_Topo topo) {
   nhood_coll_args a = ALLTOALLW_ARGS;
   return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
 }
@@ -431,8 +433,8 @@ int NHOOD_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], c
     .recvtype = datatype, .op = op                                                                                     \
   }
 
-int NHOOD_Neighbor_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                          MPI_Comm comm, NHOOD_Topo topo) {
+NHOOD_HOT int NHOOD_Neighbor_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
+                                    MPI_Comm comm, NHOOD_Topo topo) {
   nhood_coll_args a = REDUCE_ARGS(NHOOD_REDUCE);
   return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
 }
@@ -447,8 +449,8 @@ int NHOOD_Neighbor_reduce_init(const void *sendbuf, void *recvbuf, int count, MP
   return run(&a, comm, topo, info, NHOOD_PERSISTENT, request);
 }
 
-int NHOOD_Neighbor_scatter_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                                  MPI_Comm comm, NHOOD_Topo topo) {
+NHOOD_HOT int NHOOD_Neighbor_scatter_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
+                                            MPI_Op op, MPI_Comm comm, NHOOD_Topo topo) {
   nhood_coll_args a = REDUCE_ARGS(NHOOD_SCATTER_REDUCE);
   return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
 }

@@ -5,9 +5,10 @@
 #include "api/request.h"
 #include "common/errors.h"
 #include "common/handles.h"
+#include "common/hot.h"
 
 /* `what` names the argument; index >= 0 appends [index] (for request arrays). */
-static int validate_at(NHOOD_Request req, const char *what, int index) {
+NHOOD_HOT static int validate_at(NHOOD_Request req, const char *what, int index) {
   if (nhood_handle_is_live(req, NHOOD_HANDLE_REQUEST)) return MPI_SUCCESS;
   if (index >= 0)
     return nhood_error(MPI_ERR_REQUEST, "%s[%d] is not a valid request (freed, completed or never created)", what,
@@ -15,13 +16,13 @@ static int validate_at(NHOOD_Request req, const char *what, int index) {
   return nhood_error(MPI_ERR_REQUEST, "%s is not a valid request (freed, completed or never created)", what);
 }
 
-static int validate(NHOOD_Request req, const char *what) { return validate_at(req, what, -1); }
+NHOOD_HOT static int validate(NHOOD_Request req, const char *what) { return validate_at(req, what, -1); }
 
-int nhood_request_ntags(const struct nhood_request *req) { return req->task->ntags; }
+NHOOD_HOT int nhood_request_ntags(const struct nhood_request *req) { return req->task->ntags; }
 
-int nhood_request_begin(struct nhood_request *req) { return nhood_task_begin(req->task, req->tag_base); }
+NHOOD_HOT int nhood_request_begin(struct nhood_request *req) { return nhood_task_begin(req->task, req->tag_base); }
 
-int nhood_request_wait(struct nhood_request *req) { return nhood_task_wait(req->task); }
+NHOOD_HOT int nhood_request_wait(struct nhood_request *req) { return nhood_task_wait(req->task); }
 
 void nhood_request_error_context(const struct nhood_request *req) {
   nhood_error_context("neighborhood %s (%s)", nhood_coll_names[req->kind], nhood_task_schedule(req->task)->algorithm);
@@ -42,12 +43,12 @@ static void destroy(NHOOD_Request *request) {
 }
 
 /* After the schedule finished: non-blocking requests are freed, persistent ones go idle. */
-static void complete(NHOOD_Request *request) {
+NHOOD_HOT static void complete(NHOOD_Request *request) {
   (*request)->active = 0;
   if ((*request)->mode == NHOOD_NONBLOCKING) destroy(request);
 }
 
-int NHOOD_Start(NHOOD_Request *request) {
+NHOOD_HOT int NHOOD_Start(NHOOD_Request *request) {
   if (request == NULL) return nhood_error(MPI_ERR_ARG, "request is NULL");
   int rc = validate(*request, "*request");
   if (rc != MPI_SUCCESS) return rc;
@@ -74,7 +75,7 @@ int NHOOD_Startall(int count, NHOOD_Request requests[]) {
   return MPI_SUCCESS;
 }
 
-int NHOOD_Wait(NHOOD_Request *request) {
+NHOOD_HOT int NHOOD_Wait(NHOOD_Request *request) {
   if (request == NULL) return nhood_error(MPI_ERR_ARG, "request is NULL");
   if (*request == NHOOD_REQUEST_NULL) return MPI_SUCCESS;
   int rc = validate(*request, "*request");
@@ -98,7 +99,7 @@ int NHOOD_Waitall(int count, NHOOD_Request requests[]) {
 
 /* Advances a request without completing it; *done = 1 when its schedule finished. A failure
  * ends the request's run (as MPI completes a failed request), described by its collective. */
-static int progress(NHOOD_Request req, int *done) {
+NHOOD_HOT static int progress(NHOOD_Request req, int *done) {
   if (req == NHOOD_REQUEST_NULL || !req->active) {
     *done = 1;
     return MPI_SUCCESS;
@@ -111,7 +112,7 @@ static int progress(NHOOD_Request req, int *done) {
   return rc;
 }
 
-int NHOOD_Test(NHOOD_Request *request, int *flag) {
+NHOOD_HOT int NHOOD_Test(NHOOD_Request *request, int *flag) {
   if (request == NULL) return nhood_error(MPI_ERR_ARG, "request is NULL");
   if (flag == NULL) return nhood_error(MPI_ERR_ARG, "flag is NULL");
   *flag = 0;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "common/errors.h"
+#include "common/hot.h"
 
 static pthread_mutex_t keyval_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int keyval = MPI_KEYVAL_INVALID; /* created once, on first use */
@@ -84,7 +85,7 @@ cleanup:
   return rc;
 }
 
-int nhood_commctx_reserve_tags(nhood_commctx *ctx, int ntags) {
+NHOOD_HOT int nhood_commctx_reserve_tags(nhood_commctx *ctx, int ntags) {
   if (ntags < 1) ntags = 1;
   if (ctx->next_tag > ctx->tag_ub - ntags + 1) ctx->next_tag = 0; /* wrap around */
   int first = ctx->next_tag;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hot.h"
 #include "nhood.h"
 
 static _Thread_local char last_message[NHOOD_MAX_ERROR_STRING];
@@ -38,7 +39,7 @@ char *nhood_error_save(void) {
   return copy;
 }
 
-int nhood_error_restore(int errclass, const char *saved) {
+NHOOD_HOT int nhood_error_restore(int errclass, const char *saved) {
   if (saved) snprintf(last_message, sizeof last_message, "%s", saved);
   return errclass;
 }

@@ -2,23 +2,39 @@
 
 #include <mpi.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 
 #include "common/errors.h"
+#include "common/hot.h"
 
-/* Open addressing with linear probing; deleted slots become tombstones, rebuilt on growth. */
+/*
+ * Open addressing with linear probing; deleted slots become tombstones, dropped when the table
+ * grows. Lookups, which every call makes, take no lock: a lock's code and word are two more
+ * cold cache lines per call (common/hot.h). Registering and unregistering take the mutex and
+ * publish with release stores: a slot's kind before its key, a larger table after its copy.
+ * A table that was replaced stays allocated (the new one points to it), because a lookup in
+ * another thread may still be reading it; tables double, so all the old ones together are
+ * smaller than the current one.
+ */
 typedef struct {
-  uintptr_t key; /* 0: empty, 1: tombstone */
-  int kind;
+  _Atomic uintptr_t key; /* 0: empty, 1: tombstone */
+  atomic_int kind;
 } slot;
+
+typedef struct table {
+  size_t capacity; /* a power of two; at most half the slots are used (live or tombstones) */
+  struct table *replaced;
+  slot slots[];
+} table;
 
 #define EMPTY ((uintptr_t)0)
 #define TOMBSTONE ((uintptr_t)1)
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
-static slot *slots;
-static size_t capacity, used; /* used counts live entries and tombstones */
+static _Atomic(table *) current;
+static size_t used; /* live entries and tombstones of the current table; under the lock */
 
 static size_t hash_pointer(uintptr_t p) {
   uint64_t x = (uint64_t)p;
@@ -28,29 +44,34 @@ static size_t hash_pointer(uintptr_t p) {
   return (size_t)x;
 }
 
-static slot *find(uintptr_t key) {
-  if (capacity == 0) return NULL;
-  for (size_t i = hash_pointer(key) & (capacity - 1);; i = (i + 1) & (capacity - 1)) {
-    if (slots[i].key == key) return &slots[i];
-    if (slots[i].key == EMPTY) return NULL;
+/* The slot holding key, or NULL. */
+NHOOD_HOT static slot *find(table *t, uintptr_t key) {
+  if (t == NULL) return NULL;
+  for (size_t i = hash_pointer(key) & (t->capacity - 1);; i = (i + 1) & (t->capacity - 1)) {
+    uintptr_t k = atomic_load_explicit(&t->slots[i].key, memory_order_acquire);
+    if (k == key) return &t->slots[i];
+    if (k == EMPTY) return NULL;
   }
 }
 
-static int grow(void) {
-  size_t newcap = capacity ? capacity * 2 : 64;
-  slot *fresh = calloc(newcap, sizeof *fresh);
+/* Under the lock. */
+static int grow(table *old) {
+  size_t capacity = old ? old->capacity * 2 : 64, live = 0;
+  table *fresh = calloc(1, sizeof *fresh + capacity * sizeof(slot));
   if (!fresh) return MPI_ERR_NO_MEM;
-  size_t live = 0;
-  for (size_t i = 0; i < capacity; i++) {
-    if (slots[i].key <= TOMBSTONE) continue;
-    size_t j = hash_pointer(slots[i].key) & (newcap - 1);
-    while (fresh[j].key != EMPTY) j = (j + 1) & (newcap - 1);
-    fresh[j] = slots[i];
+  fresh->capacity = capacity;
+  fresh->replaced = old;
+  for (size_t i = 0; old && i < old->capacity; i++) {
+    uintptr_t key = atomic_load_explicit(&old->slots[i].key, memory_order_relaxed);
+    if (key <= TOMBSTONE) continue;
+    size_t j = hash_pointer(key) & (capacity - 1);
+    while (atomic_load_explicit(&fresh->slots[j].key, memory_order_relaxed) != EMPTY) j = (j + 1) & (capacity - 1);
+    atomic_store_explicit(&fresh->slots[j].kind, atomic_load_explicit(&old->slots[i].kind, memory_order_relaxed),
+                          memory_order_relaxed);
+    atomic_store_explicit(&fresh->slots[j].key, key, memory_order_relaxed);
     live++;
   }
-  free(slots);
-  slots = fresh;
-  capacity = newcap;
+  atomic_store_explicit(&current, fresh, memory_order_release);
   used = live;
   return MPI_SUCCESS;
 }
@@ -59,15 +80,19 @@ int nhood_handle_register(const void *handle, nhood_handle_kind kind) {
   uintptr_t key = (uintptr_t)handle;
   int rc = MPI_SUCCESS;
   pthread_mutex_lock(&lock);
-  if ((used + 1) * 2 > capacity && (rc = grow()) != MPI_SUCCESS) {
-    rc = nhood_error(rc, "out of memory registering a handle");
-    goto cleanup;
+  table *t = atomic_load_explicit(&current, memory_order_relaxed);
+  if (t == NULL || (used + 1) * 2 > t->capacity) {
+    if ((rc = grow(t)) != MPI_SUCCESS) {
+      rc = nhood_error(rc, "out of memory registering a handle");
+      goto cleanup;
+    }
+    t = atomic_load_explicit(&current, memory_order_relaxed);
   }
-  size_t i = hash_pointer(key) & (capacity - 1);
-  while (slots[i].key > TOMBSTONE) i = (i + 1) & (capacity - 1);
-  if (slots[i].key == EMPTY) used++;
-  slots[i].key = key;
-  slots[i].kind = (int)kind;
+  size_t i = hash_pointer(key) & (t->capacity - 1);
+  while (atomic_load_explicit(&t->slots[i].key, memory_order_relaxed) > TOMBSTONE) i = (i + 1) & (t->capacity - 1);
+  if (atomic_load_explicit(&t->slots[i].key, memory_order_relaxed) == EMPTY) used++;
+  atomic_store_explicit(&t->slots[i].kind, (int)kind, memory_order_relaxed);
+  atomic_store_explicit(&t->slots[i].key, key, memory_order_release);
 cleanup:
   pthread_mutex_unlock(&lock);
   return rc;
@@ -75,16 +100,13 @@ cleanup:
 
 void nhood_handle_unregister(const void *handle) {
   pthread_mutex_lock(&lock);
-  slot *s = find((uintptr_t)handle);
-  if (s) s->key = TOMBSTONE;
+  slot *s = find(atomic_load_explicit(&current, memory_order_relaxed), (uintptr_t)handle);
+  if (s) atomic_store_explicit(&s->key, TOMBSTONE, memory_order_release);
   pthread_mutex_unlock(&lock);
 }
 
-int nhood_handle_is_live(const void *handle, nhood_handle_kind kind) {
+NHOOD_HOT int nhood_handle_is_live(const void *handle, nhood_handle_kind kind) {
   if (handle == NULL) return 0;
-  pthread_mutex_lock(&lock);
-  slot *s = find((uintptr_t)handle);
-  int live = s != NULL && s->kind == (int)kind;
-  pthread_mutex_unlock(&lock);
-  return live;
+  slot *s = find(atomic_load_explicit(&current, memory_order_acquire), (uintptr_t)handle);
+  return s != NULL && atomic_load_explicit(&s->kind, memory_order_relaxed) == (int)kind;
 }

@@ -1,6 +1,6 @@
 /* A registry of live handles, so that a freed or never-created handle passed back to the
  * library is reported as an error instead of being dereferenced. Lookups are O(1) (open
- * addressing on the pointer value) under one mutex. */
+ * addressing on the pointer value), without a lock; registering and unregistering take one. */
 #ifndef NHOOD_COMMON_HANDLES_H
 #define NHOOD_COMMON_HANDLES_H
 

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "common/errors.h"
+#include "common/hot.h"
 
 void nhood_exec_init(nhood_exec *e, const nhood_sched *s, const nhood_transport *t, void *tctx, const void *sendbuf,
                      void *recvbuf, void *scratch) {
@@ -20,8 +21,8 @@ void nhood_exec_init(nhood_exec *e, const nhood_sched *s, const nhood_transport 
   e->error_message = NULL;
 }
 
-void nhood_exec_free(nhood_exec *e) {
-  free(e->error_message);
+NHOOD_HOT void nhood_exec_free(nhood_exec *e) {
+  if (e->error_message) free(e->error_message);
   e->error_message = NULL;
   e->error = MPI_SUCCESS;
 }
@@ -69,7 +70,7 @@ static void note_failure(nhood_exec *e, int rc, const nhood_op *op, const nhood_
 }
 
 /* The run ended: its first failure, if any, becomes this call's error. */
-static int report(nhood_exec *e) {
+NHOOD_HOT static int report(nhood_exec *e) {
   int rc = nhood_error_restore(e->error, e->error_message);
   nhood_exec_free(e);
   return rc;
@@ -77,7 +78,7 @@ static int report(nhood_exec *e) {
 
 /* Runs the local operations of the current round, then posts its communication. A failed
  * operation is noted and the round goes on. */
-static void begin_round(nhood_exec *e) {
+NHOOD_HOT static void begin_round(nhood_exec *e) {
   const nhood_sched *s = e->sched;
   const nhood_transport *t = e->transport;
   int rc, begin = e->round ? s->round_end[e->round - 1] : 0;
@@ -105,7 +106,7 @@ static void begin_round(nhood_exec *e) {
 }
 
 /* Moves through rounds until one has communication in flight or the schedule is done. */
-static void advance(nhood_exec *e) {
+NHOOD_HOT static void advance(nhood_exec *e) {
   while (e->round < e->sched->nrounds) {
     begin_round(e);
     if (e->nposted > 0) break;
@@ -125,7 +126,7 @@ static int round_failed(nhood_exec *e, int rc, int failed) {
   return MPI_SUCCESS;
 }
 
-int nhood_exec_start(nhood_exec *e, int tag_base) {
+NHOOD_HOT int nhood_exec_start(nhood_exec *e, int tag_base) {
   nhood_exec_free(e);
   e->tag_base = tag_base;
   e->round = 0;
@@ -134,7 +135,7 @@ int nhood_exec_start(nhood_exec *e, int tag_base) {
   return nhood_exec_done(e) ? report(e) : MPI_SUCCESS; /* a run of local operations only */
 }
 
-int nhood_exec_test(nhood_exec *e, int *done) {
+NHOOD_HOT int nhood_exec_test(nhood_exec *e, int *done) {
   int rc = MPI_SUCCESS;
   while (!nhood_exec_done(e)) {
     int round_done = 0, failed = -1;
@@ -151,7 +152,7 @@ int nhood_exec_test(nhood_exec *e, int *done) {
   return *done ? report(e) : MPI_SUCCESS;
 }
 
-int nhood_exec_wait(nhood_exec *e) {
+NHOOD_HOT int nhood_exec_wait(nhood_exec *e) {
   while (!nhood_exec_done(e)) {
     int failed = -1, rc = e->transport->wait(e->transport_ctx, e->nposted, &failed);
     if (rc != MPI_SUCCESS && (rc = round_failed(e, rc, failed)) != MPI_SUCCESS) return rc;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "common/errors.h"
+#include "common/hot.h"
 #include "common/mpi_util.h"
 #include "engine/owned_args.h"
 
@@ -16,11 +17,11 @@ typedef struct {
   nhood_sched summary;
 } native_task;
 
-static int result(int code, const char *call) {
+NHOOD_HOT static int result(int code, const char *call) {
   return code == MPI_SUCCESS ? MPI_SUCCESS : nhood_mpi_error(code, call);
 }
 
-static int native_begin(nhood_task *t, int tag_base) {
+NHOOD_HOT static int native_begin(nhood_task *t, int tag_base) {
   native_task *k = (native_task *)t;
   (void)tag_base; /* MPI's collective tags its own messages */
   switch (k->mode) {
@@ -37,7 +38,7 @@ static int native_begin(nhood_task *t, int tag_base) {
   }
 }
 
-static int native_progress(nhood_task *t, int *done) {
+NHOOD_HOT static int native_progress(nhood_task *t, int *done) {
   native_task *k = (native_task *)t;
   *done = 1;
   if (k->mode == NHOOD_BLOCKING) return MPI_SUCCESS; /* begin completed the run */
@@ -49,7 +50,7 @@ static int native_progress(nhood_task *t, int *done) {
   return result(code, "MPI_Test");
 }
 
-static int native_wait(nhood_task *t) {
+NHOOD_HOT static int native_wait(nhood_task *t) {
   native_task *k = (native_task *)t;
   if (k->mode == NHOOD_BLOCKING) return MPI_SUCCESS;
   nhood_errors_return_begin();

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/hot.h"
 #include "engine/engine.h"
 #include "engine/transport_mpi.h"
 
@@ -16,17 +17,19 @@ typedef struct {
   void *scratch;
 } sched_task;
 
-static int sched_begin(nhood_task *t, int tag_base) {
+NHOOD_HOT static int sched_begin(nhood_task *t, int tag_base) {
   sched_task *k = (sched_task *)t;
   nhood_mpi_transport_ctx_new_run(&k->transport);
   return nhood_exec_start(&k->exec, tag_base);
 }
 
-static int sched_progress(nhood_task *t, int *done) { return nhood_exec_test(&((sched_task *)t)->exec, done); }
+NHOOD_HOT static int sched_progress(nhood_task *t, int *done) {
+  return nhood_exec_test(&((sched_task *)t)->exec, done);
+}
 
-static int sched_wait(nhood_task *t) { return nhood_exec_wait(&((sched_task *)t)->exec); }
+NHOOD_HOT static int sched_wait(nhood_task *t) { return nhood_exec_wait(&((sched_task *)t)->exec); }
 
-static const nhood_sched *sched_schedule(const nhood_task *t) { return &((const sched_task *)t)->sched; }
+NHOOD_HOT static const nhood_sched *sched_schedule(const nhood_task *t) { return &((const sched_task *)t)->sched; }
 
 static void sched_release(nhood_task *t) {
   sched_task *k = (sched_task *)t;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/hot.h"
 #include "common/mpi_util.h"
 
 int nhood_mpi_transport_ctx_init(nhood_mpi_transport_ctx *ctx, MPI_Comm comm, int nslots) {
@@ -31,7 +32,7 @@ void nhood_mpi_transport_ctx_free(nhood_mpi_transport_ctx *ctx) {
 }
 
 /* A failed post leaves its slot empty, so that completing the round skips it. */
-static int post_send(void *c, int slot, const void *buf, int count, MPI_Datatype type, int peer, int tag) {
+NHOOD_HOT static int post_send(void *c, int slot, const void *buf, int count, MPI_Datatype type, int peer, int tag) {
   nhood_mpi_transport_ctx *ctx = c;
   int code = MPI_Isend(buf, count, type, peer, tag, ctx->comm, &ctx->requests[slot]);
   if (code == MPI_SUCCESS) return MPI_SUCCESS;
@@ -39,7 +40,7 @@ static int post_send(void *c, int slot, const void *buf, int count, MPI_Datatype
   return nhood_mpi_error(code, "MPI_Isend");
 }
 
-static int post_recv(void *c, int slot, void *buf, int count, MPI_Datatype type, int peer, int tag) {
+NHOOD_HOT static int post_recv(void *c, int slot, void *buf, int count, MPI_Datatype type, int peer, int tag) {
   nhood_mpi_transport_ctx *ctx = c;
   int code = MPI_Irecv(buf, count, type, peer, tag, ctx->comm, &ctx->requests[slot]);
   if (code == MPI_SUCCESS) return MPI_SUCCESS;
@@ -47,7 +48,7 @@ static int post_recv(void *c, int slot, void *buf, int count, MPI_Datatype type,
   return nhood_mpi_error(code, "MPI_Irecv");
 }
 
-static int all_complete(const nhood_mpi_transport_ctx *ctx, int nslots) {
+NHOOD_HOT static int all_complete(const nhood_mpi_transport_ctx *ctx, int nslots) {
   for (int k = 0; k < nslots; k++)
     if (ctx->requests[k] != MPI_REQUEST_NULL) return 0;
   return 1;
@@ -67,7 +68,7 @@ static int slot_error(int code) {
 /* MPI_Waitall (blocking) or MPI_Testall over the slots, with statuses so that a failure names
  * its slot. MPI completes (and empties) a failed request and leaves the others that did not
  * complete yet marked MPI_ERR_PENDING, so a blocking call waits again for those. */
-static int complete_slots(nhood_mpi_transport_ctx *ctx, int nslots, int blocking, int *done, int *failed) {
+NHOOD_HOT static int complete_slots(nhood_mpi_transport_ctx *ctx, int nslots, int blocking, int *done, int *failed) {
   int rc = MPI_SUCCESS, flag = 1;
   *failed = -1;
   for (int attempt = 0; attempt <= nslots; attempt++) { /* each failure empties a slot */
@@ -93,17 +94,17 @@ static int complete_slots(nhood_mpi_transport_ctx *ctx, int nslots, int blocking
   return rc;
 }
 
-static int wait_slots(void *c, int nslots, int *failed) {
+NHOOD_HOT static int wait_slots(void *c, int nslots, int *failed) {
   int done = 0;
   return complete_slots(c, nslots, 1, &done, failed);
 }
 
-static int test_slots(void *c, int nslots, int *done, int *failed) {
+NHOOD_HOT static int test_slots(void *c, int nslots, int *done, int *failed) {
   return complete_slots(c, nslots, 0, done, failed);
 }
 
 /* Size, true lower bound and contiguity of type: asked of MPI once per type and run. */
-static int layout_of(nhood_mpi_transport_ctx *ctx, MPI_Datatype type, nhood_type_layout *l) {
+NHOOD_HOT static int layout_of(nhood_mpi_transport_ctx *ctx, MPI_Datatype type, nhood_type_layout *l) {
   int size = 0, code;
   MPI_Aint lb, extent, true_lb, true_extent;
   if (type == MPI_BYTE) {
@@ -129,7 +130,8 @@ static int layout_of(nhood_mpi_transport_ctx *ctx, MPI_Datatype type, nhood_type
   return MPI_SUCCESS;
 }
 
-static int copy(void *c, const void *src, int scount, MPI_Datatype stype, void *dst, int dcount, MPI_Datatype dtype) {
+NHOOD_HOT static int copy(void *c, const void *src, int scount, MPI_Datatype stype, void *dst, int dcount,
+                          MPI_Datatype dtype) {
   nhood_mpi_transport_ctx *ctx = c;
   int rc = MPI_SUCCESS, position = 0, packsize = 0;
   nhood_type_layout sl = {0, 0, 0}, dl = {0, 0, 0};

@@ -6,6 +6,7 @@
  */
 #include <stdlib.h>
 
+#include "common/hot.h"
 #include "interpose/interpose.h"
 
 #if defined(OPEN_MPI) && OPEN_MPI
@@ -42,7 +43,8 @@ static double mean_bytes(int rc, NHOOD_Topo topo, const int counts[], MPI_Dataty
 
 /* ---- what every call does ------------------------------------------------------------- */
 
-static int blocking_done(MPI_Comm comm, int rc, int slot, ip_coll coll, double bytes, double t0, const char *function) {
+NHOOD_HOT static int blocking_done(MPI_Comm comm, int rc, int slot, ip_coll coll, double bytes, double t0,
+                                   const char *function) {
   if (ip_stats_on() && rc == MPI_SUCCESS) {
     const char *algorithm = NULL;
     NHOOD_Last_algorithm(&algorithm);
@@ -90,8 +92,8 @@ static int request_done(MPI_Comm comm, int rc, int slot, NHOOD_Request nreq, int
 
 /* ---- allgather ----------------------------------------------------------------------------- */
 
-int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                           MPI_Datatype recvtype, MPI_Comm comm) {
+NHOOD_HOT int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   BLOCKING_BODY(IP_ALLGATHER, PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
                 NHOOD_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo),
                 bytes_of(rc, sendcount, sendtype));
@@ -107,8 +109,9 @@ int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
 
 /* ---- allgatherv ---------------------------------------------------------------------------- */
 
-int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                            const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm) {
+NHOOD_HOT int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                      const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                      MPI_Comm comm) {
   BLOCKING_BODY(
       IP_ALLGATHERV,
       PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm),
@@ -129,8 +132,8 @@ int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
 
 /* ---- alltoall ------------------------------------------------------------------------------ */
 
-int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                          MPI_Datatype recvtype, MPI_Comm comm) {
+NHOOD_HOT int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                    int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   BLOCKING_BODY(IP_ALLTOALL, PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
                 NHOOD_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo),
                 bytes_of(rc, sendcount, sendtype));
@@ -146,9 +149,9 @@ int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
 
 /* ---- alltoallv ----------------------------------------------------------------------------- */
 
-int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                           void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                           MPI_Comm comm) {
+NHOOD_HOT int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                     MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
+                                     MPI_Datatype recvtype, MPI_Comm comm) {
   BLOCKING_BODY(
       IP_ALLTOALLV,
       PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm),
@@ -170,9 +173,9 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
 
 /* ---- alltoallw ----------------------------------------------------------------------------- */
 
-int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                           const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                           const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
+NHOOD_HOT int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
+                                     const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
+                                     const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm) {
   BLOCKING_BODY(
       IP_ALLTOALLW,
       PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm),

@@ -5,17 +5,36 @@
  * and what NHOOD_STATS prints at MPI_Finalize.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/hot.h"
 #include "interpose/interpose.h"
 
 /* ---- NHOOD_INTERPOSE and the cached topology ------------------------------------------- */
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
+static atomic_int initialized; /* init_once ran: the fast test every call makes */
 static int enabled = 1, stats = 0;
 static int topo_keyval = MPI_KEYVAL_INVALID;
+
+/*
+ * The communicator a thread last called a collective on, with what its attribute holds, so
+ * that a repeated call skips MPI's attribute lookup (several cache lines of MPI's hash tables,
+ * cold after each context switch when processes share cores; common/hot.h). Freeing any
+ * communicator that has the attribute advances `generation`, which voids every thread's
+ * memo: a freed communicator's handle may come back for another one.
+ */
+typedef struct {
+  MPI_Comm comm;
+  unsigned generation; /* 0: empty (generation starts at 1) */
+  NHOOD_Topo topo;
+  int slot;
+} route_memo;
+static _Thread_local route_memo memo NHOOD_FAST_TLS;
+static atomic_uint generation = 1;
 
 /* What a communicator's attribute holds: its topology object and its row of statistics. */
 typedef struct {
@@ -26,6 +45,7 @@ typedef struct {
 static int delete_topo(MPI_Comm comm, int keyval, void *value, void *extra) {
   (void)comm, (void)keyval, (void)extra;
   cached_topo *cached = value;
+  atomic_fetch_add(&generation, 1);
   NHOOD_Topo_free(&cached->topo);
   free(cached);
   return MPI_SUCCESS;
@@ -44,6 +64,11 @@ static void init_once(void) {
   /* A duplicate of the communicator derives its own topology object at its first call
    * (MPI_COMM_NULL_COPY_FN): creating one is local and cheap. */
   if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_topo, &topo_keyval, NULL) != MPI_SUCCESS) enabled = 0;
+  atomic_store(&initialized, 1);
+}
+
+NHOOD_HOT static void ensure_init(void) {
+  if (!atomic_load_explicit(&initialized, memory_order_acquire)) pthread_once(&once, init_once);
 }
 
 /* NHOOD_ALGORITHM as the info key nhood_algorithm, for every topology derived here. */
@@ -71,13 +96,25 @@ static int derive_topo(MPI_Comm comm, cached_topo **out) {
   return rc;
 }
 
-int ip_route(MPI_Comm comm, NHOOD_Topo *topo, int *slot, int *rc) {
-  pthread_once(&once, init_once);
+/* Remembers comm's topology for the next call of this thread. */
+static void remember(MPI_Comm comm, unsigned current, const cached_topo *cached) {
+  memo = (route_memo){.comm = comm, .generation = current, .topo = cached->topo, .slot = cached->slot};
+}
+
+NHOOD_HOT int ip_route(MPI_Comm comm, NHOOD_Topo *topo, int *slot, int *rc) {
+  ensure_init();
   *rc = MPI_SUCCESS;
   if (!enabled) return 0;
+  unsigned current = atomic_load_explicit(&generation, memory_order_acquire);
+  if (memo.comm == comm && memo.generation == current) {
+    *topo = memo.topo;
+    *slot = memo.slot;
+    return 1;
+  }
   int found = 0, kind = MPI_UNDEFINED;
   void *value = NULL;
   if (comm != MPI_COMM_NULL && PMPI_Comm_get_attr(comm, topo_keyval, &value, &found) == MPI_SUCCESS && found) {
+    remember(comm, current, value);
     *topo = ((cached_topo *)value)->topo;
     *slot = ((cached_topo *)value)->slot;
     return 1;
@@ -86,9 +123,10 @@ int ip_route(MPI_Comm comm, NHOOD_Topo *topo, int *slot, int *rc) {
   if (comm == MPI_COMM_NULL || PMPI_Topo_test(comm, &kind) != MPI_SUCCESS || kind == MPI_UNDEFINED) return 0;
   cached_topo *cached = NULL;
   *rc = derive_topo(comm, &cached);
-  if (*rc == MPI_SUCCESS)
+  if (*rc == MPI_SUCCESS) {
+    remember(comm, current, cached);
     *topo = cached->topo, *slot = cached->slot;
-  else
+  } else
     *rc = ip_raise(comm, *rc, "deriving the topology object");
   return 1;
 }
@@ -105,7 +143,7 @@ int ip_raise_message(MPI_Comm comm, int rc, const char *function, const char *me
   return rc;
 }
 
-int ip_raise(MPI_Comm comm, int rc, const char *function) {
+NHOOD_HOT int ip_raise(MPI_Comm comm, int rc, const char *function) {
   if (rc == MPI_SUCCESS) return rc;
   char message[MPI_MAX_ERROR_STRING];
   int len = (int)sizeof message;
@@ -129,12 +167,12 @@ static int ncomms;
 static char comm_label[IP_MAX_COMMS][96]; /* what the communicator was, as this process saw it */
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
 
-int ip_stats_on(void) {
-  pthread_once(&once, init_once);
+NHOOD_HOT int ip_stats_on(void) {
+  ensure_init();
   return stats;
 }
 
-double ip_stats_clock(void) { return stats ? PMPI_Wtime() : 0; }
+NHOOD_HOT double ip_stats_clock(void) { return stats ? PMPI_Wtime() : 0; }
 
 /* The next row of statistics, labelled with the communicator's topology, size and name. */
 static int stats_slot(MPI_Comm comm) {

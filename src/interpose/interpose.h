@@ -3,8 +3,8 @@
  * get nhood through the MPI profiling interface: this library defines those functions (and
  * the request functions that must understand nhood's requests), runs them with nhood's
  * public API, and forwards everything else to PMPI_*. It is a layer above the API: it uses
- * nhood.h only. Its copy of nhood calls MPI by the PMPI names of the functions defined here
- * (pmpi_calls.h), so nhood's own traffic never comes back through them.
+ * nhood.h only (and common/hot.h's compiler attributes). Its copy of nhood calls MPI by the PMPI names of the functions
+ * defined here (pmpi_calls.h), so nhood's own traffic never comes back through them.
  *
  *   collectives.c  the neighborhood collectives: blocking, non-blocking, persistent
  *   requests.c     MPI requests for nhood's requests, and every request function

@@ -5,6 +5,7 @@
 
 #include "common/errors.h"
 #include "common/handles.h"
+#include "common/hot.h"
 
 int nhood_topo_alloc(nhood_topo_kind kind, int indegree, int outdegree, int weighted, int channels, int ndims,
                      int noffsets, NHOOD_Topo *out) {
@@ -54,7 +55,7 @@ void nhood_topo_finish(NHOOD_Topo t) {
     if (t->destinations[j] > t->max_rank) t->max_rank = t->destinations[j];
 }
 
-int nhood_topo_validate(NHOOD_Topo topo, const char *what) {
+NHOOD_HOT int nhood_topo_validate(NHOOD_Topo topo, const char *what) {
   if (topo == NHOOD_TOPO_NULL) return nhood_error(MPI_ERR_TOPOLOGY, "%s is NHOOD_TOPO_NULL", what);
   if (!nhood_handle_is_live(topo, NHOOD_HANDLE_TOPO))
     return nhood_error(MPI_ERR_TOPOLOGY, "%s is not a valid topology object (freed or never created)", what);
@@ -67,7 +68,7 @@ static _Atomic(nhood_topo_key *) keys[NHOOD_TOPO_MAX_KEYS]; /* by slot, for the 
 static atomic_int nkeys;
 
 /* The key's slot, assigned at its first use; -1 when every slot is taken. */
-static int slot_of(nhood_topo_key *key) {
+NHOOD_HOT static int slot_of(nhood_topo_key *key) {
   int slot = atomic_load(&key->slot);
   if (slot >= 0) return slot;
   static atomic_flag lock = ATOMIC_FLAG_INIT;
@@ -82,7 +83,7 @@ static int slot_of(nhood_topo_key *key) {
   return slot;
 }
 
-void *nhood_topo_attr(NHOOD_Topo t, nhood_topo_key *key) {
+NHOOD_HOT void *nhood_topo_attr(NHOOD_Topo t, nhood_topo_key *key) {
   int slot = slot_of(key);
   return slot < 0 ? NULL : atomic_load(&t->attrs[slot]);
 }

@@ -348,6 +348,47 @@ static void case_degree_zero(void) {
   OK(MPI_Comm_free(&g));
 }
 
+/* A communicator freed, then another created: MPI may hand out the freed one's handle again
+ * (both MPIs here do), and the library, which remembers each thread's last communicator, must
+ * run the new one on its own topology. Round r's graph has r % 3 + 1 edges from the left
+ * neighbor and as many to the right one (duplicates), so a stale topology delivers the wrong
+ * number of blocks, or hangs. Two communicators alternating come last. */
+static void case_comm_reuse(void) {
+  if (!begin("comm-reuse")) return;
+  int reused = 0;
+  MPI_Comm freed = MPI_COMM_NULL;
+  for (int round = 0; round < 9; round++) {
+    int degree = round % 3 + 1, from[3], to[3], value = 2000 + 10 * round + rank, recv[4];
+    for (int k = 0; k < degree; k++) from[k] = left, to[k] = right;
+    MPI_Comm g;
+    OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, degree, from, unweighted, degree, to, unweighted, MPI_INFO_NULL,
+                                      0, &g));
+    reused += g == freed;
+    for (int k = 0; k < 4; k++) recv[k] = -1;
+    OK(MPI_Neighbor_allgather(&value, 1, MPI_INT, recv, 1, MPI_INT, g));
+    for (int k = 0; k < 4; k++) {
+      int want = k < degree ? 2000 + 10 * round + left : -1;
+      CHECK(recv[k] == want, "round %d (degree %d): block %d is %d, want %d", round, degree, k, recv[k], want);
+    }
+    freed = g;
+    OK(MPI_Comm_free(&g));
+  }
+  CHECK(reused > 0, "MPI never gave a freed communicator's handle to a new one: the case tests nothing");
+  MPI_Comm other;
+  int single[1] = {right}, from_left[1] = {left};
+  OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, from_left, unweighted, 1, single, unweighted, MPI_INFO_NULL, 0,
+                                    &other));
+  for (int k = 0; k < 4; k++) {
+    int value = 3000 + 10 * k + rank, recv[2] = {-1, -1};
+    OK(MPI_Neighbor_allgather(&value, 1, MPI_INT, recv, 1, MPI_INT, k % 2 ? other : ring));
+    if (k % 2)
+      CHECK(recv[0] == 3000 + 10 * k + left && recv[1] == -1, "alternating, other: got %d %d", recv[0], recv[1]);
+    else
+      check_ring(recv, 3000 + 10 * k, "alternating, ring");
+  }
+  OK(MPI_Comm_free(&other));
+}
+
 /* With MPI's default handler (MPI_ERRORS_ARE_FATAL) a bad argument stops the program, after
  * nhood's message; run alone (--case fatal), expected to abort. */
 static void case_fatal(void) {
@@ -386,6 +427,7 @@ int main(int argc, char **argv) {
   case_free();
   case_errors();
   case_degree_zero();
+  case_comm_reuse();
   case_fatal();
   alarm(0);
 
