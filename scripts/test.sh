@@ -1,31 +1,47 @@
 #!/usr/bin/env bash
 # Builds nhood with warnings as errors and runs the whole test suite (unit tests and MPI
-# tests that compare every algorithm with MPI's own neighborhood collectives), once per MPI.
+# tests that compare every algorithm with MPI's own neighborhood collectives), once per MPI,
+# then once more with AddressSanitizer and UndefinedBehaviorSanitizer (Open MPI, 1, 2 and 4
+# ranks; NHOOD_SANITIZE, tests/sanitizers).
 #
-#   scripts/test.sh              # Open MPI and MPICH
-#   scripts/test.sh openmpi      # one of them
+#   scripts/test.sh              # Open MPI, MPICH, sanitizers
+#   scripts/test.sh openmpi      # one of them (openmpi, mpich, sanitize)
 #
-# Build trees go to build/test-<mpi>. Installs missing MPI packages when run as root.
+# Build trees go to build/test-<mpi> and build/sanitize-openmpi. Installs missing MPI packages
+# when run as root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
 
 flavors=("$@")
-[ ${#flavors[@]} -eq 0 ] && flavors=(openmpi mpich)
-nhood_ensure_deps "${flavors[@]}"
+[ ${#flavors[@]} -eq 0 ] && flavors=(openmpi mpich sanitize)
+mpis=()
+for flavor in "${flavors[@]}"; do
+  case "$flavor" in
+    openmpi|mpich) mpis+=("$flavor") ;;
+    sanitize) mpis+=(openmpi) ;;
+    *) echo "unknown flavor '$flavor' (openmpi, mpich or sanitize)" >&2; exit 2 ;;
+  esac
+done
+nhood_ensure_deps "${mpis[@]}"
 
 status=0
 for flavor in "${flavors[@]}"; do
-  case "$flavor" in openmpi|mpich) ;; *) echo "unknown MPI '$flavor' (openmpi or mpich)" >&2; exit 2 ;; esac
+  mpi=$flavor extra=() jobs=1
   dir="build/test-$flavor"
+  if [ "$flavor" = sanitize ]; then
+    # Fewer ranks, and tests two at a time: every process is several times slower.
+    mpi=openmpi dir=build/sanitize-openmpi jobs=$(nproc)
+    extra=(-DNHOOD_SANITIZE=ON "-DNHOOD_TEST_RANKS=1;2;4" -DNHOOD_TEST_MPI4PY=OFF)
+  fi
   mkdir -p build
   echo "== [$flavor] configure and build ($dir)"
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNHOOD_WERROR=ON \
-    -DMPI_C_COMPILER="mpicc.$flavor" -DMPIEXEC_EXECUTABLE="$(command -v "mpiexec.$flavor")" >"$dir.configure.log" 2>&1 \
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNHOOD_WERROR=ON "${extra[@]}" \
+    -DMPI_C_COMPILER="mpicc.$mpi" -DMPIEXEC_EXECUTABLE="$(command -v "mpiexec.$mpi")" >"$dir.configure.log" 2>&1 \
     || { cat "$dir.configure.log"; exit 1; }
   cmake --build "$dir" -j"$(nproc)"
   echo "== [$flavor] tests"
-  if ! (cd "$dir" && ctest --output-on-failure --timeout 900); then
+  if ! (cd "$dir" && ctest --output-on-failure --timeout 900 -j"$jobs"); then
     status=1
   fi
 done

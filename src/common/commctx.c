@@ -21,11 +21,59 @@ void nhood_commctx_release(nhood_commctx *ctx) {
   free(ctx);
 }
 
+/* The contexts attached to a user communicator now, for MPI_Finalize to detach. */
+static pthread_mutex_t attached_lock = PTHREAD_MUTEX_INITIALIZER;
+static nhood_commctx *attached_head;
+
+static void link_attached(nhood_commctx *ctx) {
+  pthread_mutex_lock(&attached_lock);
+  ctx->prev_attached = NULL;
+  ctx->next_attached = attached_head;
+  if (attached_head) attached_head->prev_attached = ctx;
+  attached_head = ctx;
+  pthread_mutex_unlock(&attached_lock);
+}
+
+/* Unlinks ctx if it is still in the list (a second call does nothing). */
+static void unlink_attached(nhood_commctx *ctx) {
+  pthread_mutex_lock(&attached_lock);
+  if (ctx->prev_attached)
+    ctx->prev_attached->next_attached = ctx->next_attached;
+  else if (attached_head == ctx)
+    attached_head = ctx->next_attached;
+  if (ctx->next_attached) ctx->next_attached->prev_attached = ctx->prev_attached;
+  ctx->prev_attached = ctx->next_attached = NULL;
+  pthread_mutex_unlock(&attached_lock);
+}
+
 static int delete_context(MPI_Comm comm, int key, void *value, void *extra) {
   (void)comm, (void)key, (void)extra;
   nhood_commctx *ctx = value;
+  unlink_attached(ctx);
   atomic_store(&ctx->attached, 0);
   nhood_commctx_release(ctx);
+  return MPI_SUCCESS;
+}
+
+/* MPI_Finalize deletes MPI_COMM_SELF's attributes first, while MPI still works; the one set
+ * there at the first use detaches every context still attached (MPI_COMM_WORLD's is never
+ * deleted otherwise, and MPI would keep its duplicate to the end of the process), then frees
+ * both keyvals (a keyval still attached to a communicator is only marked, as MPI defines).
+ * Found by LeakSanitizer (tests/sanitizers). */
+static int at_finalize(MPI_Comm comm, int self_keyval, void *value, void *extra) {
+  (void)comm, (void)value, (void)extra;
+  int context_keyval = atomic_load(&keyval);
+  for (;;) {
+    pthread_mutex_lock(&attached_lock);
+    nhood_commctx *ctx = attached_head;
+    MPI_Comm user = ctx ? ctx->user : MPI_COMM_NULL;
+    pthread_mutex_unlock(&attached_lock);
+    if (ctx == NULL) break;
+    if (MPI_Comm_delete_attr(user, context_keyval) != MPI_SUCCESS) unlink_attached(ctx); /* left as it is */
+  }
+  context_keyval = atomic_exchange(&keyval, MPI_KEYVAL_INVALID);
+  if (context_keyval != MPI_KEYVAL_INVALID) MPI_Comm_free_keyval(&context_keyval);
+  MPI_Comm_free_keyval(&self_keyval);
   return MPI_SUCCESS;
 }
 
@@ -38,10 +86,16 @@ static int ensure_keyval(void) {
      * on first use rather than sharing (and racing on) this one's tags. */
     int created = MPI_KEYVAL_INVALID;
     int code = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_context, &created, NULL);
-    if (code != MPI_SUCCESS)
+    int self_keyval = MPI_KEYVAL_INVALID;
+    if (code == MPI_SUCCESS) code = MPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, at_finalize, &self_keyval, NULL);
+    if (code == MPI_SUCCESS) code = MPI_Comm_set_attr(MPI_COMM_SELF, self_keyval, NULL);
+    if (code != MPI_SUCCESS) {
+      if (self_keyval != MPI_KEYVAL_INVALID) MPI_Comm_free_keyval(&self_keyval);
+      if (created != MPI_KEYVAL_INVALID) MPI_Comm_free_keyval(&created);
       rc = nhood_mpi_error(code, "MPI_Comm_create_keyval");
-    else
+    } else {
       atomic_store(&keyval, created);
+    }
   }
   pthread_mutex_unlock(&keyval_lock);
   return rc;
@@ -66,7 +120,13 @@ static int create_context(MPI_Comm comm, nhood_commctx **out) {
   ctx->next_tag = 0;
   atomic_init(&ctx->refs, 1); /* the attribute's reference */
   atomic_init(&ctx->attached, 1);
-  NHOOD_MPI_CALL(MPI_Comm_set_attr(comm, atomic_load(&keyval), ctx));
+  ctx->user = comm;
+  link_attached(ctx);
+  if ((rc = MPI_Comm_set_attr(comm, atomic_load(&keyval), ctx)) != MPI_SUCCESS) {
+    unlink_attached(ctx);
+    rc = nhood_mpi_error(rc, "MPI_Comm_set_attr");
+    goto cleanup;
+  }
   *out = ctx;
   return MPI_SUCCESS;
 cleanup:

@@ -7,7 +7,9 @@
  *
  * The context is reference counted: the attribute holds one reference (dropped when the user
  * frees the communicator) and every request holds one, so a persistent request outlives
- * MPI_Comm_free of its communicator, as MPI's do.
+ * MPI_Comm_free of its communicator, as MPI's do. Contexts still attached when MPI_Finalize
+ * begins (MPI_COMM_WORLD's, and those of communicators the program never freed) are detached
+ * then, so that their duplicates are freed before MPI goes away.
  */
 #ifndef NHOOD_COMMON_COMMCTX_H
 #define NHOOD_COMMON_COMMCTX_H
@@ -22,6 +24,8 @@ typedef struct nhood_commctx {
   int next_tag; /* first tag of the next call's window */
   atomic_int refs;
   atomic_int attached; /* 0 once the user's communicator was freed (its handle may be reused) */
+  MPI_Comm user;       /* the communicator it is attached to, while it is */
+  struct nhood_commctx *prev_attached, *next_attached; /* the contexts attached now */
 } nhood_commctx;
 
 /* Looks up (or creates, collectively, on first use of comm: MPI_Comm_dup) the context of an

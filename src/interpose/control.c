@@ -266,5 +266,8 @@ static void print_stats(void) {
 
 int MPI_Finalize(void) {
   if (ip_stats_on()) print_stats();
+  /* MPI keeps a keyval to the end of the process unless it is freed (LeakSanitizer); one still
+   * attached to a communicator the program never freed is only marked. */
+  if (topo_keyval != MPI_KEYVAL_INVALID) PMPI_Comm_free_keyval(&topo_keyval);
   return PMPI_Finalize();
 }

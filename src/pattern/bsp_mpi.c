@@ -91,7 +91,8 @@ static int exchange(MPI_Comm comm, int tag, const nhood_bsp_outbox *out, receive
       NHOOD_MPI_CALL(MPI_Test(&barrier, &barrier_done, MPI_STATUS_IGNORE));
     }
   }
-  qsort(in->arrivals, (size_t)in->nmessages, sizeof *in->arrivals, by_source_then_arrival);
+  /* qsort's array may not be NULL, even with no elements (UBSan). */
+  if (in->nmessages > 0) qsort(in->arrivals, (size_t)in->nmessages, sizeof *in->arrivals, by_source_then_arrival);
   for (int k = 0; k < in->nmessages; k++) in->messages[k] = in->arrivals[k].m;
 cleanup:
   free(sends);

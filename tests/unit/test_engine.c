@@ -111,8 +111,8 @@ static NHOOD_Topo make_topo(nhood_topo_kind kind, int indeg, const int *src, int
                             const int *recv_channel, const int *send_channel, int nchannels) {
   NHOOD_Topo t = NULL;
   nhood_topo_alloc(kind, indeg, outdeg, 0, recv_channel != NULL, 0, 0, &t);
-  memcpy(t->sources, src, sizeof(int) * (size_t)indeg);
-  memcpy(t->destinations, dst, sizeof(int) * (size_t)outdeg);
+  if (indeg > 0) memcpy(t->sources, src, sizeof(int) * (size_t)indeg); /* src may be NULL then */
+  if (outdeg > 0) memcpy(t->destinations, dst, sizeof(int) * (size_t)outdeg);
   if (recv_channel) {
     memcpy(t->recv_channel, recv_channel, sizeof(int) * (size_t)indeg);
     memcpy(t->send_channel, send_channel, sizeof(int) * (size_t)outdeg);

@@ -63,11 +63,11 @@ static void held_add(held_set *h, const nhood_records *r) {
       }
       h->keys[h->n++] = pair_key(x[2 + k], x[0]);
     }
-  qsort(h->keys, (size_t)h->n, sizeof *h->keys, compare_u64);
+  if (h->n > 0) qsort(h->keys, (size_t)h->n, sizeof *h->keys, compare_u64);
 }
 
 static int held_has(const held_set *h, uint64_t key) {
-  return bsearch(&key, h->keys, (size_t)h->n, sizeof key, compare_u64) != NULL;
+  return h->n > 0 && bsearch(&key, h->keys, (size_t)h->n, sizeof key, compare_u64) != NULL;
 }
 
 /* Every block named in r is held by `me`: its own block for a combinable edge, or taken. */
