@@ -69,7 +69,9 @@ static int at_finalize(MPI_Comm comm, int self_keyval, void *value, void *extra)
     MPI_Comm user = ctx ? ctx->user : MPI_COMM_NULL;
     pthread_mutex_unlock(&attached_lock);
     if (ctx == NULL) break;
-    if (MPI_Comm_delete_attr(user, context_keyval) != MPI_SUCCESS) unlink_attached(ctx); /* left as it is */
+    /* MPI_COMM_SELF's own context goes with the attributes MPI is deleting now; one that
+     * cannot be detached is left as it is. */
+    if (user == MPI_COMM_SELF || MPI_Comm_delete_attr(user, context_keyval) != MPI_SUCCESS) unlink_attached(ctx);
   }
   context_keyval = atomic_exchange(&keyval, MPI_KEYVAL_INVALID);
   if (context_keyval != MPI_KEYVAL_INVALID) MPI_Comm_free_keyval(&context_keyval);
