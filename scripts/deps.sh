@@ -22,7 +22,11 @@ nhood_ensure_deps() {
       >/dev/null 2>&1 || missing="$missing python3-venv python3-dev"
   fi
   for flavor in "$@"; do
-    command -v "mpicc.$flavor" >/dev/null 2>&1 || missing="$missing $(nhood_packages_for "$flavor")"
+    case "$flavor" in
+      # clang, with libFuzzer and the sanitizers' run-time (the fuzz targets, tests/fuzz).
+      clang) command -v clang >/dev/null 2>&1 || missing="$missing clang" ;;
+      *) command -v "mpicc.$flavor" >/dev/null 2>&1 || missing="$missing $(nhood_packages_for "$flavor")" ;;
+    esac
   done
   [ -z "$missing" ] && return 0
   if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then

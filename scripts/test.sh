@@ -2,25 +2,27 @@
 # Builds nhood with warnings as errors and runs the whole test suite (unit tests and MPI
 # tests that compare every algorithm with MPI's own neighborhood collectives), once per MPI,
 # then once more with AddressSanitizer and UndefinedBehaviorSanitizer (Open MPI, 1, 2 and 4
-# ranks; NHOOD_SANITIZE, tests/sanitizers).
+# ranks; NHOOD_SANITIZE, tests/sanitizers), then the fuzz targets (tests/fuzz, built with
+# clang, NHOOD_FUZZ_SECONDS each; 30 unless set).
 #
-#   scripts/test.sh              # Open MPI, MPICH, sanitizers
-#   scripts/test.sh openmpi      # one of them (openmpi, mpich, sanitize)
+#   scripts/test.sh              # Open MPI, MPICH, sanitizers, fuzzing
+#   scripts/test.sh openmpi      # one of them (openmpi, mpich, sanitize, fuzz)
 #
-# Build trees go to build/test-<mpi> and build/sanitize-openmpi. Installs missing MPI packages
-# when run as root.
+# Build trees go to build/test-<mpi>, build/sanitize-openmpi and build/fuzz-openmpi. Installs
+# missing packages when run as root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
 
 flavors=("$@")
-[ ${#flavors[@]} -eq 0 ] && flavors=(openmpi mpich sanitize)
+[ ${#flavors[@]} -eq 0 ] && flavors=(openmpi mpich sanitize fuzz)
 mpis=()
 for flavor in "${flavors[@]}"; do
   case "$flavor" in
     openmpi|mpich) mpis+=("$flavor") ;;
     sanitize) mpis+=(openmpi) ;;
-    *) echo "unknown flavor '$flavor' (openmpi, mpich or sanitize)" >&2; exit 2 ;;
+    fuzz) mpis+=(openmpi clang) ;;
+    *) echo "unknown flavor '$flavor' (openmpi, mpich, sanitize or fuzz)" >&2; exit 2 ;;
   esac
 done
 nhood_ensure_deps "${mpis[@]}"
@@ -33,6 +35,11 @@ for flavor in "${flavors[@]}"; do
     # Fewer ranks, and tests two at a time: every process is several times slower.
     mpi=openmpi dir=build/sanitize-openmpi jobs=$(nproc)
     extra=(-DNHOOD_SANITIZE=ON "-DNHOOD_TEST_RANKS=1;2;4" -DNHOOD_TEST_MPI4PY=OFF)
+  elif [ "$flavor" = fuzz ]; then
+    # The library and the fuzz targets only, with clang; the targets run two at a time.
+    mpi=openmpi dir=build/fuzz-openmpi jobs=$(nproc)
+    extra=(-DCMAKE_C_COMPILER=clang -DNHOOD_FUZZ=ON -DNHOOD_FUZZ_SECONDS="${NHOOD_FUZZ_SECONDS:-30}"
+      -DNHOOD_BUILD_TESTS=OFF -DNHOOD_BUILD_TOOLS=OFF -DNHOOD_BUILD_INTERPOSE=OFF)
   fi
   mkdir -p build
   echo "== [$flavor] configure and build ($dir)"

@@ -322,9 +322,17 @@ static int read_mtx(const char *path, topospec *out, char *err, size_t errlen) {
     fail(err, errlen, "'%s': bad size line (expected: rows cols entries)", path);
     goto cleanup;
   }
-  if (nrows < 1 || nrows > INT_MAX || ncols < 1 || ncols > INT_MAX || nentries < 0 || nentries > LLONG_MAX / 16) {
-    fail(err, errlen, "'%s': unsupported size %lld x %lld with %lld entr%s", path, nrows, ncols, nentries,
-         nentries == 1 ? "y" : "ies");
+  if (nrows < 1 || nrows > TOPOSPEC_MAX_MTX_ROWS || ncols < 1 || ncols > TOPOSPEC_MAX_MTX_ROWS || nentries < 0) {
+    fail(err, errlen, "'%s': unsupported size %lld x %lld with %lld entr%s (at most %d rows and columns)", path, nrows,
+         ncols, nentries, nentries == 1 ? "y" : "ies", TOPOSPEC_MAX_MTX_ROWS);
+    goto cleanup;
+  }
+  /* An entry takes at least 4 characters ("i j" and an end of line): a size line announcing
+   * more than the file can hold is wrong, and must not size an allocation. */
+  long long room = (long long)strlen(p) / 4 + 1;
+  if (nentries > room) {
+    fail(err, errlen, "'%s': the size line announces %lld entries, the file has room for at most %lld", path, nentries,
+         room);
     goto cleanup;
   }
   if (symmetry == MTX_SYMMETRIC && nrows != ncols) {
@@ -567,8 +575,8 @@ static int grid_offsets(const topospec *spec, int **offsets_out, int *noffsets_o
   long long side = 2LL * r + 1, cube = 1;
   for (int i = 0; i < d; i++) {
     cube *= side;
-    if (cube > INT_MAX / d)
-      return fail(err, errlen, "'%s': too many offsets ((2r+1)^d above %d)", spec->text, INT_MAX / d);
+    if (cube > TOPOSPEC_MAX_OFFSETS + 1)
+      return fail(err, errlen, "'%s': too many offsets ((2r+1)^d - 1 above %d)", spec->text, TOPOSPEC_MAX_OFFSETS);
   }
   int *offsets = alloc_ints((size_t)(cube * d));
   if (offsets == NULL) return fail(err, errlen, "out of memory for %lld offset%s", cube, cli_plural(cube));

@@ -21,6 +21,10 @@
 #include <stddef.h>
 
 #define TOPOSPEC_MAX_DIMS 8
+/* At most this many offsets in a moore: or vonneumann: neighborhood ((2r+1)^d - 1 for Moore). */
+#define TOPOSPEC_MAX_OFFSETS 65536
+/* At most this many rows and columns in an mtx: matrix (its row pointers take 2 GiB). */
+#define TOPOSPEC_MAX_MTX_ROWS (1 << 27)
 
 typedef enum { TOPOSPEC_ER, TOPOSPEC_MOORE, TOPOSPEC_VONNEUMANN, TOPOSPEC_MTX } topospec_kind;
 
