@@ -2,39 +2,44 @@
 # Builds nhood with warnings as errors and runs the whole test suite (unit tests and MPI
 # tests that compare every algorithm with MPI's own neighborhood collectives), once per MPI,
 # then once more with AddressSanitizer and UndefinedBehaviorSanitizer (Open MPI, 1, 2 and 4
-# ranks; NHOOD_SANITIZE, tests/sanitizers), then the fuzz targets (tests/fuzz, built with
-# clang, NHOOD_FUZZ_SECONDS each; 30 unless set).
+# ranks; NHOOD_SANITIZE, tests/sanitizers), then the thread tests under ThreadSanitizer
+# (NHOOD_TSAN, Open MPI), then the fuzz targets (tests/fuzz, built with clang,
+# NHOOD_FUZZ_SECONDS each; 30 unless set).
 #
-#   scripts/test.sh              # Open MPI, MPICH, sanitizers, fuzzing
-#   scripts/test.sh openmpi      # one of them (openmpi, mpich, sanitize, fuzz)
+#   scripts/test.sh              # Open MPI, MPICH, sanitizers, ThreadSanitizer, fuzzing
+#   scripts/test.sh openmpi      # one of them (openmpi, mpich, sanitize, tsan, fuzz)
 #
-# Build trees go to build/test-<mpi>, build/sanitize-openmpi and build/fuzz-openmpi. Installs
-# missing packages when run as root.
+# Build trees go to build/test-<mpi>, build/sanitize-openmpi, build/tsan-openmpi and
+# build/fuzz-openmpi. Installs missing packages when run as root.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
 
 flavors=("$@")
-[ ${#flavors[@]} -eq 0 ] && flavors=(openmpi mpich sanitize fuzz)
+[ ${#flavors[@]} -eq 0 ] && flavors=(openmpi mpich sanitize tsan fuzz)
 mpis=()
 for flavor in "${flavors[@]}"; do
   case "$flavor" in
     openmpi|mpich) mpis+=("$flavor") ;;
-    sanitize) mpis+=(openmpi) ;;
+    sanitize|tsan) mpis+=(openmpi) ;;
     fuzz) mpis+=(openmpi clang) ;;
-    *) echo "unknown flavor '$flavor' (openmpi, mpich, sanitize or fuzz)" >&2; exit 2 ;;
+    *) echo "unknown flavor '$flavor' (openmpi, mpich, sanitize, tsan or fuzz)" >&2; exit 2 ;;
   esac
 done
 nhood_ensure_deps "${mpis[@]}"
 
 status=0
 for flavor in "${flavors[@]}"; do
-  mpi=$flavor extra=() jobs=1
+  mpi=$flavor extra=() jobs=1 only=()
   dir="build/test-$flavor"
   if [ "$flavor" = sanitize ]; then
     # Fewer ranks, and tests two at a time: every process is several times slower.
     mpi=openmpi dir=build/sanitize-openmpi jobs=$(nproc)
     extra=(-DNHOOD_SANITIZE=ON "-DNHOOD_TEST_RANKS=1;2;4" -DNHOOD_TEST_MPI4PY=OFF)
+  elif [ "$flavor" = tsan ]; then
+    # The tests that run threads; the rest have one thread per process.
+    mpi=openmpi dir=build/tsan-openmpi only=(-R threads)
+    extra=(-DNHOOD_TSAN=ON "-DNHOOD_TEST_RANKS=1;2;4" -DNHOOD_TEST_MPI4PY=OFF)
   elif [ "$flavor" = fuzz ]; then
     # The library and the fuzz targets only, with clang; the targets run two at a time.
     mpi=openmpi dir=build/fuzz-openmpi jobs=$(nproc)
@@ -48,7 +53,7 @@ for flavor in "${flavors[@]}"; do
     || { cat "$dir.configure.log"; exit 1; }
   cmake --build "$dir" -j"$(nproc)"
   echo "== [$flavor] tests"
-  if ! (cd "$dir" && ctest --output-on-failure --timeout 900 -j"$jobs"); then
+  if ! (cd "$dir" && ctest --output-on-failure --timeout 900 -j"$jobs" "${only[@]}"); then
     status=1
   fi
 done

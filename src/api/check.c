@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/threads.h"
 #include "common/commctx.h"
 #include "common/errors.h"
 #include "topology/topology.h"
@@ -16,7 +17,7 @@ typedef struct {
   int as_dest;    /* times peer lists this process as a destination */
 } disagreement;
 
-int NHOOD_Topo_check(NHOOD_Topo topo, MPI_Comm comm) {
+static int topo_check(NHOOD_Topo topo, MPI_Comm comm) {
   int rc = MPI_SUCCESS, local_ok, all_ok = 0;
   int *listed_as_dest = NULL, *dest_counts = NULL, *source_counts = NULL;
   disagreement mine = {0, -1, 0, 0}, *all = NULL;
@@ -78,3 +79,5 @@ cleanup:
   free(all);
   return rc;
 }
+
+int NHOOD_Topo_check(NHOOD_Topo topo, MPI_Comm comm) { NHOOD_THREAD_GUARDED(topo_check(topo, comm)); }

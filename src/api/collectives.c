@@ -1,12 +1,14 @@
 /* Entry points of the neighborhood collectives: argument checks, then one path per mode
  * (run_blocking, run_with_request) that picks an algorithm (prepare), builds its schedule
  * (build_request, or reuses the topology's cached one) and hands it to the engine. */
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/call_cache.h"
 #include "api/first_use.h"
 #include "api/request.h"
+#include "api/threads.h"
 #include "api/topologies.h"
 #include "api/two_stage.h"
 #include "common/errors.h"
@@ -23,12 +25,14 @@ const char *const nhood_coll_names[NHOOD_NCOLLS] = {"allgather", "allgatherv", "
 
 /* NHOOD_CHECK=1 makes every collective verify topology consistency first. */
 static int check_mode(void) {
-  static int cached = -1; /* read once; a benign race stores the same value */
-  if (cached < 0) {
+  static atomic_int cached = -1; /* read once; threads racing here store the same value */
+  int c = atomic_load_explicit(&cached, memory_order_relaxed);
+  if (c < 0) {
     const char *v = getenv("NHOOD_CHECK");
-    cached = v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
+    c = v != NULL && v[0] != '\0' && strcmp(v, "0") != 0;
+    atomic_store_explicit(&cached, c, memory_order_relaxed);
   }
-  return cached;
+  return c;
 }
 
 /* ---- argument checks ------------------------------------------------------------------ */
@@ -293,7 +297,8 @@ cleanup:
 
 NHOOD_HOT static int run(const nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, nhood_mode mode,
                          NHOOD_Request *request) {
-  return mode == NHOOD_BLOCKING ? run_blocking(a, comm, topo) : run_with_request(a, comm, topo, info, mode, request);
+  NHOOD_THREAD_GUARDED(mode == NHOOD_BLOCKING ? run_blocking(a, comm, topo)
+                                              : run_with_request(a, comm, topo, info, mode, request));
 }
 
 /* ---- entry points ---------------------------------------------------------------------- */

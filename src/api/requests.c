@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "api/request.h"
+#include "api/threads.h"
 #include "common/errors.h"
 #include "common/handles.h"
 #include "common/hot.h"
@@ -48,7 +49,7 @@ NHOOD_HOT static void complete(NHOOD_Request *request) {
   if ((*request)->mode == NHOOD_NONBLOCKING) destroy(request);
 }
 
-NHOOD_HOT int NHOOD_Start(NHOOD_Request *request) {
+NHOOD_HOT static int req_start(NHOOD_Request *request) {
   if (request == NULL) return nhood_error(MPI_ERR_ARG, "request is NULL");
   int rc = validate(*request, "*request");
   if (rc != MPI_SUCCESS) return rc;
@@ -65,17 +66,17 @@ NHOOD_HOT int NHOOD_Start(NHOOD_Request *request) {
   return rc;
 }
 
-int NHOOD_Startall(int count, NHOOD_Request requests[]) {
+static int req_startall(int count, NHOOD_Request requests[]) {
   if (count < 0) return nhood_error(MPI_ERR_COUNT, "count is negative (%d)", count);
   if (count > 0 && requests == NULL) return nhood_error(MPI_ERR_ARG, "requests is NULL");
   for (int k = 0; k < count; k++) {
-    int rc = NHOOD_Start(&requests[k]);
+    int rc = req_start(&requests[k]);
     if (rc != MPI_SUCCESS) return rc;
   }
   return MPI_SUCCESS;
 }
 
-NHOOD_HOT int NHOOD_Wait(NHOOD_Request *request) {
+NHOOD_HOT static int req_wait(NHOOD_Request *request) {
   if (request == NULL) return nhood_error(MPI_ERR_ARG, "request is NULL");
   if (*request == NHOOD_REQUEST_NULL) return MPI_SUCCESS;
   int rc = validate(*request, "*request");
@@ -86,12 +87,12 @@ NHOOD_HOT int NHOOD_Wait(NHOOD_Request *request) {
   return rc;
 }
 
-int NHOOD_Waitall(int count, NHOOD_Request requests[]) {
+static int req_waitall(int count, NHOOD_Request requests[]) {
   if (count < 0) return nhood_error(MPI_ERR_COUNT, "count is negative (%d)", count);
   if (count > 0 && requests == NULL) return nhood_error(MPI_ERR_ARG, "requests is NULL");
   int first_error = MPI_SUCCESS;
   for (int k = 0; k < count; k++) { /* every request is completed even after a failure */
-    int rc = NHOOD_Wait(&requests[k]);
+    int rc = req_wait(&requests[k]);
     if (rc != MPI_SUCCESS && first_error == MPI_SUCCESS) first_error = rc;
   }
   return first_error;
@@ -112,7 +113,7 @@ NHOOD_HOT static int progress(NHOOD_Request req, int *done) {
   return rc;
 }
 
-NHOOD_HOT int NHOOD_Test(NHOOD_Request *request, int *flag) {
+NHOOD_HOT static int req_test(NHOOD_Request *request, int *flag) {
   if (request == NULL) return nhood_error(MPI_ERR_ARG, "request is NULL");
   if (flag == NULL) return nhood_error(MPI_ERR_ARG, "flag is NULL");
   *flag = 0;
@@ -125,7 +126,7 @@ NHOOD_HOT int NHOOD_Test(NHOOD_Request *request, int *flag) {
   return rc;
 }
 
-int NHOOD_Testall(int count, NHOOD_Request requests[], int *flag) {
+static int req_testall(int count, NHOOD_Request requests[], int *flag) {
   if (count < 0) return nhood_error(MPI_ERR_COUNT, "count is negative (%d)", count);
   if (count > 0 && requests == NULL) return nhood_error(MPI_ERR_ARG, "requests is NULL");
   if (flag == NULL) return nhood_error(MPI_ERR_ARG, "flag is NULL");
@@ -149,7 +150,7 @@ int NHOOD_Testall(int count, NHOOD_Request requests[], int *flag) {
   return MPI_SUCCESS;
 }
 
-int NHOOD_Request_free(NHOOD_Request *request) {
+static int request_free(NHOOD_Request *request) {
   if (request == NULL) return nhood_error(MPI_ERR_ARG, "request is NULL");
   int rc = validate(*request, "*request");
   if (rc != MPI_SUCCESS) return rc;
@@ -157,6 +158,18 @@ int NHOOD_Request_free(NHOOD_Request *request) {
   destroy(request);
   return MPI_SUCCESS;
 }
+
+/* ---- entry points: the checks of api/threads.h around the work above ------------------- */
+
+NHOOD_HOT int NHOOD_Start(NHOOD_Request *request) { NHOOD_THREAD_GUARDED(req_start(request)); }
+int NHOOD_Startall(int count, NHOOD_Request requests[]) { NHOOD_THREAD_GUARDED(req_startall(count, requests)); }
+NHOOD_HOT int NHOOD_Wait(NHOOD_Request *request) { NHOOD_THREAD_GUARDED(req_wait(request)); }
+int NHOOD_Waitall(int count, NHOOD_Request requests[]) { NHOOD_THREAD_GUARDED(req_waitall(count, requests)); }
+NHOOD_HOT int NHOOD_Test(NHOOD_Request *request, int *flag) { NHOOD_THREAD_GUARDED(req_test(request, flag)); }
+int NHOOD_Testall(int count, NHOOD_Request requests[], int *flag) {
+  NHOOD_THREAD_GUARDED(req_testall(count, requests, flag));
+}
+int NHOOD_Request_free(NHOOD_Request *request) { NHOOD_THREAD_GUARDED(request_free(request)); }
 
 int NHOOD_Request_schedule_info(NHOOD_Request request, const char **algorithm, int *rounds, int *sends, int *recvs,
                                 MPI_Aint *scratch_bytes) {

@@ -1,5 +1,6 @@
 #include "selection/cost.h"
 
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -7,33 +8,34 @@
 #include "common/mpi_util.h"
 #include "nhood.h"
 
-/* Read once: every process of a job reads the same file, and later calls see the same
- * answer (a benign race between threads reads the file twice and stores equal results). */
-int nhood_cost_params_active(const nhood_cost_params **params, const char **source) {
-  static nhood_cost_params active;
-  static char origin[300], failure[NHOOD_MAX_ERROR_STRING];
-  static int state = 0; /* 0: not read, 1: ready, 2: failed */
-  if (state == 0) {
-    nhood_cost_params p;
-    nhood_cost_params_default(&p);
-    const char *path = getenv("NHOOD_PARAMS");
-    if (path != NULL && path[0] != '\0') {
-      char err[NHOOD_MAX_ERROR_STRING - 32];
-      if (nhood_cost_params_read(path, &p, err, sizeof err) != 0) {
-        snprintf(failure, sizeof failure, "NHOOD_PARAMS: %s", err);
-        state = 2;
-      } else {
-        snprintf(origin, sizeof origin, "%s", path);
-      }
+/* Read once (the first call of any thread reads, the others wait for it): every process of
+ * a job reads the same file, and later calls see the same answer. */
+static nhood_cost_params active;
+static char origin[300], failure[NHOOD_MAX_ERROR_STRING];
+static int failed;
+
+static void read_active(void) {
+  nhood_cost_params_default(&active);
+  const char *path = getenv("NHOOD_PARAMS");
+  if (path != NULL && path[0] != '\0') {
+    char err[NHOOD_MAX_ERROR_STRING - 32];
+    nhood_cost_params p = active;
+    if (nhood_cost_params_read(path, &p, err, sizeof err) != 0) {
+      snprintf(failure, sizeof failure, "NHOOD_PARAMS: %s", err);
+      failed = 1;
     } else {
-      snprintf(origin, sizeof origin, "built-in (ib-edr)");
-    }
-    if (state == 0) {
       active = p;
-      state = 1;
+      snprintf(origin, sizeof origin, "%s", path);
     }
+  } else {
+    snprintf(origin, sizeof origin, "built-in (ib-edr)");
   }
-  if (state == 2) return nhood_error(MPI_ERR_OTHER, "%s", failure);
+}
+
+int nhood_cost_params_active(const nhood_cost_params **params, const char **source) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, read_active);
+  if (failed) return nhood_error(MPI_ERR_OTHER, "%s", failure);
   *params = &active;
   if (source) *source = origin;
   return MPI_SUCCESS;

@@ -1,6 +1,7 @@
 #include "selection/select.h"
 
 #include <math.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -51,18 +52,19 @@ const nhood_algorithm *nhood_algorithm_by_name(const char *name) {
   return NULL;
 }
 
-const char *nhood_algorithm_names(void) {
-  /* Built from the table so it cannot drift; the table is constant, so a race between
-   * threads writes the same bytes. */
-  static char names[256];
-  if (names[0] == '\0') {
-    char list[256] = "auto";
-    for (size_t k = 0; k < NALGORITHMS; k++) {
-      strncat(list, ", ", sizeof list - strlen(list) - 1);
-      strncat(list, algorithms[k].name, sizeof list - strlen(list) - 1);
-    }
-    memcpy(names, list, sizeof names);
+/* Built once from the table, so it cannot drift. */
+static char names[256];
+static void build_names(void) {
+  snprintf(names, sizeof names, "auto");
+  for (size_t k = 0; k < NALGORITHMS; k++) {
+    strncat(names, ", ", sizeof names - strlen(names) - 1);
+    strncat(names, algorithms[k].name, sizeof names - strlen(names) - 1);
   }
+}
+
+const char *nhood_algorithm_names(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, build_names);
   return names;
 }
 

@@ -1,0 +1,82 @@
+#include "api/threads.h"
+
+#include <stdatomic.h>
+
+#include "common/errors.h"
+#include "common/hot.h"
+
+static atomic_int level = -1;                    /* MPI_Query_thread's answer, asked at the first call */
+static atomic_int inside;                        /* entry points in progress in this process, below MULTIPLE */
+static _Thread_local int depth NHOOD_FAST_TLS;   /* this thread's nested entry points */
+static _Thread_local int checked NHOOD_FAST_TLS; /* this thread was found allowed to call */
+
+static const char *level_name(int l) {
+  switch (l) {
+    case MPI_THREAD_SINGLE:
+      return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED:
+      return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED:
+      return "MPI_THREAD_SERIALIZED";
+    default:
+      return "MPI_THREAD_MULTIPLE";
+  }
+}
+
+/* MPI's thread level, asked once; an error when MPI is not running. */
+static int query_level(int *l) {
+  int rc = MPI_SUCCESS, initialized = 0, finalized = 0;
+  NHOOD_MPI_CALL(MPI_Initialized(&initialized));
+  NHOOD_MPI_CALL(MPI_Finalized(&finalized));
+  if (!initialized || finalized)
+    return nhood_error(MPI_ERR_OTHER, "MPI is %s; nhood's collectives run between MPI_Init and MPI_Finalize",
+                       finalized ? "finalized" : "not initialized");
+  NHOOD_MPI_CALL(MPI_Query_thread(l));
+  atomic_store(&level, *l);
+cleanup:
+  return rc;
+}
+
+static int enter_checked(int l) {
+  int rc = MPI_SUCCESS;
+  if (l < 0) {
+    if ((rc = query_level(&l)) != MPI_SUCCESS) return rc;
+    if (l == MPI_THREAD_MULTIPLE) return MPI_SUCCESS;
+  }
+  if (depth++ > 0) return MPI_SUCCESS;
+  if (!checked && l <= MPI_THREAD_FUNNELED) {
+    int is_main = 0;
+    NHOOD_MPI_CALL(MPI_Is_thread_main(&is_main));
+    if (!is_main) {
+      rc = nhood_error(MPI_ERR_OTHER,
+                       "called from a thread other than the one that initialized MPI, which provides %s only; "
+                       "initialize MPI with MPI_Init_thread and MPI_THREAD_SERIALIZED (or MPI_THREAD_MULTIPLE "
+                       "for calls from several threads at once)",
+                       level_name(l));
+      goto cleanup;
+    }
+  }
+  checked = 1;
+  if (atomic_fetch_add(&inside, 1) != 0) {
+    atomic_fetch_sub(&inside, 1);
+    rc = nhood_error(MPI_ERR_OTHER,
+                     "called while another thread of this process is in an nhood call, but MPI provides %s only; "
+                     "initialize MPI with MPI_Init_thread and MPI_THREAD_MULTIPLE for concurrent calls",
+                     level_name(l));
+    goto cleanup;
+  }
+  return MPI_SUCCESS;
+cleanup:
+  depth--;
+  return rc;
+}
+
+NHOOD_HOT int nhood_thread_enter(void) {
+  int l = atomic_load_explicit(&level, memory_order_relaxed);
+  return l == MPI_THREAD_MULTIPLE ? MPI_SUCCESS : enter_checked(l);
+}
+
+NHOOD_HOT void nhood_thread_leave(void) {
+  if (atomic_load_explicit(&level, memory_order_relaxed) == MPI_THREAD_MULTIPLE) return;
+  if (--depth == 0) atomic_fetch_sub(&inside, 1);
+}
