@@ -8,6 +8,9 @@
 
 static pthread_mutex_t keyval_lock = PTHREAD_MUTEX_INITIALIZER;
 static atomic_int keyval = MPI_KEYVAL_INVALID; /* created once, on first use */
+static atomic_int live;                        /* contexts created and not yet freed */
+
+int nhood_commctx_live(void) { return atomic_load(&live); }
 
 void nhood_commctx_retain(nhood_commctx *ctx) { atomic_fetch_add(&ctx->refs, 1); }
 
@@ -19,6 +22,7 @@ void nhood_commctx_release(nhood_commctx *ctx) {
   MPI_Finalized(&finalized);
   if (!finalized) MPI_Comm_free(&ctx->comm);
   free(ctx);
+  atomic_fetch_sub(&live, 1);
 }
 
 /* The contexts attached to a user communicator now, for MPI_Finalize to detach. */
@@ -129,6 +133,7 @@ static int create_context(MPI_Comm comm, nhood_commctx **out) {
     rc = nhood_mpi_error(rc, "MPI_Comm_set_attr");
     goto cleanup;
   }
+  atomic_fetch_add(&live, 1);
   *out = ctx;
   return MPI_SUCCESS;
 cleanup:

@@ -38,4 +38,7 @@ void nhood_commctx_release(nhood_commctx *ctx);
 /* Reserves ntags consecutive tags for one call and returns the first. */
 int nhood_commctx_reserve_tags(nhood_commctx *ctx, int ntags);
 
+/* How many contexts exist now (for the soak test). */
+int nhood_commctx_live(void);
+
 #endif

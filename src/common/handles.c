@@ -110,3 +110,15 @@ NHOOD_HOT int nhood_handle_is_live(const void *handle, nhood_handle_kind kind) {
   slot *s = find(atomic_load_explicit(&current, memory_order_acquire), (uintptr_t)handle);
   return s != NULL && atomic_load_explicit(&s->kind, memory_order_relaxed) == (int)kind;
 }
+
+size_t nhood_handle_count(nhood_handle_kind kind) {
+  size_t n = 0;
+  pthread_mutex_lock(&lock);
+  table *t = atomic_load_explicit(&current, memory_order_relaxed);
+  for (size_t i = 0; t != NULL && i < t->capacity; i++)
+    if (atomic_load_explicit(&t->slots[i].key, memory_order_relaxed) > TOMBSTONE &&
+        atomic_load_explicit(&t->slots[i].kind, memory_order_relaxed) == (int)kind)
+      n++;
+  pthread_mutex_unlock(&lock);
+  return n;
+}

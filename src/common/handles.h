@@ -4,6 +4,8 @@
 #ifndef NHOOD_COMMON_HANDLES_H
 #define NHOOD_COMMON_HANDLES_H
 
+#include <stddef.h>
+
 typedef enum { NHOOD_HANDLE_TOPO = 1, NHOOD_HANDLE_REQUEST = 2 } nhood_handle_kind;
 
 /* Returns MPI_SUCCESS or MPI_ERR_NO_MEM. */
@@ -11,5 +13,7 @@ int nhood_handle_register(const void *handle, nhood_handle_kind kind);
 void nhood_handle_unregister(const void *handle);
 /* 1 when handle is live and of that kind. */
 int nhood_handle_is_live(const void *handle, nhood_handle_kind kind);
+/* How many handles of that kind are live (for the soak test; walks the table). */
+size_t nhood_handle_count(nhood_handle_kind kind);
 
 #endif
