@@ -320,8 +320,19 @@ static void case_errors(void) {
   rc = MPI_Cancel(&req);
   MPI_Error_class(rc, &cls);
   CHECK(cls == MPI_ERR_REQUEST, "MPI_Cancel of a collective gave class %d, want MPI_ERR_REQUEST", cls);
-  OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
   OK(MPI_Wait(&req, MPI_STATUS_IGNORE));
+  /* A persistent neighborhood collective started while active. */
+  static int pvalue, precv[2];
+  MPI_Request preq;
+  ALLGATHER_INIT(&pvalue, 1, MPI_INT, precv, 1, MPI_INT, ring, MPI_INFO_NULL, &preq);
+  OK(MPI_Start(&preq));
+  rc = MPI_Start(&preq);
+  MPI_Error_class(rc, &cls);
+  CHECK(cls == MPI_ERR_REQUEST, "MPI_Start of an active persistent collective gave class %d, want MPI_ERR_REQUEST",
+        cls);
+  OK(MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_ARE_FATAL));
+  OK(MPI_Wait(&preq, MPI_STATUS_IGNORE));
+  OK(MPI_Request_free(&preq));
 }
 
 /* MPI accepts NULL count, displacement and type arrays on a process of degree 0, and
