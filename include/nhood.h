@@ -33,7 +33,11 @@
  * Threads
  * -------
  * Handles may be used from several threads, but, as with MPI collectives, calls on the same
- * communicator must not run concurrently.
+ * communicator must not run concurrently. Calls from several threads at once need MPI at
+ * MPI_THREAD_MULTIPLE, calls from a thread other than MPI's main one MPI_THREAD_SERIALIZED:
+ * below that, nhood refuses such a call with MPI_ERR_OTHER and a message naming MPI's level
+ * (concurrent calls are caught when they overlap). A call before MPI_Init or after
+ * MPI_Finalize is an MPI_ERR_OTHER too.
  */
 #ifndef NHOOD_H
 #define NHOOD_H
@@ -308,7 +312,10 @@ int NHOOD_Cart_relative_shift(MPI_Comm comm, const int offset[], int *source, in
  * MPI's own collectives; a topology that one process got wrong (MPI_ERR_RANK, or lists that
  * disagree between processes) is the common case. Run with NHOOD_CHECK=1 (or call
  * NHOOD_Topo_check) while developing: every process then checks the topology together and
- * all of them return MPI_ERR_TOPOLOGY with the disagreeing ranks named.
+ * all of them return MPI_ERR_TOPOLOGY with the disagreeing ranks named. The algorithm
+ * "combine" (and "auto" where it picks it) checks as much when it builds its pattern at the
+ * first call on a topology object and communicator: lists that disagree give MPI_ERR_TOPOLOGY
+ * on every process there, with the two ranks named where it was seen.
  */
 
 int NHOOD_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,

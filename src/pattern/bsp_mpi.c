@@ -119,10 +119,11 @@ int nhood_bsp_run_mpi(MPI_Comm comm, int tag, void *state, nhood_bsp_step_fn ste
     int step_rc = step(state, &inbox, &out);
     free_received(&in);
     /* Every process takes part in the reductions, so a failure on one stops all. */
-    int flags[3] = {step_rc != MPI_SUCCESS, out.vote, !out.done || out.nmessages > 0}, any[3];
+    int flags[3] = {step_rc, out.vote, !out.done || out.nmessages > 0}, any[3];
     NHOOD_MPI_CALL(MPI_Allreduce(flags, any, 3, MPI_INT, MPI_MAX, comm));
-    if (any[0]) {
-      rc = step_rc != MPI_SUCCESS ? step_rc : nhood_error(MPI_ERR_OTHER, "pattern program failed on another process");
+    if (any[0] != MPI_SUCCESS) { /* the others report the (largest) error class of the failed ones */
+      rc = step_rc != MPI_SUCCESS ? step_rc
+                                  : nhood_error(any[0], "pattern program failed on another process (see its error)");
       goto cleanup;
     }
     totals[0] += out.nmessages;

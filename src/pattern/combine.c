@@ -403,18 +403,66 @@ static int finish(state *s, nhood_bsp_outbox *out) {
   p->levels = s->levels;
   s->levels = NULL;
   /* Split off the duty to oneself; tell every other target what it will receive. At depth 0
-   * the pattern stays empty: the direct exchange needs none. */
+   * the pattern stays empty (the direct exchange needs none), but the targets are still told,
+   * so that they can check their sources (check_delivery). */
   int cap_duties = 0, cap_self = 0;
-  if (depth == 0) records_free(&s->duties);
   for (const int *x = s->duties.words; x < NHOOD_RECORDS_END(s->duties); x += 2 + x[1]) {
     if (x[0] == s->me) {
       NHOOD_TRY(records_append(&p->self, &cap_self, x[0], x + 2, x[1], NULL, 0));
       continue;
     }
-    NHOOD_TRY(records_append(&p->duties, &cap_duties, x[0], x + 2, x[1], NULL, 0));
+    if (depth > 0) NHOOD_TRY(records_append(&p->duties, &cap_duties, x[0], x + 2, x[1], NULL, 0));
     NHOOD_TRY(nhood_bsp_send(out, x[0], x + 2, x[1]));
   }
 cleanup:
+  return rc;
+}
+
+/* The blocks the pattern brings to this process must be those of the sources it combines (each
+ * listed once, neither itself nor MPI_PROC_NULL): on a consistent topology they are. Where
+ * processes' lists disagree (p lists q as a destination, q does not list p as a source, or
+ * with another multiplicity) they are not, and the exchange would leave a block unwritten or
+ * a message unreceived: an error here, which the program's next reduction gives every process. */
+static int check_delivery(const state *s) {
+  const struct nhood_topo *t = s->topo;
+  const nhood_combine_pattern *p = &s->pattern;
+  int rc = MPI_SUCCESS, nexpected = 0, ndelivered = 0, n = p->self.nwords + p->incoming.nwords;
+  int *expected = malloc(sizeof(int) * (size_t)(t->indegree + 1)), *delivered = malloc(sizeof(int) * (size_t)(n + 1));
+  if (!expected || !delivered) {
+    rc = nhood_error(MPI_ERR_NO_MEM, "combining: out of memory checking the pattern");
+    goto cleanup;
+  }
+  memcpy(expected, t->sources, sizeof(int) * (size_t)t->indegree);
+  qsort(expected, (size_t)t->indegree, sizeof(int), compare_ints);
+  for (int i = 0, j, w = 0; i < t->indegree; i = j) { /* keep the combined sources only */
+    for (j = i; j < t->indegree && expected[j] == expected[i];) j++;
+    if (nhood_combine_eligible(expected[i], s->me, j - i)) expected[w++] = expected[i];
+    nexpected = w;
+  }
+  const nhood_records *lists[2] = {&p->self, &p->incoming};
+  for (int l = 0; l < 2; l++)
+    for (const int *x = lists[l]->words; x < NHOOD_RECORDS_END(*lists[l]); x += 2 + x[1])
+      for (int k = 0; k < x[1]; k++) delivered[ndelivered++] = x[2 + k];
+  qsort(delivered, (size_t)ndelivered, sizeof(int), compare_ints);
+  for (int i = 0; i < nexpected || i < ndelivered; i++) {
+    if (i < nexpected && i < ndelivered && expected[i] == delivered[i]) continue;
+    int missing = i < nexpected && (i >= ndelivered || expected[i] < delivered[i]);
+    int peer = missing ? expected[i] : delivered[i];
+    if (missing)
+      rc = nhood_error(MPI_ERR_TOPOLOGY,
+                       "inconsistent topology: rank %d lists rank %d as a source once, but rank %d does not list "
+                       "rank %d as a destination once (NHOOD_CHECK=1 names every disagreement)",
+                       s->me, peer, peer, s->me);
+    else
+      rc = nhood_error(MPI_ERR_TOPOLOGY,
+                       "inconsistent topology: rank %d lists rank %d as a destination, but rank %d does not list "
+                       "rank %d as a source once (NHOOD_CHECK=1 names every disagreement)",
+                       peer, s->me, s->me, peer);
+    break;
+  }
+cleanup:
+  free(expected);
+  free(delivered);
   return rc;
 }
 
@@ -423,6 +471,8 @@ static int take_incoming(state *s, const nhood_bsp_inbox *in) {
   for (int k = 0; k < in->nmessages && rc == MPI_SUCCESS; k++)
     rc = records_append(&s->pattern.incoming, &capacity, in->messages[k].source, in->messages[k].data,
                         in->messages[k].count, NULL, 0);
+  if (rc == MPI_SUCCESS) rc = check_delivery(s);
+  if (s->pattern.nlevels == 0) records_free(&s->pattern.incoming); /* depth 0: direct, no pattern */
   return rc;
 }
 

@@ -488,6 +488,20 @@ static void expect_inconsistency(error_test *t, const char *what, int rc) {
   record_check(t, rc != MPI_SUCCESS && !named);
 }
 
+/* MPI_ERR_TOPOLOGY naming the other disagreeing rank (a or b), or, where that process saw no
+ * disagreement itself, naming another process. */
+static void expect_inconsistency_seen(error_test *t, const char *what, int rc) {
+  char msg[NHOOD_MAX_ERROR_STRING] = "";
+  expect_error(t, what, rc, MPI_ERR_TOPOLOGY, "");
+  NHOOD_Error_message(msg, NULL);
+  int other = t->rank == t->size - 1 ? t->size - 2 : t->size - 1;
+  int named = text_names_rank(msg, other) || strstr(msg, "another process") != NULL;
+  if (rc != MPI_SUCCESS && !named)
+    fprintf(stderr, "rank %d: FAILED %s: message \"%s\" names neither rank %d nor another process\n", t->rank, what,
+            msg, other);
+  record_check(t, rc != MPI_SUCCESS && !named);
+}
+
 static void test_check_mode(error_test *t) {
   char what[256];
   expect_success(t, "NHOOD_Topo_check: consistent ring", NHOOD_Topo_check(t->ring, t->comm));
@@ -519,6 +533,28 @@ static void test_check_mode(error_test *t) {
       }
     }
     TEST_CHECK(NHOOD_Topo_free(&topo));
+  }
+  if (!checking) {
+    /* combine builds its pattern collectively at the first call: there every process learns
+     * of the disagreement, with the ranks named where it was seen. */
+    for (int k = 0; k < NINCONSISTENT; k++) {
+      NHOOD_Topo topo = inconsistent_topology(t, (inconsistency)k);
+      MPI_Info info;
+      NHOOD_Request req = NHOOD_REQUEST_NULL;
+      TEST_CHECK(MPI_Info_create(&info));
+      TEST_CHECK(MPI_Info_set(info, NHOOD_INFO_ALGORITHM, "combine"));
+      snprintf(what, sizeof what, "combine without NHOOD_CHECK (%s)", inconsistency_names[k]);
+      int rc = NHOOD_Neighbor_allgather_init(t->sendbuf, 1, MPI_INT, t->recvbuf, 1, MPI_INT, t->comm, topo, info, &req);
+      if (rc == MPI_SUCCESS) rc = NHOOD_Start(&req);
+      if (rc == MPI_SUCCESS) rc = NHOOD_Wait(&req);
+      if (t->rank >= t->size - 2)
+        expect_inconsistency_seen(t, what, rc);
+      else
+        expect_error(t, what, rc, MPI_ERR_TOPOLOGY, "another process"), record_check(t, 0); /* as many checks */
+      if (req != NHOOD_REQUEST_NULL) TEST_CHECK(NHOOD_Request_free(&req));
+      TEST_CHECK(MPI_Info_free(&info));
+      TEST_CHECK(NHOOD_Topo_free(&topo));
+    }
   }
   const char *unchecked = getenv("NHOOD_TEST_UNCHECKED");
   if (!checking && unchecked != NULL && strcmp(unchecked, "1") == 0) {

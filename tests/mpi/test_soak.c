@@ -15,7 +15,7 @@
  *   this program's own MPI_Comm_dup, MPI_Dist_graph_create_adjacent, MPI_Comm_free,
  *   MPI_Type_dup and MPI_Type_free, which forward to MPI's profiling entry points.
  *
- * CI runs it whole (mpi.soak, 4 processes), and short under the sanitizers (docs/RELIABILITY.md).
+ * CI runs a fifth of it (mpi.soak); the full run is `ctest -C soak -R soak.full` (docs/RELIABILITY.md).
  */
 #include <stdio.h>
 #include <stdlib.h>
