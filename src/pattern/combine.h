@@ -72,7 +72,7 @@ typedef struct {
 } nhood_records;
 
 /* Iterates over records: for (const int *r = rec.words; r < rec.words + rec.nwords; r += 2 + r[1]) */
-#define NHOOD_RECORDS_END(rec) ((rec).words + (rec).nwords)
+#define NHOOD_RECORDS_END(rec) ((rec).nwords ? (rec).words + (rec).nwords : (rec).words) /* no NULL + 0 */
 
 /* One combining level of this process. */
 typedef struct {
