@@ -1,0 +1,73 @@
+#!/usr/bin/env bash
+# How close "auto" comes to the best algorithm and to MPI's own, on the matrix of issue 19:
+# allgather at 11 block sizes (1 B to 1 MiB) on a random graph, a 2-D Moore stencil and the
+# SpMV halos of two real matrices, blocking and persistent; alltoallv at 4 B, 1 KiB and
+# 64 KiB on two of them. Every algorithm is timed in the same run (nhood-bench, 100 calls per
+# point, median of each call's slowest rank), then tools/plot/nhood_auto_report.py lists
+# auto/best and auto/mpi and flags what exceeds 1.05.
+#
+#   scripts/auto_check.sh                    # once, without NHOOD_PARAMS (out of the box)
+#   RUNS=3 scripts/auto_check.sh             # three separate runs
+#   PARAMS=out/nhood-params.txt scripts/auto_check.sh    # with a calibration file
+#   NP=16 ITERS=50 scripts/auto_check.sh     # smaller
+#
+# Results: out/auto-check-<label>-<run>.json and the report on standard output. Uses the
+# Release build of scripts/flagship.sh (built here if missing). Takes long: about NP x sizes x
+# algorithms x ITERS calls per run.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/deps.sh
+
+flavor=${NHOOD_MPI:-openmpi}
+np=${NP:-32}
+iters=${ITERS:-100}
+runs=${RUNS:-1}
+params=${PARAMS:-}
+sizes=1,4,16,64,256,1024,4096,16384,65536,262144,1048576
+matrices=../shared/matrices
+
+nhood_ensure_deps "$flavor"
+dir="build/flagship-$flavor"
+mkdir -p build out
+if [ ! -x "$dir/tools/bench/nhood-bench" ]; then
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DNHOOD_BUILD_TESTS=OFF \
+    -DMPI_C_COMPILER="mpicc.$flavor" -DMPIEXEC_EXECUTABLE="$(command -v "mpiexec.$flavor")" >"$dir.configure.log" 2>&1 \
+    || { cat "$dir.configure.log"; exit 1; }
+fi
+cmake --build "$dir" -j"$(nproc)" --target nhood-bench >/dev/null
+
+label=default
+env_args=()
+if [ -n "$params" ]; then
+  label=params
+  NHOOD_PARAMS=$(realpath "$params")
+  export NHOOD_PARAMS
+  [ "$flavor" = openmpi ] && env_args=(-x NHOOD_PARAMS) # MPICH passes the environment on
+else
+  unset NHOOD_PARAMS
+fi
+topos=(--topo er:density=0.2,seed=1 --topo moore:d=2,r=2)
+for m in delaunay_n15 rgg_n_2_15_s0; do
+  if [ -f "$matrices/$m.mtx" ]; then topos+=(--topo "mtx:$matrices/$m.mtx"); else echo "note: $matrices/$m.mtx not found"; fi
+done
+# shellcheck disable=SC2046
+bench() { "mpiexec.$flavor" -n "$np" $(nhood_mpiexec_flags "$flavor") "${env_args[@]}" "$dir/tools/bench/nhood-bench" "$@" \
+  --algo all --iters "$iters" --warmup 10 2>&1 | grep -v '^\(create\|sched_build\) ' >/dev/null; }
+
+files=()
+for run in $(seq 1 "$runs"); do
+  out="out/auto-check-$label-$run.json"
+  echo "== run $run of $runs ($label, $np ranks, $(date +%H:%M:%S))"
+  bench "${topos[@]}" --coll allgather --sizes "$sizes" --mode blocking,persistent --json "$out.allgather"
+  bench --topo er:density=0.2,seed=1 --topo moore:d=2,r=2 --coll alltoallv --sizes 4,1024,65536 \
+    --mode blocking,persistent --json "$out.alltoallv"
+  cat "$out.allgather" "$out.alltoallv" >"$out" && rm -f "$out.allgather" "$out.alltoallv"
+  files+=("$out")
+done
+py=${NHOOD_PYTHON:-python3}
+status=0
+for f in "${files[@]}"; do
+  echo "== $f"
+  "$py" tools/plot/nhood_auto_report.py --limit 1.05 "$f" || status=1
+done
+exit $status
