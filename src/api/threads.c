@@ -37,7 +37,8 @@ cleanup:
   return rc;
 }
 
-static int enter_checked(int l) {
+/* Below MPI_THREAD_MULTIPLE this runs at every call: on the path of few pages too. */
+NHOOD_HOT static int enter_checked(int l) {
   int rc = MPI_SUCCESS;
   if (l < 0) {
     if ((rc = query_level(&l)) != MPI_SUCCESS) return rc;
