@@ -12,8 +12,8 @@
 #   NP=16 ITERS=50 scripts/auto_check.sh     # smaller
 #
 # Results: out/auto-check-<label>-<run>.json and the report on standard output. Uses the
-# Release build of scripts/flagship.sh (built here if missing). Takes long: about NP x sizes x
-# algorithms x ITERS calls per run.
+# Release build of scripts/flagship.sh (nhood_release_build in scripts/deps.sh). Takes long:
+# about NP x sizes x algorithms x ITERS calls per run.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
@@ -28,13 +28,7 @@ matrices=../shared/matrices
 
 nhood_ensure_deps "$flavor"
 dir="build/flagship-$flavor"
-mkdir -p build out
-if [ ! -x "$dir/tools/bench/nhood-bench" ]; then
-  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DNHOOD_BUILD_TESTS=OFF \
-    -DMPI_C_COMPILER="mpicc.$flavor" -DMPIEXEC_EXECUTABLE="$(command -v "mpiexec.$flavor")" >"$dir.configure.log" 2>&1 \
-    || { cat "$dir.configure.log"; exit 1; }
-fi
-cmake --build "$dir" -j"$(nproc)" --target nhood-bench >/dev/null
+nhood_release_build "$flavor" nhood-bench
 
 label=default
 env_args=()

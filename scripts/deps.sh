@@ -43,6 +43,18 @@ nhood_ensure_deps() {
   fi
 }
 
+# The Release build of the tools that the benchmark scripts share (build/flagship-<mpi>):
+# configures it and builds the named targets; prints the configure log and fails on error.
+nhood_release_build() {
+  local flavor=$1 dir="build/flagship-$1"
+  shift
+  mkdir -p build out
+  cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DNHOOD_BUILD_TESTS=OFF \
+    -DMPI_C_COMPILER="mpicc.$flavor" -DMPIEXEC_EXECUTABLE="$(command -v "mpiexec.$flavor")" >"$dir.configure.log" 2>&1 \
+    || { cat "$dir.configure.log"; return 1; }
+  cmake --build "$dir" -j"$(nproc)" --target "$@" >/dev/null
+}
+
 # mpiexec flags for running more ranks than cores.
 nhood_mpiexec_flags() {
   case "$1" in

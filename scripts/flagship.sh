@@ -30,11 +30,7 @@ step 1 "dependencies and build (Release, $flavor)"
 nhood_ensure_deps "$flavor"
 nhood_find_plot_python
 dir="build/flagship-$flavor"
-mkdir -p build out
-cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=Release -DNHOOD_BUILD_TESTS=OFF \
-  -DMPI_C_COMPILER="mpicc.$flavor" -DMPIEXEC_EXECUTABLE="$(command -v "mpiexec.$flavor")" >"$dir.configure.log" 2>&1 \
-  || { cat "$dir.configure.log"; exit 1; }
-cmake --build "$dir" -j"$(nproc)" --target nhood-bench nhood-sim nhood-info nhood-calibrate >/dev/null
+nhood_release_build "$flavor" nhood-bench nhood-sim nhood-info nhood-calibrate
 echo "built in $dir"
 # shellcheck disable=SC2046
 run() { "mpiexec.$flavor" -n "$np" $(nhood_mpiexec_flags "$flavor") "$@"; }

@@ -434,10 +434,9 @@ static int check_delivery(const state *s) {
   }
   memcpy(expected, t->sources, sizeof(int) * (size_t)t->indegree);
   qsort(expected, (size_t)t->indegree, sizeof(int), compare_ints);
-  for (int i = 0, j, w = 0; i < t->indegree; i = j) { /* keep the combined sources only */
+  for (int i = 0, j; i < t->indegree; i = j) { /* keep the combined sources only, in place */
     for (j = i; j < t->indegree && expected[j] == expected[i];) j++;
-    if (nhood_combine_eligible(expected[i], s->me, j - i)) expected[w++] = expected[i];
-    nexpected = w;
+    if (nhood_combine_eligible(expected[i], s->me, j - i)) expected[nexpected++] = expected[i];
   }
   const nhood_records *lists[2] = {&p->self, &p->incoming};
   for (int l = 0; l < 2; l++)

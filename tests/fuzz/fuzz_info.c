@@ -14,15 +14,13 @@
 static const char *const keys[4] = {NHOOD_INFO_ALGORITHM, NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES, NHOOD_INFO_TUNE,
                                     NHOOD_INFO_TUNE};
 
-/* Line k of text (NUL-terminated in place), or NULL. */
-static char *line(char *text, int k) {
-  for (; k > 0 && text != NULL; k--) {
-    text = strchr(text, '\n');
-    if (text) text++;
-  }
-  if (text == NULL) return NULL;
-  char *end = strchr(text, '\n');
-  return end ? (*end = '\0', text) : text;
+/* The next line of *rest (NUL-terminated in place), advancing *rest past it; NULL at the end. */
+static char *next_line(char **rest) {
+  char *line = *rest;
+  if (line == NULL) return NULL;
+  char *end = strchr(line, '\n');
+  *rest = end ? (*end = '\0', end + 1) : NULL;
+  return line;
 }
 
 int LLVMFuzzerInitialize(int *argc, char ***argv);
@@ -32,18 +30,15 @@ int LLVMFuzzerInitialize(int *argc, char ***argv) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
-  char *text[4];
-  for (int k = 0; k < 4; k++) { /* each line from its own copy: line() cuts the text */
-    text[k] = fuzz_string(data, size);
-  }
+  char *text = fuzz_string(data, size), *rest = text;
   MPI_Info info[2];
   MPI_Info_create(&info[0]);
   MPI_Info_create(&info[1]);
   for (int k = 0; k < 4; k++) {
-    char *v = line(text[k], k);
+    char *v = next_line(&rest);
     if (v && v[0] != '\0' && strlen(v) < MPI_MAX_INFO_VAL) MPI_Info_set(info[k == 3], keys[k], v);
   }
-  int self = 0, x = 7, got[2] = {0, 0};
+  int x = 7, got[2] = {0, 0};
   const int twice[2] = {0, 0};
   NHOOD_Topo topo = NHOOD_TOPO_NULL;
   if (NHOOD_Topo_create_adjacent(2, twice, MPI_UNWEIGHTED, 2, twice, MPI_UNWEIGHTED, info[0], &topo) == MPI_SUCCESS) {
@@ -59,9 +54,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
     }
     if (NHOOD_Topo_free(&topo) != MPI_SUCCESS) abort();
   }
-  (void)self;
   MPI_Info_free(&info[0]);
   MPI_Info_free(&info[1]);
-  for (int k = 0; k < 4; k++) free(text[k]);
+  free(text);
   return 0;
 }
