@@ -488,6 +488,25 @@ int NHOOD_Last_algorithm(const char **algorithm);
 int NHOOD_Request_schedule_info(NHOOD_Request request, const char **algorithm, int *rounds, int *sends, int *recvs,
                                 MPI_Aint *scratch_bytes);
 
+/**
+ * How the algorithm was chosen, one line into text (at most len bytes with the final NUL):
+ * for a request, or with NHOOD_REQUEST_NULL for the calling thread's last blocking call.
+ *
+ *   "asked for: NAME"      an explicit algorithm (info key, NHOOD_TUNE rule)
+ *   "cost model: NAME"     "auto" by the cost model alone (non-blocking calls; NHOOD_TRIAL=off;
+ *                          a short list of one)
+ *   "measuring (K of N calls): A, B, C"   "auto" is timing its candidates in turn
+ *   "measured: A 306.1 us, B 285.0 us (median of 3 calls each, slowest process); kept B"
+ *
+ * Measured selection: a persistent request, and a blocking call repeated with blocks of the
+ * same size class on one topology and communicator, run the cost model's two or three best
+ * candidates in turn for their first calls (at most 3 x 4 by default: a warm-up round and
+ * NHOOD_TRIAL timed rounds, 1-20, "off" for none), agree on the fastest in one reduction and
+ * keep it. Every call delivers the collective's result. docs/DESIGN-NOTES.md has the details.
+ * @return MPI_ERR_ARG (text NULL, len < 1), MPI_ERR_REQUEST (not a live request).
+ */
+int NHOOD_Selection_info(NHOOD_Request request, char *text, int len);
+
 #ifdef __cplusplus
 }
 #endif

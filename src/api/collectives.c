@@ -2,6 +2,7 @@
  * (run_blocking, run_with_request) that picks an algorithm (prepare), builds its schedule
  * (build_request, or reuses the topology's cached one) and hands it to the engine. */
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -17,6 +18,7 @@
 #include "engine/native_mpi.h"
 #include "engine/native_task.h"
 #include "engine/sched_task.h"
+#include "selection/measured.h"
 #include "selection/select.h"
 #include "topology/topology.h"
 
@@ -137,12 +139,10 @@ cleanup:
 
 /* ---- the common path ------------------------------------------------------------------- */
 
-/* Validates a call (filling in extents and sizes) and chooses its algorithm; for "mpi",
- * *graph is the communicator MPI's own collective runs on. *on is the topology the schedule
- * is built on: topo, or for an isomorphic algorithm on a graph the view of the grid found
- * under it (a then maps the view's blocks to the graph's). */
+/* Validates a call (filling in extents and sizes) and chooses its algorithm (how says how;
+ * "auto" may start a trial there). */
 static int prepare(nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, nhood_mode mode,
-                   nhood_commctx **ctx, const nhood_algorithm **alg, nhood_native_graph **graph, NHOOD_Topo *on) {
+                   nhood_commctx **ctx, const nhood_algorithm **alg, nhood_auto_how *how) {
   int rc = MPI_SUCCESS;
   char requested[NHOOD_ALGORITHM_NAME_MAX];
   NHOOD_TRY(nhood_topo_validate(topo, "topo"));
@@ -154,16 +154,30 @@ static int prepare(nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info 
   NHOOD_TRY(nhood_info_algorithm(info, requested));
   a->isomorphic_sizes = topo->isomorphic_sizes;
   NHOOD_TRY(nhood_info_bool(info, NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES, &a->isomorphic_sizes));
+  how->by = NHOOD_CHOSEN_BY_RULE;
+  how->trial = NULL;
   if (strcmp(requested, "auto") == 0)
-    NHOOD_TRY(nhood_auto_resolve(topo, *ctx, a, info, mode == NHOOD_PERSISTENT, alg));
+    NHOOD_TRY(nhood_auto_resolve(topo, *ctx, a, info, mode, alg, how));
   else if (!(*alg = nhood_algorithm_by_name(requested)))
     return nhood_error(MPI_ERR_INTERN, "unknown algorithm \"%s\" passed the info check", requested);
-  /* What the chosen algorithm learns collectively comes first: where it applies may depend
-   * on it (the pattern's depth; whether every process can run MPI's own). */
+cleanup:
+  return rc;
+}
+
+/* Gets the chosen algorithm ready for call a: what it learns collectively comes first (where
+ * it applies may depend on it: the pattern's depth; whether every process can run MPI's
+ * own), then its fallback where it does not apply. For "mpi", *graph is the communicator
+ * MPI's own collective runs on. *on is the topology the schedule is built on: topo, or for
+ * an isomorphic algorithm on a graph the view of the grid found under it (a then maps the
+ * view's blocks to the graph's). */
+static int prepare_algorithm(nhood_coll_args *a, NHOOD_Topo topo, nhood_commctx *ctx, nhood_mode mode,
+                             const nhood_algorithm **alg, nhood_native_graph **graph, NHOOD_Topo *on) {
+  int rc = MPI_SUCCESS;
   const char *why_not = NULL;
-  if ((*alg)->needs_pattern) NHOOD_TRY(nhood_ensure_pattern(topo, *ctx));
-  NHOOD_TRY(nhood_grid_topo_for(topo, *ctx, *alg, a, on));
-  NHOOD_TRY(nhood_native_prepare(topo, *ctx, a, mode == NHOOD_PERSISTENT, *alg, &why_not, graph));
+  *on = topo;
+  if ((*alg)->needs_pattern) NHOOD_TRY(nhood_ensure_pattern(topo, ctx));
+  NHOOD_TRY(nhood_grid_topo_for(topo, ctx, *alg, a, on));
+  NHOOD_TRY(nhood_native_prepare(topo, ctx, a, mode == NHOOD_PERSISTENT, *alg, &why_not, graph));
   NHOOD_TRY(nhood_select_fallback(*alg, why_not, *on, a, alg));
 cleanup:
   return rc;
@@ -203,8 +217,20 @@ cleanup:
   return rc;
 }
 
-/* The algorithm of the calling thread's last blocking call that ran (NHOOD_Last_algorithm). */
+/* The algorithm of the calling thread's last blocking call that ran (NHOOD_Last_algorithm),
+ * and how it was chosen (NHOOD_Selection_info), written where a call was prepared (a repeat
+ * from the call cache runs the same choice). */
 static _Thread_local const char *last_blocking_algorithm NHOOD_FAST_TLS;
+static _Thread_local char last_blocking_selection[NHOOD_SELECTION_TEXT_MAX];
+
+static void describe_choice(const nhood_auto_how *how, const nhood_algorithm *alg, char *text, size_t len) {
+  if (how->by == NHOOD_CHOSEN_BY_TRIAL && how->trial)
+    nhood_trial_describe(how->trial, text, len);
+  else if (how->by == NHOOD_CHOSEN_BY_TRIAL)
+    snprintf(text, len, "%s", how->text);
+  else
+    snprintf(text, len, "%s: %s", how->by == NHOOD_CHOSEN_BY_MODEL ? "cost model" : "asked for", alg->name);
+}
 
 int NHOOD_Last_algorithm(const char **algorithm) {
   if (algorithm == NULL) return nhood_error(MPI_ERR_ARG, "algorithm (the output) is NULL");
@@ -224,13 +250,17 @@ NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NH
   nhood_call_cache *cache = NULL;
   nhood_native_graph *graph = NULL;
   NHOOD_Topo on = topo;
+  nhood_auto_how how;
+  how.trial = NULL;
   NHOOD_TRY(nhood_topo_validate(topo, "topo"));
   cache = nhood_call_cache_acquire(topo, &a);
   if (cache && !check_mode()) req = nhood_call_cache_repeat(cache, &a, topo, comm);
   if (req == NULL) {
-    NHOOD_TRY(prepare(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, &ctx, &alg, &graph, &on));
-    if (cache &&
-        nhood_algorithm_needs_size_pass(alg, topo, &a)) { /* its schedule changes with other processes' counts */
+    NHOOD_TRY(prepare(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, &ctx, &alg, &how));
+    NHOOD_TRY(prepare_algorithm(&a, topo, ctx, NHOOD_BLOCKING, &alg, &graph, &on));
+    /* A schedule that changes with other processes' counts, or one call of a trial (the
+     * next call may run another candidate), is not cached. */
+    if (cache && (how.trial || nhood_algorithm_needs_size_pass(alg, topo, &a))) {
       nhood_call_cache_release(cache);
       cache = NULL;
     }
@@ -242,6 +272,7 @@ NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NH
       NHOOD_TRY(build_request(&local, &a, topo, on, ctx, alg, graph, NHOOD_BLOCKING));
       req = &local;
     }
+    describe_choice(&how, alg, last_blocking_selection, sizeof last_blocking_selection);
   }
   /* A cached task may read the arguments of the call it was built for (MPI's own blocking
    * call): this call's are the same in content. A task that sends nothing on the context
@@ -249,12 +280,56 @@ NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NH
   nhood_task_rebind(req->task, &a);
   if (nhood_request_ntags(req) > 0) req->tag_base = nhood_commctx_reserve_tags(req->ctx, nhood_request_ntags(req));
   last_blocking_algorithm = nhood_task_schedule(req->task)->algorithm;
+  /* A trial execution starts together on every process (a blocking collective may
+   * synchronize), so that its time is its own and not the skew the previous call left. */
+  if (how.trial) NHOOD_MPI_CALL(MPI_Barrier(ctx->comm));
+  double t0 = how.trial ? MPI_Wtime() : 0;
   rc = nhood_request_begin(req);
   if (rc == MPI_SUCCESS) rc = nhood_request_wait(req);
   if (rc != MPI_SUCCESS) nhood_request_error_context(req);
+  /* Every process records every execution of a trial, failed or not, so that all of them
+   * reach its agreement at the same call. */
+  if (how.trial) {
+    int arc = nhood_auto_trial_record(how.trial, ctx, MPI_Wtime() - t0);
+    if (rc == MPI_SUCCESS) rc = arc;
+    nhood_trial_describe(how.trial, last_blocking_selection, sizeof last_blocking_selection);
+  }
   if (req == &local) nhood_request_release(&local);
 cleanup:
   if (cache) nhood_call_cache_release(cache);
+  return rc;
+}
+
+/* The task of a persistent request under a trial: every candidate's, prepared and built as
+ * for a request of its own, under the trial's task (selection/measured.h). */
+static int build_trial_request(struct nhood_request *req, const nhood_coll_args *args, NHOOD_Topo topo,
+                               nhood_commctx *ctx, nhood_trial *trial) {
+  int rc = MPI_SUCCESS, built = 0;
+  nhood_task *tasks[NHOOD_SHORTLIST_MAX] = {NULL};
+  for (; built < trial->n; built++) {
+    nhood_coll_args a = *args;
+    const nhood_algorithm *alg = trial->cand[built];
+    nhood_native_graph *graph = NULL;
+    NHOOD_Topo on = topo;
+    struct nhood_request one;
+    NHOOD_TRY(prepare_algorithm(&a, topo, ctx, NHOOD_PERSISTENT, &alg, &graph, &on));
+    trial->cand[built] = alg; /* what runs, after a fallback */
+    NHOOD_TRY(build_request(&one, &a, topo, on, ctx, alg, graph, NHOOD_PERSISTENT));
+    tasks[built] = one.task;
+    one.task = NULL;
+    nhood_request_release(&one);
+  }
+  memset(req, 0, sizeof *req);
+  req->mode = NHOOD_PERSISTENT;
+  req->kind = args->kind;
+  req->chosen_by = NHOOD_CHOSEN_BY_TRIAL;
+  nhood_commctx_retain(ctx);
+  req->ctx = ctx;
+  rc = nhood_trial_task_create(trial, tasks, ctx->comm, &req->task);
+  if (rc != MPI_SUCCESS) nhood_request_release(req);
+  return rc;
+cleanup:
+  for (int c = 0; c < built; c++) nhood_task_release(tasks[c]);
   return rc;
 }
 
@@ -268,10 +343,17 @@ static int run_with_request(const nhood_coll_args *args, MPI_Comm comm, NHOOD_To
   struct nhood_request *req = NULL;
   nhood_native_graph *graph = NULL;
   NHOOD_Topo on = topo;
+  nhood_auto_how how;
   if (request == NULL) return nhood_error(MPI_ERR_ARG, "request (the output handle) is NULL");
-  NHOOD_TRY(prepare(&a, comm, topo, info, mode, &ctx, &alg, &graph, &on));
+  NHOOD_TRY(prepare(&a, comm, topo, info, mode, &ctx, &alg, &how));
   if (!(req = malloc(sizeof *req))) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a request");
-  rc = build_request(req, &a, topo, on, ctx, alg, graph, mode);
+  if (how.trial) {
+    rc = build_trial_request(req, &a, topo, ctx, how.trial);
+  } else {
+    rc = prepare_algorithm(&a, topo, ctx, mode, &alg, &graph, &on);
+    if (rc == MPI_SUCCESS) rc = build_request(req, &a, topo, on, ctx, alg, graph, mode);
+    req->chosen_by = how.by;
+  }
   if (rc != MPI_SUCCESS) {
     free(req);
     return rc;
@@ -293,6 +375,12 @@ cleanup:
     free(req);
   }
   return rc;
+}
+
+int nhood_last_blocking_selection(char *text, size_t len) {
+  if (last_blocking_algorithm == NULL) return 0;
+  snprintf(text, len, "%s", last_blocking_selection);
+  return 1;
 }
 
 NHOOD_HOT static int run(const nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, nhood_mode mode,

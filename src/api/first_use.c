@@ -10,15 +10,24 @@
 #include "engine/native_mpi.h"
 #include "pattern/combine.h"
 #include "schedule/algorithms.h"
+#include "selection/measured.h"
 #include "selection/tune.h"
 #include "topology/grid.h"
 
 /* The cost model's verdict for one collective: predicted times, maximum over processes. */
 typedef struct decision {
-  int fixed_class;    /* >= 0: every call uses this class (see nhood_auto_resolve) */
-  double fixed_bytes; /* the block size that class came from, for the tuning rules */
-  double costs[];     /* nhood_algorithm_count() x NHOOD_SIZE_CLASSES */
+  int fixed_class;                         /* >= 0: every call uses this class (see nhood_auto_resolve) */
+  double fixed_bytes;                      /* the block size that class came from, for the tuning rules */
+  double margin;                           /* of the parameters decided with */
+  nhood_trial *trials[NHOOD_SIZE_CLASSES]; /* of blocking calls, per class; NULL: none yet */
+  double costs[];                          /* nhood_algorithm_count() x NHOOD_SIZE_CLASSES */
 } decision;
+
+static void free_decision(decision *d) {
+  if (d == NULL) return;
+  for (int c = 0; c < NHOOD_SIZE_CLASSES; c++) free(d->trials[c]);
+  free(d);
+}
 
 struct nhood_first_use {
   nhood_commctx *owner;                 /* retained */
@@ -32,7 +41,7 @@ struct nhood_first_use {
 static void drop_decisions(struct nhood_first_use *state) {
   for (int k = 0; k < NHOOD_NCOLLS; k++)
     for (int iso = 0; iso < 2; iso++) {
-      free(state->decisions[k][iso]);
+      free_decision(state->decisions[k][iso]);
       state->decisions[k][iso] = NULL;
     }
 }
@@ -84,13 +93,17 @@ int nhood_ensure_pattern(NHOOD_Topo topo, nhood_commctx *ctx) {
   nhood_combine_params params;
   nhood_combine_params_default(&params);
   nhood_combine_params_from_env(&params);
-  /* The depth is chosen under the parameters "auto" decides with (NHOOD_PARAMS). A file
-   * that cannot be read leaves the defaults here; "auto" reports it. */
-  const nhood_cost_params *cost;
-  if (nhood_cost_params_active(&cost, NULL) == MPI_SUCCESS) params.cost = *cost;
+  /* The depth is chosen under the parameters "auto" decides with. A file that cannot be
+   * read leaves the defaults here; "auto" reports it. */
+  const nhood_placement *where = NULL;
+  char source[NHOOD_PARAMS_SOURCE_MAX];
+  int rc = nhood_commctx_placement(ctx, &where);
+  if (rc != MPI_SUCCESS) return rc;
+  nhood_cost_params cost;
+  if (nhood_cost_params_for(where, ctx->size, &cost, source, sizeof source) == MPI_SUCCESS) params.cost = cost;
   nhood_combine_pattern *pattern = calloc(1, sizeof *pattern);
   if (!pattern) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a combining pattern");
-  int rc = nhood_combine_build_mpi(ctx->comm, nhood_commctx_reserve_tags(ctx, 1), topo, &params, pattern, NULL);
+  rc = nhood_combine_build_mpi(ctx->comm, nhood_commctx_reserve_tags(ctx, 1), topo, &params, pattern, NULL);
   if (rc != MPI_SUCCESS) {
     free(pattern);
     return rc;
@@ -185,16 +198,19 @@ cleanup:
 static int decide(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a, decision **out) {
   int rc = MPI_SUCCESS, local_rc = MPI_SUCCESS;
   size_t ncosts = (size_t)nhood_algorithm_count() * NHOOD_SIZE_CLASSES, n = ncosts + 4;
-  const nhood_cost_params *params = NULL;
+  nhood_cost_params params;
+  const nhood_placement *where = NULL;
+  char source[NHOOD_PARAMS_SOURCE_MAX];
   decision *d = NULL;
   double *v = calloc(n, sizeof *v);
   if (!v) return nhood_error(MPI_ERR_NO_MEM, "out of memory for the cost model");
   const nhood_grid_view *grid = NULL;
   NHOOD_TRY(nhood_ensure_pattern(topo, ctx));
   NHOOD_TRY(nhood_grid_of(topo, ctx, &grid));
-  local_rc = nhood_cost_params_active(&params, NULL);
+  NHOOD_TRY(nhood_commctx_placement(ctx, &where));
+  local_rc = nhood_cost_params_for(where, ctx->size, &params, source, sizeof source);
   if (local_rc == MPI_SUCCESS)
-    local_rc = nhood_auto_costs(topo, grid ? grid->topo : NULL, a->kind, a->isomorphic_sizes, ctx->rank, params, v);
+    local_rc = nhood_auto_costs(topo, grid ? grid->topo : NULL, a->kind, a->isomorphic_sizes, ctx->rank, &params, v);
   double bytes = nhood_call_block_bytes(a, topo);
   int cls = nhood_size_class(bytes);
   v[ncosts] = cls;
@@ -210,7 +226,7 @@ static int decide(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a,
     rc = nhood_error(MPI_ERR_OTHER, "another process could not predict the algorithms' costs (see its error)");
     goto cleanup;
   }
-  if (!(d = malloc(sizeof *d + ncosts * sizeof(double)))) {
+  if (!(d = calloc(1, sizeof *d + ncosts * sizeof(double)))) {
     rc = nhood_error(MPI_ERR_NO_MEM, "out of memory for a decision table");
     goto cleanup;
   }
@@ -218,6 +234,7 @@ static int decide(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a,
       (a->kind == NHOOD_ALLTOALLV || a->kind == NHOOD_ALLTOALLW || a->kind == NHOOD_ALLGATHERV) && !a->isomorphic_sizes;
   d->fixed_class = varies || v[ncosts] != -v[ncosts + 1] ? (int)v[ncosts] : -1;
   d->fixed_bytes = v[ncosts + 2];
+  d->margin = params.margin; /* from the same source on every process where it matters (one node) */
   memcpy(d->costs, v, ncosts * sizeof(double));
   *out = d;
 cleanup:
@@ -245,11 +262,15 @@ cleanup:
   return rc;
 }
 
-int nhood_auto_resolve(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a, MPI_Info info, int persistent,
-                       const nhood_algorithm **alg) {
+int nhood_auto_resolve(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a, MPI_Info info, nhood_mode mode,
+                       const nhood_algorithm **alg, nhood_auto_how *how) {
   int rc = MPI_SUCCESS;
   struct nhood_first_use *s = NULL;
   char name[NHOOD_ALGORITHM_NAME_MAX];
+  const nhood_algorithm *list[NHOOD_SHORTLIST_MAX];
+  int persistent = mode == NHOOD_PERSISTENT;
+  how->trial = NULL;
+  how->by = NHOOD_CHOSEN_BY_MODEL;
   NHOOD_TRY(state_of(topo, ctx, &s));
   decision **d = &s->decisions[a->kind][a->isomorphic_sizes != 0];
   if (*d == NULL) {
@@ -262,9 +283,36 @@ int nhood_auto_resolve(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_arg
   double bytes = (*d)->fixed_class >= 0 ? (*d)->fixed_bytes : nhood_call_block_bytes(a, topo);
   int cls = (*d)->fixed_class >= 0 ? (*d)->fixed_class : nhood_size_class(bytes);
   NHOOD_TRY(tuned_algorithm(topo, info, a->kind, bytes, name));
-  *alg = name[0] ? nhood_algorithm_by_name(name) : nhood_auto_choose((*d)->costs, cls, persistent);
+  if (name[0]) {
+    *alg = nhood_algorithm_by_name(name);
+    how->by = NHOOD_CHOSEN_BY_RULE;
+    return MPI_SUCCESS;
+  }
+  int n = nhood_auto_shortlist((*d)->costs, cls, persistent, (*d)->margin, list);
+  *alg = list[0];
+  if (mode == NHOOD_NONBLOCKING || n == 1 || nhood_trial_rounds() == 0) return MPI_SUCCESS;
+  if (persistent) { /* the request's own trial (api/collectives.c builds its task) */
+    nhood_trial_init(&how->fresh, list, n, nhood_trial_rounds());
+    how->trial = &how->fresh;
+    how->by = NHOOD_CHOSEN_BY_TRIAL;
+    return MPI_SUCCESS;
+  }
+  nhood_trial **tr = &(*d)->trials[cls];
+  if (*tr == NULL) {
+    if (!(*tr = malloc(sizeof **tr))) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a trial");
+    nhood_trial_init(*tr, list, n, nhood_trial_rounds());
+  }
+  *alg = (*tr)->cand[nhood_trial_next(*tr)];
+  how->by = NHOOD_CHOSEN_BY_TRIAL;
+  if ((*tr)->winner < 0) how->trial = *tr;
+  nhood_trial_describe(*tr, how->text, sizeof how->text);
 cleanup:
   return rc;
+}
+
+int nhood_auto_trial_record(nhood_trial *trial, nhood_commctx *ctx, double seconds) {
+  nhood_trial_record(trial, seconds);
+  return nhood_trial_due(trial) ? nhood_trial_agree(trial, ctx->comm) : MPI_SUCCESS;
 }
 
 int nhood_native_prepare(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a, int persistent,

@@ -16,6 +16,7 @@
 
 #include "common/commctx.h"
 #include "engine/native_mpi.h"
+#include "selection/measured.h"
 #include "selection/select.h"
 #include "topology/grid.h"
 #include "topology/topology.h"
@@ -34,15 +35,36 @@ int nhood_grid_of(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_grid_view **v
 int nhood_grid_topo_for(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_algorithm *alg, nhood_coll_args *a,
                         NHOOD_Topo *on);
 
+/* How "auto" came to its algorithm (NHOOD_Selection_info). */
+typedef enum { NHOOD_CHOSEN_BY_RULE, NHOOD_CHOSEN_BY_MODEL, NHOOD_CHOSEN_BY_TRIAL } nhood_chosen_by;
+typedef struct nhood_auto_how {
+  nhood_chosen_by by;
+  /* A blocking call that is an execution of its size class's trial: the trial, to record the
+   * call's time in (nhood_auto_trial_record). A persistent request with a trial: &fresh, the
+   * trial its task runs (selection/measured.h). NULL otherwise. */
+  nhood_trial *trial;
+  nhood_trial fresh;
+  char text[NHOOD_SELECTION_TEXT_MAX]; /* blocking trials: the trial's state, described */
+} nhood_auto_how;
+
 /* Resolves "auto" for call a into *alg: the rules of NHOOD_INFO_TUNE (info, then the
- * topology's) and NHOOD_TUNE first, then the cost model's choice for the call's block size.
- * The first such call per collective (and isomorphic-sizes assertion) decides for every
- * block size in one allreduce. The v and w collectives without the assertion, and calls
- * whose block sizes differ between processes at that first call, keep the choice made then
- * for the largest block over processes: a choice by local size could differ between
- * processes. */
-int nhood_auto_resolve(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a, MPI_Info info, int persistent,
-                       const nhood_algorithm **alg);
+ * topology's) and NHOOD_TUNE first, then the cost model (selection/select.h, with its
+ * margin). The first such call per collective (and isomorphic-sizes assertion) prices every
+ * block size in one allreduce, under the parameters for the communicator's placement
+ * (selection/cost.h). The v and w collectives without the assertion, and calls whose block
+ * sizes differ between processes at that first call, keep the choice made then for the
+ * largest block over processes: a choice by local size could differ between processes.
+ *
+ * Then measured selection (selection/measured.h), where the model's short list has more than
+ * one entry and NHOOD_TRIAL is not off: a blocking call runs the candidate its size class's
+ * trial names next (how->trial set while that trial runs); a persistent request gets a trial
+ * of its own in how->trial (*alg is the model's choice). Non-blocking calls take the model's
+ * choice. */
+int nhood_auto_resolve(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a, MPI_Info info, nhood_mode mode,
+                       const nhood_algorithm **alg, nhood_auto_how *how);
+/* Records a blocking trial execution's time; the call that completes the trial then agrees
+ * on the winner (one MPI_Allreduce on ctx). */
+int nhood_auto_trial_record(nhood_trial *trial, nhood_commctx *ctx, double seconds);
 
 /* For "mpi": agrees over processes (the first time per collective) whether MPI's own
  * implementation can run the call; where it cannot (nor a persistent request, without

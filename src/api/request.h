@@ -4,6 +4,8 @@
 #ifndef NHOOD_API_REQUEST_H
 #define NHOOD_API_REQUEST_H
 
+#include <stddef.h>
+
 #include "nhood.h"
 #include "common/commctx.h"
 #include "engine/task.h"
@@ -14,8 +16,13 @@ struct nhood_request {
   int active;
   int tag_base;       /* reserved once per request (per start for blocking calls) */
   nhood_commctx *ctx; /* retained */
-  nhood_task *task;   /* MPI's own collective, a schedule, or a two-stage chain */
+  nhood_task *task;   /* MPI's own collective, a schedule, a two-stage chain or a trial */
+  int chosen_by;      /* nhood_chosen_by (api/first_use.h): how its algorithm was chosen */
 };
+
+/* How the calling thread's last blocking call chose its algorithm, into text; 0 before the
+ * first (api/collectives.c). */
+int nhood_last_blocking_selection(char *text, size_t len);
 
 /* Tags the request's task uses per start. */
 int nhood_request_ntags(const struct nhood_request *req);

@@ -1,7 +1,9 @@
 /* Completion and lifetime of non-blocking and persistent requests: the request's mode and
  * state; the work is its task's (engine/task.h). */
+#include <stdio.h>
 #include <stdlib.h>
 
+#include "api/first_use.h"
 #include "api/request.h"
 #include "api/threads.h"
 #include "common/errors.h"
@@ -181,5 +183,24 @@ int NHOOD_Request_schedule_info(NHOOD_Request request, const char **algorithm, i
   if (sends) *sends = s->nsends;
   if (recvs) *recvs = s->nrecvs;
   if (scratch_bytes) *scratch_bytes = s->scratch_bytes;
+  return MPI_SUCCESS;
+}
+
+int NHOOD_Selection_info(NHOOD_Request request, char *text, int len) {
+  if (text == NULL) return nhood_error(MPI_ERR_ARG, "text is NULL");
+  if (len < 1) return nhood_error(MPI_ERR_ARG, "len is %d; it must be at least 1", len);
+  text[0] = '\0';
+  if (request == NHOOD_REQUEST_NULL) {
+    if (!nhood_last_blocking_selection(text, (size_t)len)) snprintf(text, (size_t)len, "none: no blocking call yet");
+    return MPI_SUCCESS;
+  }
+  int rc = validate(request, "request");
+  if (rc != MPI_SUCCESS) return rc;
+  const nhood_trial *trial = nhood_trial_of_task(request->task);
+  if (trial)
+    nhood_trial_describe(trial, text, (size_t)len);
+  else
+    snprintf(text, (size_t)len, "%s: %s", request->chosen_by == NHOOD_CHOSEN_BY_RULE ? "asked for" : "cost model",
+             nhood_task_schedule(request->task)->algorithm);
   return MPI_SUCCESS;
 }

@@ -2,6 +2,7 @@
 
 #include <pthread.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "common/errors.h"
 #include "common/hot.h"
@@ -11,6 +12,24 @@ static atomic_int keyval = MPI_KEYVAL_INVALID; /* created once, on first use */
 static atomic_int live;                        /* contexts created and not yet freed */
 
 int nhood_commctx_live(void) { return atomic_load(&live); }
+
+int nhood_commctx_placement(nhood_commctx *ctx, const nhood_placement **out) {
+  int rc = MPI_SUCCESS;
+  MPI_Comm node = MPI_COMM_NULL;
+  nhood_placement *p = &ctx->placement;
+  if (!p->known) {
+    NHOOD_MPI_CALL(MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    NHOOD_MPI_CALL(MPI_Comm_size(node, &p->node_procs));
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    p->cpus = cpus > 0 ? (int)cpus : 1;
+    p->one_node = p->node_procs == ctx->size; /* the same answer on every process */
+    p->known = 1;
+  }
+  *out = p;
+cleanup:
+  if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
+  return rc;
+}
 
 void nhood_commctx_retain(nhood_commctx *ctx) { atomic_fetch_add(&ctx->refs, 1); }
 

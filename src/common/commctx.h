@@ -17,14 +17,24 @@
 #include <mpi.h>
 #include <stdatomic.h>
 
+/* Where the processes of a communicator run: "auto" prices schedules with parameters that
+ * fit it (selection/cost.h). */
+typedef struct nhood_placement {
+  int known;      /* 0 until nhood_commctx_placement filled it */
+  int one_node;   /* every process of the communicator shares one node */
+  int node_procs; /* processes of the communicator on this process's node */
+  int cpus;       /* CPUs online on this process's node */
+} nhood_placement;
+
 typedef struct nhood_commctx {
   MPI_Comm comm; /* private duplicate, MPI_ERRORS_RETURN */
   int rank, size;
   int tag_ub;   /* largest tag this MPI accepts */
   int next_tag; /* first tag of the next call's window */
   atomic_int refs;
-  atomic_int attached; /* 0 once the user's communicator was freed (its handle may be reused) */
-  MPI_Comm user;       /* the communicator it is attached to, while it is */
+  atomic_int attached;       /* 0 once the user's communicator was freed (its handle may be reused) */
+  MPI_Comm user;             /* the communicator it is attached to, while it is */
+  nhood_placement placement; /* filled by nhood_commctx_placement */
   struct nhood_commctx *prev_attached, *next_attached; /* the contexts attached now */
 } nhood_commctx;
 
@@ -37,6 +47,10 @@ void nhood_commctx_release(nhood_commctx *ctx);
 
 /* Reserves ntags consecutive tags for one call and returns the first. */
 int nhood_commctx_reserve_tags(nhood_commctx *ctx, int ntags);
+
+/* The communicator's placement, found the first time (collective: MPI_Comm_split_type by
+ * shared memory, at a call every process makes) and kept. */
+int nhood_commctx_placement(nhood_commctx *ctx, const nhood_placement **out);
 
 /* How many contexts exist now (for the soak test). */
 int nhood_commctx_live(void);

@@ -22,7 +22,8 @@ static const struct {
       .Gcopy = 1.0 / 48000.0,
       .mpi_factor = 1.0,
       .eager = 8192,
-      .rdv = 1.2}},
+      .rdv = 1.2,
+      .margin = NHOOD_COST_MARGIN}},
     /* Shared memory within a node: ~0.3 us latency, ~10 GB/s single-copy; Open MPI's vader
      * sends up to 4 KiB eagerly. */
     {"shm",
@@ -33,7 +34,8 @@ static const struct {
       .Gcopy = 1.0 / 40000.0,
       .mpi_factor = 1.0,
       .eager = 4096,
-      .rdv = 0.3}},
+      .rdv = 0.3,
+      .margin = NHOOD_COST_MARGIN}},
 };
 #define NPRESETS (sizeof presets / sizeof presets[0])
 
@@ -50,6 +52,22 @@ const char *nhood_cost_preset_names(void) { return "ib-edr, shm"; }
 
 void nhood_cost_params_default(nhood_cost_params *out) { *out = presets[0].params; }
 
+/* f processes per CPU time-share the cores: a message waits until its receiver runs, so
+ * every term grows with f. The rules are fits to nhood-calibrate on a 2-core machine at 4, 8,
+ * 16 and 32 processes (docs/PERFORMANCE.md, "Defaults by placement"): L 0.9, 4.6, 17.9 and
+ * 42 us; o 0.59, 0.65, 1.5 and 3.4 us; G, rdv and rdv_round about proportional to f. */
+void nhood_cost_params_node(double f, nhood_cost_params *out) {
+  nhood_cost_preset("shm", out);
+  if (!(f > 1)) return;
+  out->L = fmin(2.6 * f, 0.3 * f * f);
+  out->o = fmax(out->o, 0.2 * f);
+  out->G = 1.9e-4 * f;
+  out->Gcopy = 5e-5 * f;
+  out->eager = 3072;
+  out->rdv = 1.1 * f;
+  out->rdv_round = 2 * f;
+}
+
 /* ---- the file format ------------------------------------------------------------------ */
 
 static const struct {
@@ -65,6 +83,7 @@ static const struct {
     {"eager", offsetof(nhood_cost_params, eager)},
     {"rdv", offsetof(nhood_cost_params, rdv)},
     {"rdv_round", offsetof(nhood_cost_params, rdv_round)},
+    {"margin", offsetof(nhood_cost_params, margin)},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -103,8 +122,8 @@ static int read_line(char *line, nhood_cost_params *out, char *err, size_t errle
     *(double *)((char *)out + keys[k].offset) = v;
     return 0;
   }
-  snprintf(err, errlen, "unknown key \"%.40s\" (known: preset, L, o, g, G, Gcopy, mpi_factor, eager, rdv, rdv_round)",
-           key);
+  snprintf(err, errlen,
+           "unknown key \"%.40s\" (known: preset, L, o, g, G, Gcopy, mpi_factor, eager, rdv, rdv_round, margin)", key);
   return 1;
 }
 
@@ -148,6 +167,7 @@ int nhood_cost_params_write(FILE *out, const nhood_cost_params *p, const char *h
   fprintf(out, "eager = %.6g      # bytes: larger messages go by rendezvous\n", p->eager);
   fprintf(out, "rdv = %.6g        # us per message above eager, at each end (0: none)\n", p->rdv);
   fprintf(out, "rdv_round = %.6g  # us per round with a message above eager (0: none)\n", p->rdv_round);
+  fprintf(out, "margin = %.6g     # predicted gain a schedule with more rounds or copies must beat\n", p->margin);
   return ferror(out) ? 1 : 0;
 }
 

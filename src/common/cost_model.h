@@ -19,6 +19,10 @@
  *          rendezvous cost, whatever eager says)
  *   rdv_round  the extra time of a round in which at least one message is larger than eager:
  *          the wait for the handshake, which the round's messages share (µs; 0 in the presets)
+ *   margin  not a time: the relative error the model is known to make. "auto" takes a schedule
+ *          with more rounds or copies than one message per neighbor only where it is predicted
+ *          faster by more than this (selection/select.h); nhood-calibrate writes its fit's
+ *          largest error, clamped to [0.1, 0.5]
  *
  * A round with s sends, r receives, local bytes c, communication bytes max(S, R), and s' sends
  * and r' receives larger than eager takes
@@ -57,7 +61,12 @@ typedef struct nhood_cost_params {
   double eager;      /* bytes */
   double rdv;        /* µs per message end */
   double rdv_round;  /* µs per round */
+  double margin;     /* dimensionless */
 } nhood_cost_params;
+
+/* The presets' margin: what the model was measured to get wrong on one machine (nhood-calibrate's
+ * largest round error, 27-41% at 4-32 processes; docs/PERFORMANCE.md), rounded down. */
+#define NHOOD_COST_MARGIN 0.25
 
 /* The named preset (ib-edr: InfiniBand EDR-like; shm: shared memory-like); 0, or 1 when
  * no preset has that name. docs/SIM.md says where the numbers come from. */
@@ -66,6 +75,9 @@ int nhood_cost_preset(const char *name, nhood_cost_params *out);
 const char *nhood_cost_preset_names(void);
 /* The built-in defaults: the ib-edr preset, mpi_factor 1. */
 void nhood_cost_params_default(nhood_cost_params *out);
+/* The parameters for processes that share one node, f processes per CPU: the shm preset up
+ * to f = 1, above that every term scaled for time-sharing (the rules in cost_model.c). */
+void nhood_cost_params_node(double f, nhood_cost_params *out);
 /* 1 when every parameter is a non-negative number (what the file reader accepts), else 0. */
 int nhood_cost_params_valid(const nhood_cost_params *p);
 

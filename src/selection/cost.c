@@ -1,8 +1,11 @@
 #include "selection/cost.h"
 
 #include <pthread.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
 
 #include "common/errors.h"
 #include "common/mpi_util.h"
@@ -17,7 +20,9 @@ static int failed;
 static void read_active(void) {
   nhood_cost_params_default(&active);
   const char *path = getenv("NHOOD_PARAMS");
-  if (path != NULL && path[0] != '\0') {
+  if (path != NULL && path[0] != '\0' && nhood_cost_preset(path, &active) == 0) {
+    snprintf(origin, sizeof origin, "preset %s (NHOOD_PARAMS)", path);
+  } else if (path != NULL && path[0] != '\0') {
     char err[NHOOD_MAX_ERROR_STRING - 32];
     nhood_cost_params p = active;
     if (nhood_cost_params_read(path, &p, err, sizeof err) != 0) {
@@ -38,6 +43,69 @@ int nhood_cost_params_active(const nhood_cost_params **params, const char **sour
   if (failed) return nhood_error(MPI_ERR_OTHER, "%s", failure);
   *params = &active;
   if (source) *source = origin;
+  return MPI_SUCCESS;
+}
+
+/* ---- by placement ---------------------------------------------------------------------- */
+
+int nhood_cost_cache_path(int nprocs, char *path, size_t len) {
+  const char *dir = getenv("NHOOD_CACHE_DIR"), *base = NULL, *sub = "";
+  if (dir && strcmp(dir, "off") == 0) return 1;
+  if (dir && dir[0] != '\0') {
+    base = dir;
+  } else if ((base = getenv("XDG_CACHE_HOME")) && base[0] != '\0') {
+    sub = "/nhood";
+  } else if ((base = getenv("HOME")) && base[0] != '\0') {
+    sub = "/.cache/nhood";
+  } else {
+    return 1;
+  }
+  char host[256] = "";
+  if (gethostname(host, sizeof host - 1) != 0) return 1;
+  for (char *c = host; *c; c++)
+    if (*c == '/' || *c == ' ') *c = '_';
+  char version[MPI_MAX_LIBRARY_VERSION_STRING];
+  int vlen = 0;
+  uint32_t h = 2166136261u; /* FNV-1a of the MPI library's version string */
+  if (MPI_Get_library_version(version, &vlen) == MPI_SUCCESS)
+    for (int k = 0; k < vlen && version[k]; k++) h = (h ^ (unsigned char)version[k]) * 16777619u;
+  int n = snprintf(path, len, "%s%s/params-%s-%dp-mpi%08x.txt", base, sub, host, nprocs, (unsigned)h);
+  return n < 0 || (size_t)n >= len;
+}
+
+int nhood_cost_params_for(const nhood_placement *where, int nprocs, nhood_cost_params *out, char *source, size_t len) {
+  const nhood_cost_params *explicit_params = NULL;
+  const char *explicit_source = NULL;
+  int rc = nhood_cost_params_active(&explicit_params, &explicit_source);
+  if (rc != MPI_SUCCESS) return rc;
+  const char *path = getenv("NHOOD_PARAMS");
+  if ((path && path[0] != '\0') || where == NULL) {
+    *out = *explicit_params;
+    snprintf(source, len, "%s", explicit_source);
+    return MPI_SUCCESS;
+  }
+  if (!where->one_node) {
+    nhood_cost_params_default(out);
+    snprintf(source, len, "built-in (ib-edr): the processes span nodes");
+    return MPI_SUCCESS;
+  }
+  char cache[512], err[256];
+  if (nhood_cost_cache_path(nprocs, cache, sizeof cache) == 0 && access(cache, R_OK) == 0) {
+    nhood_cost_params p;
+    nhood_cost_params_node(1, &p);
+    if (nhood_cost_params_read(cache, &p, err, sizeof err) == 0) {
+      *out = p;
+      snprintf(source, len, "%s (nhood-calibrate --save)", cache);
+      return MPI_SUCCESS;
+    }
+  }
+  double f = (double)where->node_procs / (where->cpus > 0 ? where->cpus : 1);
+  nhood_cost_params_node(f, out);
+  if (f > 1)
+    snprintf(source, len, "built-in (one node, %d processes on %d CPUs: shm scaled for time-sharing)",
+             where->node_procs, where->cpus);
+  else
+    snprintf(source, len, "built-in (shm): one node");
   return MPI_SUCCESS;
 }
 

@@ -21,13 +21,29 @@
 #ifndef NHOOD_SELECTION_COST_H
 #define NHOOD_SELECTION_COST_H
 
+#include "common/commctx.h"
 #include "common/cost_model.h"
 #include "schedule/schedule.h"
 
-/* The parameters the library decides with: NHOOD_PARAMS's file, read once, or the defaults.
+/* The parameters NHOOD_PARAMS names, a file (read once) or a preset's name (ib-edr, shm),
+ * else the defaults.
  * *source says which ("built-in (ib-edr)" or the file name). MPI_SUCCESS, or MPI_ERR_OTHER
  * with a message when the file cannot be read (the same answer on every later call). */
 int nhood_cost_params_active(const nhood_cost_params **params, const char **source);
+
+/* The parameters for a communicator of nprocs processes placed as `where` (NULL: unknown),
+ * copied into *out, what they are in source: NHOOD_PARAMS's file where it is set; else, for
+ * processes that share one node, the file nhood-calibrate --save wrote for this host, MPI
+ * library and process count where there is one, else the node parameters of
+ * common/cost_model.h (nhood_cost_params_node); processes on several nodes get the ib-edr
+ * preset. Errors as nhood_cost_params_active. */
+#define NHOOD_PARAMS_SOURCE_MAX 640
+int nhood_cost_params_for(const nhood_placement *where, int nprocs, nhood_cost_params *out, char *source, size_t len);
+/* The file of nhood-calibrate --save for nprocs processes on this host under this MPI
+ * library: <dir>/params-<host>-<nprocs>p-mpi<hash of the library version>.txt, where dir is
+ * NHOOD_CACHE_DIR, else $XDG_CACHE_HOME/nhood, else $HOME/.cache/nhood. 0, or 1 where there
+ * is none (NHOOD_CACHE_DIR=off, no home). */
+int nhood_cost_cache_path(int nprocs, char *path, size_t len);
 
 /* This process's predicted time (µs) in schedule s, every message and copy scaled by
  * `scale` bytes per schedule byte (schedules built for one-byte blocks predict any block

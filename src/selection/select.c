@@ -244,13 +244,59 @@ cleanup:
   return rc;
 }
 
-const nhood_algorithm *nhood_auto_choose(const double *costs, int cls, int persistent) {
-  const nhood_algorithm *best = NULL;
+/* Whether auto may pick table entry k: priced, and for a persistent request not MPI's own
+ * where this MPI has no persistent neighborhood collectives. */
+static double price(const double *costs, int k, int cls, int persistent) {
+  if (algorithms[k].native && persistent && !nhood_native_persistent_supported()) return INFINITY;
+  return costs[(size_t)k * NHOOD_SIZE_CLASSES + cls];
+}
+
+/* One message per neighbor in one round, nothing copied: direct and MPI's own. */
+static int is_baseline(int k) { return algorithms[k].fallback == NULL || algorithms[k].native; }
+
+static int cheapest(const double *costs, int cls, int persistent, int baseline_only, int skip[]) {
+  int best = -1;
   double best_cost = INFINITY;
   for (int k = 0; k < (int)NALGORITHMS; k++) {
-    double c = costs[(size_t)k * NHOOD_SIZE_CLASSES + cls];
-    if (algorithms[k].native && persistent && !nhood_native_persistent_supported()) continue;
-    if (c < best_cost) best = &algorithms[k], best_cost = c;
+    double c = price(costs, k, cls, persistent);
+    if ((baseline_only && !is_baseline(k)) || (skip && skip[k])) continue;
+    if (c < best_cost) best = k, best_cost = c;
   }
-  return best ? best : &algorithms[0]; /* nothing priced: direct always runs */
+  return best;
+}
+
+static int choose_index(const double *costs, int cls, int persistent, double margin) {
+  int best = cheapest(costs, cls, persistent, 0, NULL), base = cheapest(costs, cls, persistent, 1, NULL);
+  if (best < 0) return 0; /* nothing priced: direct always runs */
+  if (base >= 0 && !is_baseline(best) &&
+      price(costs, best, cls, persistent) * (1 + margin) > price(costs, base, cls, persistent))
+    return base;
+  return best;
+}
+
+const nhood_algorithm *nhood_auto_choose(const double *costs, int cls, int persistent, double margin) {
+  return &algorithms[choose_index(costs, cls, persistent, margin)];
+}
+
+int nhood_auto_shortlist(const double *costs, int cls, int persistent, double margin,
+                         const nhood_algorithm *list[NHOOD_SHORTLIST_MAX]) {
+  int taken[NALGORITHMS] = {0}, n = 0;
+  int first = choose_index(costs, cls, persistent, margin);
+  double first_cost = price(costs, first, cls, persistent);
+  taken[first] = 1;
+  list[n++] = &algorithms[first];
+  int base = cheapest(costs, cls, persistent, 1, taken);
+  if (!is_baseline(first) && base >= 0) {
+    taken[base] = 1;
+    list[n++] = &algorithms[base];
+  }
+  /* Two baselines send the same messages: the second adds nothing to measure. */
+  for (int k = 0; k < (int)NALGORITHMS; k++) taken[k] |= is_baseline(k);
+  while (n < NHOOD_SHORTLIST_MAX) {
+    int next = cheapest(costs, cls, persistent, 0, taken);
+    if (next < 0 || !(price(costs, next, cls, persistent) <= NHOOD_SHORTLIST_SPREAD * first_cost)) break;
+    taken[next] = 1;
+    list[n++] = &algorithms[next];
+  }
+  return n;
 }

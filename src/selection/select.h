@@ -99,8 +99,21 @@ int nhood_auto_costs(const nhood_topo *t, const nhood_topo *grid, nhood_coll_kin
                      const nhood_cost_params *p, double *costs);
 /* The cheapest algorithm at class cls in costs (the maximum over processes), ties going to
  * the earlier table entry; "mpi" only where it can run persistent requests when persistent
- * is set. */
-const nhood_algorithm *nhood_auto_choose(const double *costs, int cls, int persistent);
+ * is set. A margin: an algorithm with more rounds or copies than one message per neighbor
+ * (anything but direct and "mpi") is chosen only where it is predicted faster than the
+ * cheaper of those two by more than `margin` (relative: 0.25 = 25%); else that one. The
+ * margin is the error the model is known to make (common/cost_model.h). */
+const nhood_algorithm *nhood_auto_choose(const double *costs, int cls, int persistent, double margin);
+
+/* The candidates measured selection tries (selection/measured.h), best first: the choice
+ * above; the cheaper of direct and "mpi" where the choice is neither; then the next cheapest
+ * others while they are predicted within NHOOD_SHORTLIST_SPREAD times the choice (direct and
+ * "mpi" never both: they send the same messages). Returns how many (1 to
+ * NHOOD_SHORTLIST_MAX) are in list. */
+#define NHOOD_SHORTLIST_MAX 3
+#define NHOOD_SHORTLIST_SPREAD 2.0
+int nhood_auto_shortlist(const double *costs, int cls, int persistent, double margin,
+                         const nhood_algorithm *list[NHOOD_SHORTLIST_MAX]);
 
 /* The algorithm named `requested` (not "auto", which api/first_use.h resolves), after its
  * fallbacks (nhood_select_fallback); MPI_ERR_INFO for an unknown name. */

@@ -246,7 +246,7 @@ static const nhood_algorithm *choose(const nhood_cost_params *p, double bytes) {
     for (size_t i = 0; i < n; i++) costs[i] = mine[i] > costs[i] ? mine[i] : costs[i];
     NHOOD_Topo_free(&t);
   }
-  const nhood_algorithm *a = nhood_auto_choose(costs, nhood_size_class(bytes), 0);
+  const nhood_algorithm *a = nhood_auto_choose(costs, nhood_size_class(bytes), 0, 0);
   free(costs);
   free(mine);
   return a;

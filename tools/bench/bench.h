@@ -71,6 +71,7 @@ typedef struct bench {
 
 typedef struct result_row {
   const char *topo, *coll, *mode, *algo, *algo_resolved;
+  const char *selection; /* NHOOD_Selection_info of "auto", or NULL */
   int bytes, iters, warmup;
   int timed;               /* latencies below are meaningful */
   double median, min, max; /* microseconds: each call's slowest rank; median, min, max over calls */

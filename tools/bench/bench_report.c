@@ -64,6 +64,7 @@ void emit_row(const bench *b, const result_row *row) {
   fprintf(out, ",\"bytes\":%d", row->bytes);
   json_field(out, "algo", row->algo);
   if (row->algo_resolved != NULL) json_field(out, "algo_resolved", row->algo_resolved);
+  if (row->selection != NULL) json_field(out, "selection", row->selection);
   fprintf(out, ",\"ranks\":%d,\"iters\":%d,\"warmup\":%d", b->size, row->iters, row->warmup);
   if (row->timed)
     fprintf(out, ",\"lat_us_median\":%.3f,\"lat_us_min\":%.3f,\"lat_us_max\":%.3f,\"lat_us_rank_median\":%.3f",

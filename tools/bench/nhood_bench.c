@@ -279,7 +279,8 @@ typedef struct runner {
   NHOOD_Request nhood_request;
   int ok;
   char error[ERROR_LEN];
-  const char *resolved; /* the algorithm that ran (auto resolves to one) */
+  const char *resolved; /* the algorithm that ran (auto resolves to one; after its trial) */
+  char selection[256];  /* how it was chosen (NHOOD_Selection_info), after the timed calls */
   int rounds, sends;
   int validated;
   double *samples;
@@ -688,6 +689,19 @@ static void validate_runners(const bench *b, const neighborhood *nb, const excha
   }
 }
 
+/* What ran and how "auto" chose it, after a call: a trial (selection/measured.h) may change
+ * it during the warm-up and the first timed calls. */
+static void note_selection(runner *r) {
+  if (r->algo->is_mpi) return;
+  if (r->mode == MODE_BLOCKING) {
+    NHOOD_Last_algorithm(&r->resolved);
+    NHOOD_Selection_info(NHOOD_REQUEST_NULL, r->selection, sizeof r->selection);
+  } else if (r->mode == MODE_PERSISTENT) {
+    NHOOD_Request_schedule_info(r->nhood_request, &r->resolved, &r->rounds, &r->sends, NULL, NULL);
+    NHOOD_Selection_info(r->nhood_request, r->selection, sizeof r->selection);
+  }
+}
+
 /* Warmup, then one batch per iteration in which every algorithm runs once, in turn, each
  * call after a barrier. On a shared, oversubscribed machine the conditions drift within
  * seconds, and algorithms timed call by call side by side see the same drift (batches of ten
@@ -723,6 +737,7 @@ static void time_runners(const bench *b, const neighborhood *nb, const exchange 
       double t0 = MPI_Wtime();
       call_or_abort(b, nb, x, r);
       r->samples[r->nsamples++] = MPI_Wtime() - t0;
+      note_selection(r);
     }
   }
   free(order);
@@ -752,6 +767,7 @@ static void report_case(const bench *b, const neighborhood *nb, const exchange *
     }
     reduce_latency(r->samples, r->nsamples, row);
     row->algo_resolved = r->resolved;
+    if (r->selection[0]) row->selection = r->selection;
     row->msgs = max_over_ranks(r->sends);
     row->rounds = max_over_ranks(r->rounds);
     row->validated = r->validated;

@@ -68,6 +68,7 @@
 #include "cli.h"
 #include "common/mpi_util.h" /* nhood_waitall: MPI_STATUSES_IGNORE without MPICH's false warning */
 #include "common/cost_model.h"
+#include "selection/cost.h"
 
 #include <mpi.h>
 
@@ -137,6 +138,9 @@ typedef struct options {
   const char *json_path;
   int iters; /* 0: the default for the mode */
   int quick;
+  int out_given;
+  int save; /* --save: out_path is the library's file for this placement */
+  char save_path[512];
   int help;
 } options;
 
@@ -155,6 +159,9 @@ static void print_usage(FILE *out) {
           "  --iters N     timed samples per point, after warm-up (default %d, fewer where they would\n"
           "                take much longer than %.0f s in all; %d with --quick)\n"
           "  --quick       few samples and short chains: a rough result in seconds (for tests)\n"
+          "  --save        write the file the library itself reads, without NHOOD_PARAMS, for\n"
+          "                jobs of this many processes on this node under this MPI library\n"
+          "                (NHOOD_CACHE_DIR, else ~/.cache/nhood; one node only)\n"
           "  --json FILE   also write the measured points and the fit as JSON to FILE (replaced)\n"
           "  --help        this text\n"
           "\n"
@@ -178,21 +185,45 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
       opt->quick = 1;
       continue;
     }
+    if (strcmp(arg, "--save") == 0) {
+      opt->save = 1;
+      continue;
+    }
     static const char *const with_value[] = {"--out", "--iters", "--json"};
     const char *name, *value;
     if (cli_option_with_value(argc, argv, &i, with_value, sizeof with_value / sizeof with_value[0], &name, &value, err,
                               errlen) != 0)
       return 1;
     if (strcmp(name, "--out") == 0)
-      opt->out_path = value;
+      opt->out_path = value, opt->out_given = 1;
     else if (strcmp(name, "--json") == 0)
       opt->json_path = value;
     else if (cli_parse_int(name, value, 1, &opt->iters, err, errlen) != 0)
       return 1;
   }
+  if (opt->save && opt->out_given) {
+    snprintf(err, errlen, "--save and --out both name the file to write; give one");
+    return 1;
+  }
   if (opt->json_path != NULL && strcmp(opt->json_path, opt->out_path) == 0) {
     snprintf(err, errlen, "--json and --out name the same file '%s'", opt->out_path);
     return 1;
+  }
+  return 0;
+}
+
+/* Creates the directories above path (mkdir -p of its dirname). 0, or 1 with a message. */
+static int make_parents(const char *path, char *err, size_t errlen) {
+  char dir[512];
+  snprintf(dir, sizeof dir, "%s", path);
+  for (char *c = dir + 1; *c; c++) {
+    if (*c != '/') continue;
+    *c = '\0';
+    if (mkdir(dir, 0755) != 0 && errno != EEXIST) {
+      snprintf(err, errlen, "--save: cannot create %.300s: %s", dir, strerror(errno));
+      return 1;
+    }
+    *c = '/';
   }
   return 0;
 }
@@ -638,6 +669,8 @@ static void file_header(const results *res, const char *out_path, char *h, size_
     ADD("over %d and %d bytes (%.3g; clamped to [%.1f, %.0f]).\n", MPI_SMALL, MPI_MEDIUM, res->raw_factor, FACTOR_MIN,
         FACTOR_MAX);
   }
+  ADD("margin: the largest error above, clamped to [0.1, 0.5]: \"auto\" takes a schedule of more\n");
+  ADD("rounds or copies only where it is predicted faster than one message per neighbor by more.\n");
   ADD("Use: NHOOD_PARAMS=%s mpiexec ... (read once per process; see src/selection/cost.h)\n", out_path);
 #undef ADD
 }
@@ -833,6 +866,8 @@ static void measure(calib *c, results *res) {
   nhood_cost_params *p = &res->params;
   nhood_cost_params_default(p);
   res->max_error = fit_rounds(res->points, res->npoints, p);
+  /* The margin of "auto": what the model got wrong here, within reason. */
+  p->margin = fmin(0.5, fmax(0.1, res->max_error));
   /* Gcopy through the origin, least squares on relative error: sum(x/t) / sum(x^2/t^2). */
   double num = 0, den = 0;
   for (int i = 0; i < NELEMS(copy_sizes); i++)
@@ -877,7 +912,10 @@ static int write_outputs(const results *res, const options *opt, int rank) {
       fprintf(stderr, TOOL ": writing --json %s failed\n", opt->json_path);
       failed = 1;
     }
-    if (!failed)
+    if (!failed && opt->save)
+      printf(TOOL ": wrote %s%s%s; the library reads it for %d processes on this node (NHOOD_PARAMS unset)\n",
+             opt->out_path, opt->json_path ? " and " : "", opt->json_path ? opt->json_path : "", res->nranks);
+    else if (!failed)
       printf(TOOL ": wrote %s%s%s; use it with NHOOD_PARAMS=%s\n", opt->out_path, opt->json_path ? " and " : "",
              opt->json_path ? opt->json_path : "", opt->out_path);
   }
@@ -906,6 +944,30 @@ int main(int argc, char **argv) {
   }
   /* The output files before the measurements, so that a typo does not surface after them. */
   int bad = 0;
+  if (opt.save) {
+    MPI_Comm node;
+    int node_size = 0, one_node = 0;
+    MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node);
+    MPI_Comm_size(node, &node_size);
+    MPI_Comm_free(&node);
+    MPI_Allreduce(&(int){node_size == size}, &one_node, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+    if (!one_node) {
+      bad = 1;
+      snprintf(err, sizeof err, "--save describes processes on one node; these span several (use --out)");
+    } else if (nhood_cost_cache_path(size, opt.save_path, sizeof opt.save_path) != 0) {
+      bad = 1;
+      snprintf(err, sizeof err, "--save: no directory for the file (NHOOD_CACHE_DIR is off, no HOME)");
+    } else if (rank == 0 && make_parents(opt.save_path, err, sizeof err) != 0) {
+      bad = 1;
+    }
+    opt.out_path = opt.save_path;
+    if (bad && rank == 0) fprintf(stderr, TOOL ": %s\n", err);
+    MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
+    if (bad) {
+      exit_code = EXIT_USAGE;
+      goto done;
+    }
+  }
   if (rank == 0) {
     bad = check_writable("--out", opt.out_path, err, sizeof err) != 0;
     if (!bad && opt.json_path != NULL) bad = check_writable("--json", opt.json_path, err, sizeof err) != 0;

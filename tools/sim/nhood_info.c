@@ -339,7 +339,9 @@ static void print_table(const options *opt, const char *topo, nhood_coll_kind ki
   const nhood_algorithm *previous = NULL;
   for (int s = 0; s < opt->nsizes; s++) {
     int cls = nhood_size_class(opt->sizes[s]);
-    const nhood_algorithm *choice = nhood_auto_choose(costs, cls, 0);
+    const nhood_algorithm *choice = nhood_auto_choose(costs, cls, 0, opt->params.margin);
+    const nhood_algorithm *list[NHOOD_SHORTLIST_MAX];
+    int nlist = nhood_auto_shortlist(costs, cls, 0, opt->params.margin, list);
     printf("%9.0f", opt->sizes[s]);
     for (int k = 0; k < nalg; k++) {
       double c = costs[(size_t)k * NHOOD_SIZE_CLASSES + cls];
@@ -359,7 +361,12 @@ static void print_table(const options *opt, const char *topo, nhood_coll_kind ki
         fprintf(json, "}\n");
       }
     }
-    printf("  %s%s\n", choice->name, previous != NULL && previous != choice ? "   <- switch" : "");
+    printf("  %s%s", choice->name, previous != NULL && previous != choice ? "   <- switch" : "");
+    if (nlist > 1) { /* what a repeated call measures (selection/measured.h) */
+      printf("   measures");
+      for (int k = 0; k < nlist; k++) printf("%s %s", k ? "," : "", list[k]->name);
+    }
+    printf("\n");
     previous = choice;
   }
 }

@@ -1,0 +1,249 @@
+#include "selection/measured.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "common/errors.h"
+
+#define MAX_REPS 20
+
+static int rounds_setting;
+static void read_rounds(void) {
+  const char *v = getenv("NHOOD_TRIAL");
+  rounds_setting = 3;
+  if (v == NULL || v[0] == '\0') return;
+  if (strcmp(v, "off") == 0) {
+    rounds_setting = 0;
+    return;
+  }
+  char *end;
+  long r = strtol(v, &end, 10);
+  if (*end == '\0' && r >= 0 && r <= MAX_REPS)
+    rounds_setting = (int)r;
+  else
+    fprintf(stderr, "nhood: NHOOD_TRIAL=\"%s\" is neither \"off\" nor 0 to %d; using 3\n", v, MAX_REPS);
+}
+
+int nhood_trial_rounds(void) {
+  static pthread_once_t once = PTHREAD_ONCE_INIT;
+  pthread_once(&once, read_rounds);
+  return rounds_setting;
+}
+
+void nhood_trial_init(nhood_trial *tr, const nhood_algorithm *const list[], int n, int reps) {
+  memset(tr, 0, sizeof *tr);
+  tr->n = n < 1 ? 1 : n > NHOOD_SHORTLIST_MAX ? NHOOD_SHORTLIST_MAX : n;
+  tr->reps = reps < 0 ? 0 : reps > MAX_REPS ? MAX_REPS : reps;
+  for (int k = 0; k < tr->n; k++) tr->cand[k] = list[k];
+  tr->winner = tr->n == 1 || tr->reps == 0 ? 0 : -1;
+}
+
+int nhood_trial_length(const nhood_trial *tr) { return tr->n * (tr->reps + 1); }
+int nhood_trial_next(const nhood_trial *tr) { return tr->winner >= 0 ? tr->winner : tr->executions % tr->n; }
+int nhood_trial_due(const nhood_trial *tr) { return tr->winner < 0 && tr->executions >= nhood_trial_length(tr); }
+
+void nhood_trial_record(nhood_trial *tr, double seconds) {
+  if (tr->winner < 0 && tr->executions < nhood_trial_length(tr)) tr->times[tr->executions++] = seconds;
+}
+
+/* The timed rounds follow the warm-up round of n executions. */
+int nhood_trial_timed_count(const nhood_trial *tr) { return tr->n * tr->reps; }
+const double *nhood_trial_timed(const nhood_trial *tr) { return tr->times + tr->n; }
+
+static int compare(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+void nhood_trial_decide(nhood_trial *tr, const double *maxima) {
+  double samples[MAX_REPS];
+  int best = 0;
+  for (int c = 0; c < tr->n; c++) {
+    for (int r = 0; r < tr->reps; r++) samples[r] = maxima[r * tr->n + c];
+    qsort(samples, (size_t)tr->reps, sizeof *samples, compare);
+    int h = tr->reps / 2;
+    tr->median[c] = tr->reps % 2 ? samples[h] : 0.5 * (samples[h - 1] + samples[h]);
+    if (tr->median[c] < tr->median[best]) best = c;
+  }
+  tr->winner = best;
+}
+
+int nhood_trial_agree(nhood_trial *tr, MPI_Comm comm) {
+  int rc = MPI_SUCCESS, n = nhood_trial_timed_count(tr);
+  double maxima[NHOOD_SHORTLIST_MAX * MAX_REPS];
+  NHOOD_MPI_CALL(MPI_Allreduce(nhood_trial_timed(tr), maxima, n, MPI_DOUBLE, MPI_MAX, comm));
+  nhood_trial_decide(tr, maxima);
+cleanup:
+  return rc;
+}
+
+void nhood_trial_describe(const nhood_trial *tr, char *text, size_t len) {
+  size_t used = 0;
+#define ADD(...)                                                              \
+  do {                                                                        \
+    int w_ = snprintf(text + used, len > used ? len - used : 0, __VA_ARGS__); \
+    if (w_ > 0) used += (size_t)w_;                                           \
+  } while (0)
+  if (len == 0) return;
+  text[0] = '\0';
+  if (tr->n == 1 || tr->reps == 0) {
+    ADD("cost model: %s", tr->cand[0]->name);
+    return;
+  }
+  if (tr->winner < 0) {
+    ADD("measuring (%d of %d calls):", tr->executions, nhood_trial_length(tr));
+    for (int c = 0; c < tr->n; c++) ADD("%s %s", c ? "," : "", tr->cand[c]->name);
+    return;
+  }
+  ADD("measured:");
+  for (int c = 0; c < tr->n; c++) ADD("%s %s %.1f us", c ? "," : "", tr->cand[c]->name, tr->median[c] * 1e6);
+  ADD(" (median of %d calls each, slowest process); kept %s", tr->reps, tr->cand[tr->winner]->name);
+#undef ADD
+}
+
+/* ---- the persistent request's task ------------------------------------------------------ */
+
+typedef struct {
+  nhood_task base;
+  nhood_trial trial;
+  nhood_task *cand[NHOOD_SHORTLIST_MAX];
+  MPI_Comm comm;
+  int cur;    /* the candidate this run executes; -1 before it began */
+  int timing; /* this run is a trial execution, its candidate begun at t0 */
+  double t0;
+  int phase; /* what `pending` is: */
+  MPI_Request pending;
+  int tag_base; /* of this run, for a candidate begun after `pending` */
+  double maxima[NHOOD_SHORTLIST_MAX * MAX_REPS];
+} trial_task;
+
+enum { RUNNING, SYNCING /* an Ibarrier before a trial execution */, AGREEING /* the Iallreduce */ };
+
+static int tt_begin(nhood_task *task, int tag_base) {
+  trial_task *t = (trial_task *)task;
+  int rc = MPI_SUCCESS;
+  t->tag_base = tag_base;
+  t->timing = 0;
+  t->cur = -1;
+  if (nhood_trial_due(&t->trial)) {
+    NHOOD_MPI_CALL(MPI_Iallreduce(nhood_trial_timed(&t->trial), t->maxima, nhood_trial_timed_count(&t->trial),
+                                  MPI_DOUBLE, MPI_MAX, t->comm, &t->pending));
+    t->phase = AGREEING;
+  } else if (t->trial.winner < 0) {
+    /* As a blocking trial's barrier, without blocking the start: the candidate begins when
+     * every process started (its time is then its own, not the skew of the last run). */
+    NHOOD_MPI_CALL(MPI_Ibarrier(t->comm, &t->pending));
+    t->phase = SYNCING;
+  } else {
+    t->phase = RUNNING;
+    t->cur = t->trial.winner;
+    return nhood_task_begin(t->cand[t->cur], tag_base);
+  }
+cleanup:
+  return rc;
+}
+
+/* `pending` completed: begin the candidate the run executes. After the agreement that is the
+ * winner, and the others are freed. */
+static int tt_continue(trial_task *t) {
+  if (t->phase == AGREEING) {
+    nhood_trial_decide(&t->trial, t->maxima);
+    for (int c = 0; c < t->trial.n; c++)
+      if (c != t->trial.winner) {
+        nhood_task_release(t->cand[c]);
+        t->cand[c] = NULL;
+      }
+  } else {
+    t->timing = 1;
+    t->t0 = MPI_Wtime();
+  }
+  t->phase = RUNNING;
+  t->cur = nhood_trial_next(&t->trial);
+  return nhood_task_begin(t->cand[t->cur], t->tag_base);
+}
+
+static void tt_timed(trial_task *t) {
+  if (!t->timing) return;
+  t->timing = 0;
+  nhood_trial_record(&t->trial, MPI_Wtime() - t->t0);
+}
+
+static int tt_progress(nhood_task *task, int *done) {
+  trial_task *t = (trial_task *)task;
+  int rc = MPI_SUCCESS;
+  *done = 0;
+  if (t->phase != RUNNING) {
+    int flag = 0;
+    NHOOD_MPI_CALL(MPI_Test(&t->pending, &flag, MPI_STATUS_IGNORE));
+    if (!flag) return MPI_SUCCESS;
+    NHOOD_TRY(tt_continue(t));
+  }
+  if (t->cur < 0) {
+    *done = 1;
+    return MPI_SUCCESS;
+  }
+  rc = nhood_task_progress(t->cand[t->cur], done);
+  if (*done) tt_timed(t);
+  return rc;
+cleanup:
+  *done = 1;
+  t->phase = RUNNING;
+  return rc;
+}
+
+static int tt_wait(nhood_task *task) {
+  trial_task *t = (trial_task *)task;
+  int rc = MPI_SUCCESS;
+  if (t->phase != RUNNING) {
+    NHOOD_MPI_CALL(MPI_Wait(&t->pending, MPI_STATUS_IGNORE));
+    NHOOD_TRY(tt_continue(t));
+  }
+  if (t->cur < 0) return MPI_SUCCESS;
+  rc = nhood_task_wait(t->cand[t->cur]);
+  tt_timed(t);
+  return rc;
+cleanup:
+  t->phase = RUNNING;
+  return rc;
+}
+
+static const nhood_sched *tt_schedule(const nhood_task *task) {
+  const trial_task *t = (const trial_task *)task;
+  int c = t->cur >= 0 ? t->cur : t->trial.winner >= 0 ? t->trial.winner : nhood_trial_next(&t->trial);
+  return nhood_task_schedule(t->cand[c]);
+}
+
+static void tt_release(nhood_task *task) {
+  trial_task *t = (trial_task *)task;
+  for (int c = 0; c < NHOOD_SHORTLIST_MAX; c++) nhood_task_release(t->cand[c]);
+  free(t);
+}
+
+static const nhood_task_ops trial_ops = {tt_begin, tt_progress, tt_wait, tt_schedule, NULL, tt_release};
+
+int nhood_trial_task_create(const nhood_trial *tr, nhood_task *cands[], MPI_Comm comm, nhood_task **task) {
+  trial_task *t = calloc(1, sizeof *t);
+  *task = NULL;
+  if (t == NULL) {
+    for (int c = 0; c < tr->n; c++) nhood_task_release(cands[c]);
+    return nhood_error(MPI_ERR_NO_MEM, "out of memory for a request");
+  }
+  t->base.ops = &trial_ops;
+  t->trial = *tr;
+  t->comm = comm;
+  t->cur = -1;
+  t->pending = MPI_REQUEST_NULL;
+  for (int c = 0; c < tr->n; c++) {
+    t->cand[c] = cands[c];
+    if (cands[c]->ntags > t->base.ntags) t->base.ntags = cands[c]->ntags;
+  }
+  *task = &t->base;
+  return MPI_SUCCESS;
+}
+
+const nhood_trial *nhood_trial_of_task(const nhood_task *task) {
+  return task && task->ops == &trial_ops ? &((const trial_task *)task)->trial : NULL;
+}

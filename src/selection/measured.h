@@ -1,0 +1,80 @@
+/*
+ * Measured selection: "auto" for calls that repeat.
+ *
+ * The cost model (select.h) is the first filter, but on a real machine its errors are often
+ * larger than the gaps it decides (docs/PERFORMANCE.md). A call that repeats - a persistent
+ * request's starts, a blocking call made again with blocks of the same size class - can
+ * afford to measure: the model names a short list (nhood_auto_shortlist: its choice, the
+ * plain one-message-per-neighbor schedule, the next cheapest), the next executions run the
+ * candidates in turn, each process times its own executions, one allreduce (MAX) gives every
+ * execution's slowest process, and every process keeps the candidate with the smallest
+ * median. Every process reduces the same vector the same way, so they agree without another
+ * message, and every execution of the trial delivers the collective's result: only the
+ * schedule differs.
+ *
+ * A trial of n candidates and R timed rounds (NHOOD_TRIAL, default 3) takes n * (R + 1)
+ * executions, execution e running candidate e % n; the first round warms up (first contact
+ * between processes, cold caches) and is not counted. The agreement is one allreduce of
+ * n * R doubles: for a blocking call it runs inside the call that completes the trial (a
+ * blocking collective may synchronize); for a persistent request, whose start must stay
+ * local, it is a non-blocking allreduce posted at the next start, which then runs the winner
+ * once it completed (selection/measured.c's task). Ties go to the earlier candidate, the
+ * model's order.
+ *
+ * What a trial measures is the time from the start of an execution to its completion as this
+ * process sees it: exact for blocking calls, and for a request waited for right after its
+ * start; a program that computes between start and wait measures its own work in every
+ * candidate alike, and the model's choice then wins the tie.
+ */
+#ifndef NHOOD_SELECTION_MEASURED_H
+#define NHOOD_SELECTION_MEASURED_H
+
+#include "engine/task.h"
+#include "selection/select.h"
+
+/* Timed rounds per candidate from NHOOD_TRIAL: "off" or "0": none (the model decides alone);
+ * 1 to 20; default 3. Read once. */
+int nhood_trial_rounds(void);
+
+typedef struct nhood_trial {
+  int n, reps; /* candidates, timed rounds */
+  const nhood_algorithm *cand[NHOOD_SHORTLIST_MAX];
+  int executions;                         /* executions timed so far */
+  int winner;                             /* index into cand; -1 while the trial runs */
+  double times[NHOOD_SHORTLIST_MAX * 21]; /* this process's seconds, per execution */
+  double median[NHOOD_SHORTLIST_MAX];     /* agreed: medians of the slowest process's */
+} nhood_trial;
+
+/* A trial over the candidates of list (n of them, the model's order) with reps timed
+ * rounds; with one candidate, or reps 0, it is decided at once (winner 0). */
+void nhood_trial_init(nhood_trial *tr, const nhood_algorithm *const list[], int n, int reps);
+/* Executions the trial takes before its agreement. */
+int nhood_trial_length(const nhood_trial *tr);
+/* The candidate the next execution runs (index into cand): the winner once decided. */
+int nhood_trial_next(const nhood_trial *tr);
+/* Records the time of the execution nhood_trial_next named. */
+void nhood_trial_record(nhood_trial *tr, double seconds);
+/* 1 when every execution of the trial is recorded and the agreement is due. */
+int nhood_trial_due(const nhood_trial *tr);
+/* The values an agreement reduces (MAX over processes): count and pointer, for
+ * MPI_(I)allreduce in place or into nhood_trial_decide's input. */
+int nhood_trial_timed_count(const nhood_trial *tr);
+const double *nhood_trial_timed(const nhood_trial *tr);
+/* Decides from the reduced values (the same on every process, so the same winner). */
+void nhood_trial_decide(nhood_trial *tr, const double *maxima);
+/* The blocking agreement: one MPI_Allreduce on comm, then nhood_trial_decide. */
+int nhood_trial_agree(nhood_trial *tr, MPI_Comm comm);
+#define NHOOD_SELECTION_TEXT_MAX 256
+/* One line for people: "measured: cart-dim-batch 306 us, direct 285 us (3 calls each); kept
+ * direct", or "measuring (5 of 12 calls): cart-dim-batch, direct". */
+void nhood_trial_describe(const nhood_trial *tr, char *text, size_t len);
+
+/* The task of a persistent request under a trial: it runs cand[e % n] at execution e, then
+ * the agreement and the winner (above); it owns the candidates' tasks (one per candidate of
+ * *tr, the same order) and frees the losers once it decided. Made for comm (the context's
+ * duplicate, where the agreement runs). On failure the tasks are freed. */
+int nhood_trial_task_create(const nhood_trial *tr, nhood_task *cands[], MPI_Comm comm, nhood_task **task);
+/* The trial of a task made by nhood_trial_task_create, else NULL. */
+const nhood_trial *nhood_trial_of_task(const nhood_task *task);
+
+#endif
