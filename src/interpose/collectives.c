@@ -4,6 +4,7 @@
  * Open MPI 4's MPIX_Neighbor_*_init). The large-count _c variants are not defined here, so
  * MPI runs them. Each function goes to MPI unchanged where ip_route says so.
  */
+#include <stdio.h>
 #include <stdlib.h>
 
 #include "common/hot.h"
@@ -49,6 +50,10 @@ NHOOD_HOT static int blocking_done(MPI_Comm comm, int rc, int slot, ip_coll coll
     const char *algorithm = NULL;
     NHOOD_Last_algorithm(&algorithm);
     ip_stats_record(slot, coll, IP_BLOCKING, algorithm, bytes, ip_stats_clock() - t0);
+    char text[256], where[64];
+    NHOOD_Selection_info(NHOOD_REQUEST_NULL, text, sizeof text);
+    snprintf(where, sizeof where, "communicator %d, blocking", slot + 1);
+    ip_stats_selection(where, text);
   }
   return ip_raise(comm, rc, function);
 }

@@ -216,6 +216,24 @@ void ip_stats_record(int slot, ip_coll coll, ip_mode mode, const char *algorithm
   pthread_mutex_unlock(&stats_lock);
 }
 
+/* What measured selection decided, as this process saw it (every process agrees). */
+#define IP_MAX_SELECTIONS 16
+static struct { char where[64], text[256]; } selections[IP_MAX_SELECTIONS];
+static int nselections;
+
+void ip_stats_selection(const char *where, const char *text) {
+  if (strncmp(text, "measured:", 9) != 0) return;
+  pthread_mutex_lock(&stats_lock);
+  int k = 0;
+  while (k < nselections && (strcmp(selections[k].where, where) != 0 || strcmp(selections[k].text, text) != 0)) k++;
+  if (k == nselections && nselections < IP_MAX_SELECTIONS) {
+    snprintf(selections[k].where, sizeof selections[k].where, "%s", where);
+    snprintf(selections[k].text, sizeof selections[k].text, "%s", text);
+    nselections++;
+  }
+  pthread_mutex_unlock(&stats_lock);
+}
+
 static void print_stats(void) {
   static const char *const colls[IP_NCOLLS] = {"allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"};
   static const char *const modes[IP_NMODES] = {"blocking", "non-blocking", "persistent"};
@@ -258,6 +276,7 @@ static void print_stats(void) {
         }
   }
   if (rows == 0) printf("  (none)\n");
+  for (int k = 0; k < nselections; k++) printf("  auto, %s: %s\n", selections[k].where, selections[k].text);
   printf(
       "  communicators numbered in the order of their first neighborhood collective on each process;\n"
       "  time: blocking calls whole; non-blocking and persistent, the call that starts them\n");

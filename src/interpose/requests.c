@@ -32,6 +32,7 @@
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -137,6 +138,11 @@ static int query_fn(void *extra, MPI_Status *status) {
 }
 
 static void release(ip_request *r) {
+  if (r->persistent && r->nreq != NHOOD_REQUEST_NULL && ip_stats_on()) {
+    char text[256];
+    if (NHOOD_Selection_info(r->nreq, text, sizeof text) == MPI_SUCCESS)
+      ip_stats_selection("a persistent request", text);
+  }
   if (r->nreq != NHOOD_REQUEST_NULL) NHOOD_Request_free(&r->nreq);
   free(r);
 }

@@ -13,6 +13,7 @@
 #include "nhood.h"
 #include "schedule/schedule.h"
 #include "selection/cost.h"
+#include "selection/measured.h"
 #include "selection/select.h"
 #include "selection/tune.h"
 #include "api/topologies.h"
@@ -273,11 +274,80 @@ static void test_choice(void) {
         "size classes");
 }
 
+/* The margin, the short list and a trial's decision, on made-up prices at class 3. */
+static double *prices(const char *const names[], const double values[], int n) {
+  int count = nhood_algorithm_count();
+  double *costs = malloc(sizeof(double) * (size_t)count * NHOOD_SIZE_CLASSES);
+  for (int k = 0; k < count * NHOOD_SIZE_CLASSES; k++) costs[k] = INFINITY;
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < count; k++)
+      if (strcmp(nhood_algorithm_at(k)->name, names[i]) == 0) costs[(size_t)k * NHOOD_SIZE_CLASSES + 3] = values[i];
+  return costs;
+}
+
+static void test_margin_and_trial(void) {
+  const char *const names[] = {"direct", "combine", "cart-dim-batch", "cart-direct"};
+  const double near[] = {100, 85, 90, 300}, far[] = {100, 70, 90, 300};
+  double *c = prices(names, near, 4);
+  CHECK(strcmp(nhood_auto_choose(c, 3, 0, 0)->name, "combine") == 0, "no margin: the cheapest");
+  CHECK(strcmp(nhood_auto_choose(c, 3, 0, 0.25)->name, "direct") == 0, "15%% gain under a 25%% margin: direct");
+  const nhood_algorithm *list[NHOOD_SHORTLIST_MAX];
+  int n = nhood_auto_shortlist(c, 3, 0, 0.25, list);
+  CHECK(n == 3 && strcmp(list[0]->name, "direct") == 0 && strcmp(list[1]->name, "combine") == 0 &&
+            strcmp(list[2]->name, "cart-dim-batch") == 0,
+        "short list: the choice, then the next cheapest; cart-direct (3x) is out");
+  free(c);
+  c = prices(names, far, 4);
+  CHECK(strcmp(nhood_auto_choose(c, 3, 0, 0.25)->name, "combine") == 0, "30%% gain beats a 25%% margin");
+  n = nhood_auto_shortlist(c, 3, 0, 0.25, list);
+  CHECK(n == 3 && strcmp(list[0]->name, "combine") == 0 && strcmp(list[1]->name, "direct") == 0,
+        "short list: the choice, then the plain schedule");
+  free(c);
+  const char *const with_mpi[] = {"direct", "mpi", "combine"};
+  const double mpi_cheaper[] = {100, 95, 70};
+  c = prices(with_mpi, mpi_cheaper, 3);
+  n = nhood_auto_shortlist(c, 3, 0, 0.25, list);
+  CHECK(n == 2 && strcmp(list[0]->name, "combine") == 0 && strcmp(list[1]->name, "mpi") == 0,
+        "the cheaper of direct and mpi, never both");
+  free(c);
+
+  nhood_trial tr;
+  const nhood_algorithm *three[3] = {nhood_algorithm_by_name("combine"), nhood_algorithm_by_name("direct"),
+                                     nhood_algorithm_by_name("cart-dim-batch")};
+  nhood_trial_init(&tr, three, 3, 3);
+  CHECK(nhood_trial_length(&tr) == 12 && tr.winner < 0, "3 candidates x (1 + 3) executions");
+  for (int e = 0; e < 12; e++) {
+    CHECK(nhood_trial_next(&tr) == e % 3 && !nhood_trial_due(&tr), "candidates in turn");
+    nhood_trial_record(&tr, 1.0 + e);
+  }
+  CHECK(nhood_trial_due(&tr) && nhood_trial_timed_count(&tr) == 9, "due after 12, 9 timed values");
+  CHECK(nhood_trial_timed(&tr)[0] == 4.0, "the warm-up round is not timed");
+  /* Slowest-process times, timed rounds only: direct's median is the smallest. */
+  const double maxima[9] = {5, 2, 9, /* round 1 */ 1, 3, 9, /* round 2 */ 6, 2.5, 0.5 /* round 3 */};
+  nhood_trial_decide(&tr, maxima);
+  CHECK(tr.winner == 1 && tr.median[0] == 5 && tr.median[1] == 2.5 && tr.median[2] == 9, "medians, then the least");
+  CHECK(nhood_trial_next(&tr) == 1, "the winner from now on");
+  char text[NHOOD_SELECTION_TEXT_MAX];
+  nhood_trial_describe(&tr, text, sizeof text);
+  CHECK(strstr(text, "measured: combine 5000000.0 us, direct 2500000.0 us") == text && strstr(text, "kept direct"),
+        "described");
+  nhood_trial_init(&tr, three, 1, 3);
+  CHECK(tr.winner == 0 && nhood_trial_length(&tr) == 4, "one candidate: decided at once");
+  nhood_trial_init(&tr, three, 3, 0);
+  CHECK(tr.winner == 0, "no timed rounds: the model's choice");
+
+  nhood_cost_params lo, hi;
+  nhood_cost_params_node(1, &lo);
+  nhood_cost_params_node(16, &hi);
+  CHECK(lo.L == 0.3 && hi.L > 40 && hi.L / hi.o > lo.L / lo.o, "time-sharing raises a round's latency most");
+}
+
 int main(void) {
   test_tune();
   test_round();
   test_predict();
   test_params_file();
   test_choice();
+  test_margin_and_trial();
   return unit_summary("test_selection");
 }
