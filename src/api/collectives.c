@@ -272,8 +272,9 @@ NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NH
       NHOOD_TRY(build_request(&local, &a, topo, on, ctx, alg, graph, NHOOD_BLOCKING));
       req = &local;
     }
-    describe_choice(&how, alg, last_blocking_selection, sizeof last_blocking_selection);
+    describe_choice(&how, alg, req->selection, sizeof req->selection);
   }
+  memcpy(last_blocking_selection, req->selection, sizeof last_blocking_selection);
   /* A cached task may read the arguments of the call it was built for (MPI's own blocking
    * call): this call's are the same in content. A task that sends nothing on the context
    * (MPI's own) takes no tag window. */

@@ -9,15 +9,17 @@
 #include "nhood.h"
 #include "common/commctx.h"
 #include "engine/task.h"
+#include "selection/measured.h"
 
 struct nhood_request {
   nhood_mode mode;
   nhood_coll_kind kind;
   int active;
-  int tag_base;       /* reserved once per request (per start for blocking calls) */
-  nhood_commctx *ctx; /* retained */
-  nhood_task *task;   /* MPI's own collective, a schedule, a two-stage chain or a trial */
-  int chosen_by;      /* nhood_chosen_by (api/first_use.h): how its algorithm was chosen */
+  int tag_base;                             /* reserved once per request (per start for blocking calls) */
+  nhood_commctx *ctx;                       /* retained */
+  nhood_task *task;                         /* MPI's own collective, a schedule, a two-stage chain or a trial */
+  int chosen_by;                            /* nhood_chosen_by (api/first_use.h): how its algorithm was chosen */
+  char selection[NHOOD_SELECTION_TEXT_MAX]; /* a cached blocking call's, described */
 };
 
 /* How the calling thread's last blocking call chose its algorithm, into text; 0 before the

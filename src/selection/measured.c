@@ -13,7 +13,7 @@
 static int rounds_setting;
 static void read_rounds(void) {
   const char *v = getenv("NHOOD_TRIAL");
-  rounds_setting = 3;
+  rounds_setting = 5;
   if (v == NULL || v[0] == '\0') return;
   if (strcmp(v, "off") == 0) {
     rounds_setting = 0;
@@ -24,7 +24,7 @@ static void read_rounds(void) {
   if (*end == '\0' && r >= 0 && r <= MAX_REPS)
     rounds_setting = (int)r;
   else
-    fprintf(stderr, "nhood: NHOOD_TRIAL=\"%s\" is neither \"off\" nor 0 to %d; using 3\n", v, MAX_REPS);
+    fprintf(stderr, "nhood: NHOOD_TRIAL=\"%s\" is neither \"off\" nor 0 to %d; using 5\n", v, MAX_REPS);
 }
 
 int nhood_trial_rounds(void) {

@@ -12,7 +12,7 @@
  * message, and every execution of the trial delivers the collective's result: only the
  * schedule differs.
  *
- * A trial of n candidates and R timed rounds (NHOOD_TRIAL, default 3) takes n * (R + 1)
+ * A trial of n candidates and R timed rounds (NHOOD_TRIAL, default 5) takes n * (R + 1)
  * executions, execution e running candidate e % n; the first round warms up (first contact
  * between processes, cold caches) and is not counted. The agreement is one allreduce of
  * n * R doubles: for a blocking call it runs inside the call that completes the trial (a
@@ -33,7 +33,7 @@
 #include "selection/select.h"
 
 /* Timed rounds per candidate from NHOOD_TRIAL: "off" or "0": none (the model decides alone);
- * 1 to 20; default 3. Read once. */
+ * 1 to 20; default 5. Read once. */
 int nhood_trial_rounds(void);
 
 typedef struct nhood_trial {

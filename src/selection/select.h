@@ -106,10 +106,11 @@ int nhood_auto_costs(const nhood_topo *t, const nhood_topo *grid, nhood_coll_kin
 const nhood_algorithm *nhood_auto_choose(const double *costs, int cls, int persistent, double margin);
 
 /* The candidates measured selection tries (selection/measured.h), best first: the choice
- * above; the cheaper of direct and "mpi" where the choice is neither; then the next cheapest
- * others while they are predicted within NHOOD_SHORTLIST_SPREAD times the choice (direct and
- * "mpi" never both: they send the same messages). Returns how many (1 to
- * NHOOD_SHORTLIST_MAX) are in list. */
+ * above; then direct and "mpi" (where it can run), cheaper first: they send the same messages,
+ * but MPI's own implementation and nhood's differ measurably, and MPI's own is the one "auto"
+ * must not lose to; then the next cheapest others while they are predicted within
+ * NHOOD_SHORTLIST_SPREAD times the choice. Returns how many (1 to NHOOD_SHORTLIST_MAX) are in
+ * list. */
 #define NHOOD_SHORTLIST_MAX 3
 #define NHOOD_SHORTLIST_SPREAD 2.0
 int nhood_auto_shortlist(const double *costs, int cls, int persistent, double margin,

@@ -185,7 +185,7 @@ int main(int argc, char **argv) {
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   watchdog_arm("test_trial");
   const char *expect = "trial";
-  int reps = 3;
+  int reps = 5; /* NHOOD_TRIAL's default */
   for (int i = 1; i + 1 < argc; i += 2) {
     if (strcmp(argv[i], "--expect") == 0) expect = argv[i + 1];
     if (strcmp(argv[i], "--reps") == 0) reps = atoi(argv[i + 1]);

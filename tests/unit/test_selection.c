@@ -303,12 +303,18 @@ static void test_margin_and_trial(void) {
   CHECK(n == 3 && strcmp(list[0]->name, "combine") == 0 && strcmp(list[1]->name, "direct") == 0,
         "short list: the choice, then the plain schedule");
   free(c);
-  const char *const with_mpi[] = {"direct", "mpi", "combine"};
-  const double mpi_cheaper[] = {100, 95, 70};
-  c = prices(with_mpi, mpi_cheaper, 3);
+  const char *const with_mpi[] = {"direct", "mpi", "combine", "cart-dim"};
+  const double mpi_cheaper[] = {100, 95, 70, 80}, all_plain[] = {100, 100, 300, 400};
+  c = prices(with_mpi, mpi_cheaper, 4);
   n = nhood_auto_shortlist(c, 3, 0, 0.25, list);
-  CHECK(n == 2 && strcmp(list[0]->name, "combine") == 0 && strcmp(list[1]->name, "mpi") == 0,
-        "the cheaper of direct and mpi, never both");
+  CHECK(n == 3 && strcmp(list[0]->name, "combine") == 0 && strcmp(list[1]->name, "mpi") == 0 &&
+            strcmp(list[2]->name, "direct") == 0,
+        "both baselines, the cheaper first, before other schedules");
+  free(c);
+  c = prices(with_mpi, all_plain, 4);
+  n = nhood_auto_shortlist(c, 3, 0, 0.25, list);
+  CHECK(n == 2 && strcmp(list[0]->name, "direct") == 0 && strcmp(list[1]->name, "mpi") == 0,
+        "direct and mpi alone: both measured, ties to the earlier");
   free(c);
 
   nhood_trial tr;
