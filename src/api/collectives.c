@@ -222,6 +222,9 @@ cleanup:
  * from the call cache runs the same choice). */
 static _Thread_local const char *last_blocking_algorithm NHOOD_FAST_TLS;
 static _Thread_local char last_blocking_selection[NHOOD_SELECTION_TEXT_MAX];
+/* The description last copied there: a repeated call compares numbers, not text. */
+static _Thread_local unsigned last_blocking_selection_id NHOOD_FAST_TLS;
+static atomic_uint selection_ids = 1;
 
 static void describe_choice(const nhood_auto_how *how, const nhood_algorithm *alg, char *text, size_t len) {
   if (how->by == NHOOD_CHOSEN_BY_TRIAL && how->trial)
@@ -273,8 +276,12 @@ NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NH
       req = &local;
     }
     describe_choice(&how, alg, req->selection, sizeof req->selection);
+    req->selection_id = atomic_fetch_add_explicit(&selection_ids, 1, memory_order_relaxed);
   }
-  memcpy(last_blocking_selection, req->selection, sizeof last_blocking_selection);
+  if (req->selection_id != last_blocking_selection_id) {
+    memcpy(last_blocking_selection, req->selection, sizeof last_blocking_selection);
+    last_blocking_selection_id = req->selection_id;
+  }
   /* A cached task may read the arguments of the call it was built for (MPI's own blocking
    * call): this call's are the same in content. A task that sends nothing on the context
    * (MPI's own) takes no tag window. */
@@ -294,6 +301,7 @@ NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NH
     int arc = nhood_auto_trial_record(how.trial, ctx, MPI_Wtime() - t0);
     if (rc == MPI_SUCCESS) rc = arc;
     nhood_trial_describe(how.trial, last_blocking_selection, sizeof last_blocking_selection);
+    last_blocking_selection_id = 0;
   }
   if (req == &local) nhood_request_release(&local);
 cleanup:

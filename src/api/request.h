@@ -19,7 +19,9 @@ struct nhood_request {
   nhood_commctx *ctx;                       /* retained */
   nhood_task *task;                         /* MPI's own collective, a schedule, a two-stage chain or a trial */
   int chosen_by;                            /* nhood_chosen_by (api/first_use.h): how its algorithm was chosen */
-  char selection[NHOOD_SELECTION_TEXT_MAX]; /* a cached blocking call's, described */
+  char selection[NHOOD_SELECTION_TEXT_MAX]; /* how it was chosen, described (blocking calls,
+                                             * and a persistent request once its trial ended) */
+  unsigned selection_id;                    /* a number per description of a blocking call's (api/collectives.c) */
 };
 
 /* How the calling thread's last blocking call chose its algorithm, into text; 0 before the

@@ -45,10 +45,15 @@ static void destroy(NHOOD_Request *request) {
   *request = NHOOD_REQUEST_NULL;
 }
 
-/* After the schedule finished: non-blocking requests are freed, persistent ones go idle. */
+/* After the schedule finished: non-blocking requests are freed, persistent ones go idle; a
+ * persistent request whose trial decided runs its winner's task from now on, unwrapped. */
 NHOOD_HOT static void complete(NHOOD_Request *request) {
-  (*request)->active = 0;
-  if ((*request)->mode == NHOOD_NONBLOCKING) destroy(request);
+  NHOOD_Request req = *request;
+  req->active = 0;
+  if (req->mode == NHOOD_NONBLOCKING)
+    destroy(request);
+  else if (req->chosen_by == NHOOD_CHOSEN_BY_TRIAL && req->selection[0] == '\0')
+    req->task = nhood_trial_task_unwrap(req->task, req->selection, sizeof req->selection);
 }
 
 NHOOD_HOT static int req_start(NHOOD_Request *request) {
@@ -199,6 +204,8 @@ int NHOOD_Selection_info(NHOOD_Request request, char *text, int len) {
   const nhood_trial *trial = nhood_trial_of_task(request->task);
   if (trial)
     nhood_trial_describe(trial, text, (size_t)len);
+  else if (request->selection[0])
+    snprintf(text, (size_t)len, "%s", request->selection);
   else
     snprintf(text, (size_t)len, "%s: %s", request->chosen_by == NHOOD_CHOSEN_BY_RULE ? "asked for" : "cost model",
              nhood_task_schedule(request->task)->algorithm);

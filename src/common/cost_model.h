@@ -43,9 +43,9 @@
  * nhood-sim's LogGP evaluator, tools/sim/loggp.h, is the separate check on this simpler
  * model).
  *
- * Parameters come from a file (NHOOD_PARAMS, read by selection/cost.h's
- * nhood_cost_params_active; written by nhood-calibrate, or by hand) or from the built-in
- * defaults (the "ib-edr" preset). The file holds lines "key = value" with the keys above or
+ * Parameters come from a file (NHOOD_PARAMS, or the one nhood-calibrate --save wrote for
+ * this node; selection/cost.h chooses) or from the presets, by placement (docs/TUNING.md).
+ * The file holds lines "key = value" with the keys above or
  * "preset = NAME" (ib-edr, shm) as a base that later lines override; '#' starts a comment.
  */
 #ifndef NHOOD_COMMON_COST_MODEL_H

@@ -12,9 +12,10 @@
  * LogGP evaluator (tools/sim/loggp.h) models that waiting and serves as the check on this
  * simpler model.
  *
- * Parameters come from the file named by NHOOD_PARAMS (the format of
- * nhood_cost_params_read) or from the built-in defaults (the "ib-edr" preset). Reading the
- * environment stays here, with "auto": the lower layers take their parameters from their
+ * Parameters come from the file or preset named by NHOOD_PARAMS (the format of
+ * nhood_cost_params_read), else by the communicator's placement (nhood_cost_params_for:
+ * nhood-calibrate --save's file for this node, or the presets). Reading the environment and
+ * the files stays here, with "auto": the lower layers take their parameters from their
  * caller (the API layer hands combine's Phase 1 the ones below), so every decision of one
  * process uses the same numbers.
  */

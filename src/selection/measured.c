@@ -244,6 +244,16 @@ int nhood_trial_task_create(const nhood_trial *tr, nhood_task *cands[], MPI_Comm
   return MPI_SUCCESS;
 }
 
+nhood_task *nhood_trial_task_unwrap(nhood_task *task, char *text, size_t len) {
+  trial_task *t = (trial_task *)task;
+  if (task == NULL || task->ops != &trial_ops || t->trial.winner < 0 || t->phase != RUNNING) return task;
+  nhood_task *winner = t->cand[t->trial.winner];
+  t->cand[t->trial.winner] = NULL;
+  nhood_trial_describe(&t->trial, text, len);
+  tt_release(task);
+  return winner;
+}
+
 const nhood_trial *nhood_trial_of_task(const nhood_task *task) {
   return task && task->ops == &trial_ops ? &((const trial_task *)task)->trial : NULL;
 }

@@ -74,6 +74,9 @@ void nhood_trial_describe(const nhood_trial *tr, char *text, size_t len);
  * *tr, the same order) and frees the losers once it decided. Made for comm (the context's
  * duplicate, where the agreement runs). On failure the tasks are freed. */
 int nhood_trial_task_create(const nhood_trial *tr, nhood_task *cands[], MPI_Comm comm, nhood_task **task);
+/* Once a trial task decided and its run completed: its winner's task, the trial described in
+ * text, and the trial task freed (later runs need no wrapper); else task itself. */
+nhood_task *nhood_trial_task_unwrap(nhood_task *task, char *text, size_t len);
 /* The trial of a task made by nhood_trial_task_create, else NULL. */
 const nhood_trial *nhood_trial_of_task(const nhood_task *task);
 
