@@ -18,8 +18,10 @@
  * n * R doubles: for a blocking call it runs inside the call that completes the trial (a
  * blocking collective may synchronize); for a persistent request, whose start must stay
  * local, it is a non-blocking allreduce posted at the next start, which then runs the winner
- * once it completed (selection/measured.c's task). Ties go to the earlier candidate, the
- * model's order.
+ * once it completed (selection/measured.c's task). The winner is the first candidate in the
+ * model's order whose median is within NHOOD_TRIAL_TOLERANCE of the smallest: closer than
+ * that, two medians of 5 calls on a shared node are noise (docs/PERFORMANCE.md), and the
+ * model's order (its choice, then the plain schedules) breaks the tie.
  *
  * What a trial measures is the time from the start of an execution to its completion as this
  * process sees it: exact for blocking calls, and for a request waited for right after its
@@ -65,6 +67,7 @@ void nhood_trial_decide(nhood_trial *tr, const double *maxima);
 /* The blocking agreement: one MPI_Allreduce on comm, then nhood_trial_decide. */
 int nhood_trial_agree(nhood_trial *tr, MPI_Comm comm);
 #define NHOOD_SELECTION_TEXT_MAX 256
+#define NHOOD_TRIAL_TOLERANCE 0.05
 /* One line for people: "measured: cart-dim-batch 306 us, direct 285 us (3 calls each); kept
  * direct", or "measuring (5 of 12 calls): cart-dim-batch, direct". */
 void nhood_trial_describe(const nhood_trial *tr, char *text, size_t len);

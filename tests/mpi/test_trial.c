@@ -4,7 +4,7 @@
  * with blocks of two size classes in turn. Checked at every call: the data (each candidate of
  * the trial delivers MPI-4.1's result), NHOOD_Selection_info's state ("measuring (k of N
  * calls)", then "measured: ...; kept X" once the trial ended, after exactly the calls the
- * plan says), that X is the fastest of the medians the text reports, that every process kept
+ * plan says), that X is the fastest of the medians the text reports (within 5%), that every process kept
  * the same X, and that the request's schedule is X's.
  *
  *   test_trial [--expect trial|model|asked] [--reps R]
@@ -40,8 +40,8 @@ static int same_everywhere(const char *s) {
   return all;
 }
 
-/* "measured: A 1.0 us, B 2.0 us (...); kept B": whether the kept one has the smallest median,
- * and its name into kept. */
+/* "measured: A 1.0 us, B 2.0 us (...); kept B": whether the kept one is the fastest, within
+ * 5%, and its name into kept. */
 static int kept_is_fastest(const char *text, char kept[64]) {
   const char *p = text + strlen("measured:"), *k = strstr(text, "; kept ");
   double best_us = 1e300, kept_us = -1;
@@ -57,7 +57,8 @@ static int kept_is_fastest(const char *text, char kept[64]) {
     p += used;
     if (*p == ',') p++;
   }
-  return kept_us >= 0 && kept_us <= best_us; /* as printed: equal ones may differ below 0.1 us */
+  /* Within the tolerance of the fastest (selection/measured.h), plus the printed rounding. */
+  return kept_us >= 0 && kept_us <= best_us * 1.05 + 0.05;
 }
 
 typedef struct {

@@ -333,6 +333,13 @@ static void test_margin_and_trial(void) {
   nhood_trial_decide(&tr, maxima);
   CHECK(tr.winner == 1 && tr.median[0] == 5 && tr.median[1] == 2.5 && tr.median[2] == 9, "medians, then the least");
   CHECK(nhood_trial_next(&tr) == 1, "the winner from now on");
+  nhood_trial tie;
+  nhood_trial_init(&tie, three, 2, 1);
+  const double close[2] = {1.04, 1.0}, apart[2] = {1.06, 1.0};
+  nhood_trial_decide(&tie, close);
+  CHECK(tie.winner == 0, "within 5%% of the fastest: the model's order decides");
+  nhood_trial_decide(&tie, apart);
+  CHECK(tie.winner == 1, "6%% apart: the fastest");
   char text[NHOOD_SELECTION_TEXT_MAX];
   nhood_trial_describe(&tr, text, sizeof text);
   CHECK(strstr(text, "measured: combine 5000000.0 us, direct 2500000.0 us") == text && strstr(text, "kept direct"),
