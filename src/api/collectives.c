@@ -226,11 +226,10 @@ static _Thread_local char last_blocking_selection[NHOOD_SELECTION_TEXT_MAX];
 static _Thread_local unsigned last_blocking_selection_id NHOOD_FAST_TLS;
 static atomic_uint selection_ids = 1;
 
+/* NHOOD_Selection_info's text for a call prepared as `how` says, that runs alg. */
 static void describe_choice(const nhood_auto_how *how, const nhood_algorithm *alg, char *text, size_t len) {
-  if (how->by == NHOOD_CHOSEN_BY_TRIAL && how->trial)
-    nhood_trial_describe(how->trial, text, len);
-  else if (how->by == NHOOD_CHOSEN_BY_TRIAL)
-    snprintf(text, len, "%s", how->text);
+  if (how->by == NHOOD_CHOSEN_BY_TRIAL)
+    nhood_trial_describe(how->shown, text, len);
   else
     snprintf(text, len, "%s: %s", how->by == NHOOD_CHOSEN_BY_MODEL ? "cost model" : "asked for", alg->name);
 }
@@ -275,10 +274,12 @@ NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NH
       NHOOD_TRY(build_request(&local, &a, topo, on, ctx, alg, graph, NHOOD_BLOCKING));
       req = &local;
     }
-    describe_choice(&how, alg, req->selection, sizeof req->selection);
-    req->selection_id = atomic_fetch_add_explicit(&selection_ids, 1, memory_order_relaxed);
+    if (!how.trial) { /* a trial's call is described once it ran, below */
+      describe_choice(&how, alg, req->selection, sizeof req->selection);
+      req->selection_id = atomic_fetch_add_explicit(&selection_ids, 1, memory_order_relaxed);
+    }
   }
-  if (req->selection_id != last_blocking_selection_id) {
+  if (!how.trial && req->selection_id != last_blocking_selection_id) {
     memcpy(last_blocking_selection, req->selection, sizeof last_blocking_selection);
     last_blocking_selection_id = req->selection_id;
   }
@@ -328,10 +329,9 @@ static int build_trial_request(struct nhood_request *req, const nhood_coll_args 
     one.task = NULL;
     nhood_request_release(&one);
   }
-  memset(req, 0, sizeof *req);
+  memset(req, 0, sizeof *req); /* selection stays empty until the trial decided (api/requests.c) */
   req->mode = NHOOD_PERSISTENT;
   req->kind = args->kind;
-  req->chosen_by = NHOOD_CHOSEN_BY_TRIAL;
   nhood_commctx_retain(ctx);
   req->ctx = ctx;
   rc = nhood_trial_task_create(trial, tasks, ctx->comm, &req->task);
@@ -361,7 +361,7 @@ static int run_with_request(const nhood_coll_args *args, MPI_Comm comm, NHOOD_To
   } else {
     rc = prepare_algorithm(&a, topo, ctx, mode, &alg, &graph, &on);
     if (rc == MPI_SUCCESS) rc = build_request(req, &a, topo, on, ctx, alg, graph, mode);
-    req->chosen_by = how.by;
+    if (rc == MPI_SUCCESS) describe_choice(&how, alg, req->selection, sizeof req->selection);
   }
   if (rc != MPI_SUCCESS) {
     free(req);

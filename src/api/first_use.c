@@ -18,7 +18,6 @@
 typedef struct decision {
   int fixed_class;                         /* >= 0: every call uses this class (see nhood_auto_resolve) */
   double fixed_bytes;                      /* the block size that class came from, for the tuning rules */
-  double margin;                           /* of the parameters decided with */
   nhood_trial *trials[NHOOD_SIZE_CLASSES]; /* of blocking calls, per class; NULL: none yet */
   double costs[];                          /* nhood_algorithm_count() x NHOOD_SIZE_CLASSES */
 } decision;
@@ -87,6 +86,25 @@ static int state_of(NHOOD_Topo topo, nhood_commctx *ctx, struct nhood_first_use 
   return MPI_SUCCESS;
 }
 
+/* The parameters "auto" and combine's depth choice use on ctx (selection/cost.h), chosen once
+ * per communicator: the placement the first time (collectively), the files at most once.
+ * On an error *out stays NULL where the placement failed, else points at the defaults. */
+static int params_of(nhood_commctx *ctx, const nhood_cost_params **out) {
+  const nhood_placement *where = NULL;
+  int rc = MPI_SUCCESS;
+  *out = NULL;
+  if (!ctx->params_known) {
+    NHOOD_TRY(nhood_commctx_placement(ctx, &where));
+    nhood_cost_params_default(&ctx->params);
+    *out = &ctx->params;
+    NHOOD_TRY(nhood_cost_params_for(where, ctx->size, &ctx->params));
+    ctx->params_known = 1;
+  }
+  *out = &ctx->params;
+cleanup:
+  return rc;
+}
+
 int nhood_ensure_pattern(NHOOD_Topo topo, nhood_commctx *ctx) {
   const nhood_commctx *owner = NULL;
   if (nhood_combine_pattern_of(topo, &owner) != NULL && owner == ctx) return MPI_SUCCESS;
@@ -95,12 +113,12 @@ int nhood_ensure_pattern(NHOOD_Topo topo, nhood_commctx *ctx) {
   nhood_combine_params_from_env(&params);
   /* The depth is chosen under the parameters "auto" decides with. A file that cannot be
    * read leaves the defaults here; "auto" reports it. */
-  const nhood_placement *where = NULL;
-  char source[NHOOD_PARAMS_SOURCE_MAX];
-  int rc = nhood_commctx_placement(ctx, &where);
-  if (rc != MPI_SUCCESS) return rc;
-  nhood_cost_params cost;
-  if (nhood_cost_params_for(where, ctx->size, &cost, source, sizeof source) == MPI_SUCCESS) params.cost = cost;
+  const nhood_cost_params *cost = NULL;
+  int rc = params_of(ctx, &cost);
+  if (rc == MPI_SUCCESS)
+    params.cost = *cost;
+  else if (cost == NULL)
+    return rc; /* the placement could not be found */
   nhood_combine_pattern *pattern = calloc(1, sizeof *pattern);
   if (!pattern) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a combining pattern");
   rc = nhood_combine_build_mpi(ctx->comm, nhood_commctx_reserve_tags(ctx, 1), topo, &params, pattern, NULL);
@@ -198,19 +216,17 @@ cleanup:
 static int decide(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a, decision **out) {
   int rc = MPI_SUCCESS, local_rc = MPI_SUCCESS;
   size_t ncosts = (size_t)nhood_algorithm_count() * NHOOD_SIZE_CLASSES, n = ncosts + 4;
-  nhood_cost_params params;
-  const nhood_placement *where = NULL;
-  char source[NHOOD_PARAMS_SOURCE_MAX];
+  const nhood_cost_params *params = NULL;
   decision *d = NULL;
   double *v = calloc(n, sizeof *v);
   if (!v) return nhood_error(MPI_ERR_NO_MEM, "out of memory for the cost model");
   const nhood_grid_view *grid = NULL;
   NHOOD_TRY(nhood_ensure_pattern(topo, ctx));
   NHOOD_TRY(nhood_grid_of(topo, ctx, &grid));
-  NHOOD_TRY(nhood_commctx_placement(ctx, &where));
-  local_rc = nhood_cost_params_for(where, ctx->size, &params, source, sizeof source);
+  local_rc = params_of(ctx, &params);
+  if (params == NULL) NHOOD_TRY(local_rc); /* the placement could not be found */
   if (local_rc == MPI_SUCCESS)
-    local_rc = nhood_auto_costs(topo, grid ? grid->topo : NULL, a->kind, a->isomorphic_sizes, ctx->rank, &params, v);
+    local_rc = nhood_auto_costs(topo, grid ? grid->topo : NULL, a->kind, a->isomorphic_sizes, ctx->rank, params, v);
   double bytes = nhood_call_block_bytes(a, topo);
   int cls = nhood_size_class(bytes);
   v[ncosts] = cls;
@@ -234,7 +250,6 @@ static int decide(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a,
       (a->kind == NHOOD_ALLTOALLV || a->kind == NHOOD_ALLTOALLW || a->kind == NHOOD_ALLGATHERV) && !a->isomorphic_sizes;
   d->fixed_class = varies || v[ncosts] != -v[ncosts + 1] ? (int)v[ncosts] : -1;
   d->fixed_bytes = v[ncosts + 2];
-  d->margin = params.margin; /* from the same source on every process where it matters (one node) */
   memcpy(d->costs, v, ncosts * sizeof(double));
   *out = d;
 cleanup:
@@ -288,12 +303,14 @@ int nhood_auto_resolve(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_arg
     how->by = NHOOD_CHOSEN_BY_RULE;
     return MPI_SUCCESS;
   }
-  int n = nhood_auto_shortlist((*d)->costs, cls, persistent, (*d)->margin, list);
+  /* The margin of the parameters the table was priced with (decide chose them on ctx). */
+  int n = nhood_auto_shortlist((*d)->costs, cls, persistent, ctx->params.margin, list);
   *alg = list[0];
   if (mode == NHOOD_NONBLOCKING || n == 1 || nhood_trial_rounds() == 0) return MPI_SUCCESS;
   if (persistent) { /* the request's own trial (api/collectives.c builds its task) */
     nhood_trial_init(&how->fresh, list, n, nhood_trial_rounds());
     how->trial = &how->fresh;
+    how->shown = &how->fresh;
     how->by = NHOOD_CHOSEN_BY_TRIAL;
     return MPI_SUCCESS;
   }
@@ -305,7 +322,7 @@ int nhood_auto_resolve(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_arg
   *alg = (*tr)->cand[nhood_trial_next(*tr)];
   how->by = NHOOD_CHOSEN_BY_TRIAL;
   if ((*tr)->winner < 0) how->trial = *tr;
-  nhood_trial_describe(*tr, how->text, sizeof how->text);
+  how->shown = *tr;
 cleanup:
   return rc;
 }

@@ -44,7 +44,7 @@ typedef struct nhood_auto_how {
    * trial its task runs (selection/measured.h). NULL otherwise. */
   nhood_trial *trial;
   nhood_trial fresh;
-  char text[NHOOD_SELECTION_TEXT_MAX]; /* blocking trials: the trial's state, described */
+  const nhood_trial *shown; /* chosen by a trial: that trial, running or decided */
 } nhood_auto_how;
 
 /* Resolves "auto" for call a into *alg: the rules of NHOOD_INFO_TUNE (info, then the

@@ -15,13 +15,13 @@ struct nhood_request {
   nhood_mode mode;
   nhood_coll_kind kind;
   int active;
-  int tag_base;                             /* reserved once per request (per start for blocking calls) */
-  nhood_commctx *ctx;                       /* retained */
-  nhood_task *task;                         /* MPI's own collective, a schedule, a two-stage chain or a trial */
-  int chosen_by;                            /* nhood_chosen_by (api/first_use.h): how its algorithm was chosen */
-  char selection[NHOOD_SELECTION_TEXT_MAX]; /* how it was chosen, described (blocking calls,
-                                             * and a persistent request once its trial ended) */
-  unsigned selection_id;                    /* a number per description of a blocking call's (api/collectives.c) */
+  int tag_base;       /* reserved once per request (per start for blocking calls) */
+  nhood_commctx *ctx; /* retained */
+  nhood_task *task;   /* MPI's own collective, a schedule, a two-stage chain or a trial */
+  /* How its algorithm was chosen, described (NHOOD_Selection_info); empty only for a
+   * persistent request whose trial has not decided. */
+  char selection[NHOOD_SELECTION_TEXT_MAX];
+  unsigned selection_id; /* a number per description of a blocking call's (api/collectives.c) */
 };
 
 /* How the calling thread's last blocking call chose its algorithm, into text; 0 before the

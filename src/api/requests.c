@@ -3,7 +3,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "api/first_use.h"
 #include "api/request.h"
 #include "api/threads.h"
 #include "common/errors.h"
@@ -52,7 +51,7 @@ NHOOD_HOT static void complete(NHOOD_Request *request) {
   req->active = 0;
   if (req->mode == NHOOD_NONBLOCKING)
     destroy(request);
-  else if (req->chosen_by == NHOOD_CHOSEN_BY_TRIAL && req->selection[0] == '\0')
+  else if (req->selection[0] == '\0') /* a trial's: its winner once decided */
     req->task = nhood_trial_task_unwrap(req->task, req->selection, sizeof req->selection);
 }
 
@@ -204,10 +203,7 @@ int NHOOD_Selection_info(NHOOD_Request request, char *text, int len) {
   const nhood_trial *trial = nhood_trial_of_task(request->task);
   if (trial)
     nhood_trial_describe(trial, text, (size_t)len);
-  else if (request->selection[0])
-    snprintf(text, (size_t)len, "%s", request->selection);
   else
-    snprintf(text, (size_t)len, "%s: %s", request->chosen_by == NHOOD_CHOSEN_BY_RULE ? "asked for" : "cost model",
-             nhood_task_schedule(request->task)->algorithm);
+    snprintf(text, (size_t)len, "%s", request->selection);
   return MPI_SUCCESS;
 }

@@ -17,6 +17,8 @@
 #include <mpi.h>
 #include <stdatomic.h>
 
+#include "common/cost_model.h"
+
 /* Where the processes of a communicator run: "auto" prices schedules with parameters that
  * fit it (selection/cost.h). */
 typedef struct nhood_placement {
@@ -35,6 +37,10 @@ typedef struct nhood_commctx {
   atomic_int attached;       /* 0 once the user's communicator was freed (its handle may be reused) */
   MPI_Comm user;             /* the communicator it is attached to, while it is */
   nhood_placement placement; /* filled by nhood_commctx_placement */
+  /* The cost model's parameters on this communicator, chosen once from the placement (by
+   * api/first_use.c: the selection layer chooses, this layer keeps them). */
+  int params_known;
+  nhood_cost_params params;
   struct nhood_commctx *prev_attached, *next_attached; /* the contexts attached now */
 } nhood_commctx;
 

@@ -41,8 +41,8 @@ int ip_raise_message(MPI_Comm comm, int rc, const char *function, const char *me
 int ip_stats_on(void);
 double ip_stats_clock(void);
 void ip_stats_record(int slot, ip_coll coll, ip_mode mode, const char *algorithm, double block_bytes, double seconds);
-/* How "auto" chose (NHOOD_Selection_info) where it measured: `where` says for what; equal
- * pairs are counted once. */
+/* How "auto" chose (NHOOD_Selection_info) where it measured: `where` says for what; each
+ * pair is kept once. */
 void ip_stats_selection(const char *where, const char *text);
 
 /* An MPI request for nhood's request `nreq` (non-blocking, running; or persistent, inactive)

@@ -15,14 +15,15 @@
  * a job reads the same file, and later calls see the same answer. */
 static nhood_cost_params active;
 static char origin[300], failure[NHOOD_MAX_ERROR_STRING];
-static int failed;
+static int failed, named; /* named: NHOOD_PARAMS is set */
 
 static void read_active(void) {
   nhood_cost_params_default(&active);
   const char *path = getenv("NHOOD_PARAMS");
-  if (path != NULL && path[0] != '\0' && nhood_cost_preset(path, &active) == 0) {
+  named = path != NULL && path[0] != '\0';
+  if (named && nhood_cost_preset(path, &active) == 0) {
     snprintf(origin, sizeof origin, "preset %s (NHOOD_PARAMS)", path);
-  } else if (path != NULL && path[0] != '\0') {
+  } else if (named) {
     char err[NHOOD_MAX_ERROR_STRING - 32];
     nhood_cost_params p = active;
     if (nhood_cost_params_read(path, &p, err, sizeof err) != 0) {
@@ -73,20 +74,16 @@ int nhood_cost_cache_path(int nprocs, char *path, size_t len) {
   return n < 0 || (size_t)n >= len;
 }
 
-int nhood_cost_params_for(const nhood_placement *where, int nprocs, nhood_cost_params *out, char *source, size_t len) {
+int nhood_cost_params_for(const nhood_placement *where, int nprocs, nhood_cost_params *out) {
   const nhood_cost_params *explicit_params = NULL;
-  const char *explicit_source = NULL;
-  int rc = nhood_cost_params_active(&explicit_params, &explicit_source);
+  int rc = nhood_cost_params_active(&explicit_params, NULL);
   if (rc != MPI_SUCCESS) return rc;
-  const char *path = getenv("NHOOD_PARAMS");
-  if ((path && path[0] != '\0') || where == NULL) {
+  if (named || where == NULL) {
     *out = *explicit_params;
-    snprintf(source, len, "%s", explicit_source);
     return MPI_SUCCESS;
   }
   if (!where->one_node) {
     nhood_cost_params_default(out);
-    snprintf(source, len, "built-in (ib-edr): the processes span nodes");
     return MPI_SUCCESS;
   }
   char cache[512], err[256];
@@ -95,17 +92,10 @@ int nhood_cost_params_for(const nhood_placement *where, int nprocs, nhood_cost_p
     nhood_cost_params_node(1, &p);
     if (nhood_cost_params_read(cache, &p, err, sizeof err) == 0) {
       *out = p;
-      snprintf(source, len, "%s (nhood-calibrate --save)", cache);
       return MPI_SUCCESS;
     }
   }
-  double f = (double)where->node_procs / (where->cpus > 0 ? where->cpus : 1);
-  nhood_cost_params_node(f, out);
-  if (f > 1)
-    snprintf(source, len, "built-in (one node, %d processes on %d CPUs: shm scaled for time-sharing)",
-             where->node_procs, where->cpus);
-  else
-    snprintf(source, len, "built-in (shm): one node");
+  nhood_cost_params_node((double)where->node_procs / (where->cpus > 0 ? where->cpus : 1), out);
   return MPI_SUCCESS;
 }
 

@@ -33,13 +33,12 @@
 int nhood_cost_params_active(const nhood_cost_params **params, const char **source);
 
 /* The parameters for a communicator of nprocs processes placed as `where` (NULL: unknown),
- * copied into *out, what they are in source: NHOOD_PARAMS's file where it is set; else, for
+ * copied into *out: NHOOD_PARAMS's file where it is set; else, for
  * processes that share one node, the file nhood-calibrate --save wrote for this host, MPI
  * library and process count where there is one, else the node parameters of
  * common/cost_model.h (nhood_cost_params_node); processes on several nodes get the ib-edr
  * preset. Errors as nhood_cost_params_active. */
-#define NHOOD_PARAMS_SOURCE_MAX 640
-int nhood_cost_params_for(const nhood_placement *where, int nprocs, nhood_cost_params *out, char *source, size_t len);
+int nhood_cost_params_for(const nhood_placement *where, int nprocs, nhood_cost_params *out);
 /* The file of nhood-calibrate --save for nprocs processes on this host under this MPI
  * library: <dir>/params-<host>-<nprocs>p-mpi<hash of the library version>.txt, where dir is
  * NHOOD_CACHE_DIR, else $XDG_CACHE_HOME/nhood, else $HOME/.cache/nhood. 0, or 1 where there
