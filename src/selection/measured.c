@@ -42,7 +42,15 @@ void nhood_trial_init(nhood_trial *tr, const nhood_algorithm *const list[], int 
 }
 
 int nhood_trial_length(const nhood_trial *tr) { return tr->n * (tr->reps + 1); }
-int nhood_trial_next(const nhood_trial *tr) { return tr->winner >= 0 ? tr->winner : tr->executions % tr->n; }
+
+/* The candidate execution e runs: round e / n in the model's order when even, reversed when
+ * odd (measured.h). */
+static int candidate_of(const nhood_trial *tr, int e) {
+  int pos = e % tr->n;
+  return (e / tr->n) % 2 ? tr->n - 1 - pos : pos;
+}
+
+int nhood_trial_next(const nhood_trial *tr) { return tr->winner >= 0 ? tr->winner : candidate_of(tr, tr->executions); }
 int nhood_trial_due(const nhood_trial *tr) { return tr->winner < 0 && tr->executions >= nhood_trial_length(tr); }
 
 void nhood_trial_record(nhood_trial *tr, double seconds) {
@@ -62,7 +70,9 @@ void nhood_trial_decide(nhood_trial *tr, const double *maxima) {
   double samples[MAX_REPS];
   int best = 0;
   for (int c = 0; c < tr->n; c++) {
-    for (int r = 0; r < tr->reps; r++) samples[r] = maxima[r * tr->n + c];
+    int k = 0;
+    for (int i = 0; i < tr->n * tr->reps; i++) /* timed execution i is execution n + i */
+      if (candidate_of(tr, tr->n + i) == c) samples[k++] = maxima[i];
     qsort(samples, (size_t)tr->reps, sizeof *samples, compare);
     int h = tr->reps / 2;
     tr->median[c] = tr->reps % 2 ? samples[h] : 0.5 * (samples[h - 1] + samples[h]);

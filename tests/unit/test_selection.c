@@ -323,19 +323,22 @@ static void test_margin_and_trial(void) {
   nhood_trial_init(&tr, three, 3, 3);
   CHECK(nhood_trial_length(&tr) == 12 && tr.winner < 0, "3 candidates x (1 + 3) executions");
   for (int e = 0; e < 12; e++) {
-    CHECK(nhood_trial_next(&tr) == e % 3 && !nhood_trial_due(&tr), "candidates in turn");
+    int expected = (e / 3) % 2 ? 2 - e % 3 : e % 3; /* rounds alternate: 0 1 2, 2 1 0, ... */
+    CHECK(nhood_trial_next(&tr) == expected && !nhood_trial_due(&tr), "candidates in turn, odd rounds reversed");
     nhood_trial_record(&tr, 1.0 + e);
   }
   CHECK(nhood_trial_due(&tr) && nhood_trial_timed_count(&tr) == 9, "due after 12, 9 timed values");
   CHECK(nhood_trial_timed(&tr)[0] == 4.0, "the warm-up round is not timed");
-  /* Slowest-process times, timed rounds only: direct's median is the smallest. */
-  const double maxima[9] = {5, 2, 9, /* round 1 */ 1, 3, 9, /* round 2 */ 6, 2.5, 0.5 /* round 3 */};
+  /* Slowest-process times, timed rounds only, in execution order (round 1 reversed: cart-dim-batch,
+   * direct, combine): direct's median is the smallest. */
+  const double maxima[9] = {9, 2, 5, /* round 1 */ 1, 3, 9, /* round 2 */ 0.5, 2.5, 6 /* round 3 */};
   nhood_trial_decide(&tr, maxima);
   CHECK(tr.winner == 1 && tr.median[0] == 5 && tr.median[1] == 2.5 && tr.median[2] == 9, "medians, then the least");
   CHECK(nhood_trial_next(&tr) == 1, "the winner from now on");
   nhood_trial tie;
   nhood_trial_init(&tie, three, 2, 1);
-  const double close[2] = {1.04, 1.0}, apart[2] = {1.06, 1.0};
+  /* One timed round, reversed: the second candidate's time first. */
+  const double close[2] = {1.0, 1.04}, apart[2] = {1.0, 1.06};
   nhood_trial_decide(&tie, close);
   CHECK(tie.winner == 0, "within 5%% of the fastest: the model's order decides");
   nhood_trial_decide(&tie, apart);
