@@ -15,10 +15,9 @@
  * A trial of n candidates and R timed rounds (NHOOD_TRIAL, default 5) takes n * (R + 1)
  * executions, round by round, each round running every candidate once: even rounds in the
  * model's order, odd rounds in reverse, so that each candidate follows itself and the others
- * alike (an execution pays for what the one before it left unfinished: with a fixed order,
- * direct always ran after MPI's own and measured 10-40% slower than it did in the long run).
- * The first round warms up (first contact between processes, cold caches) and is not
- * counted. The agreement is one allreduce of
+ * alike (an execution pays for what the one before it left unfinished; in a fixed order the
+ * second candidate always paid for the first's). The first round warms up (first contact
+ * between processes, cold caches) and is not counted. The agreement is one allreduce of
  * n * R doubles: for a blocking call it runs inside the call that completes the trial (a
  * blocking collective may synchronize); for a persistent request, whose start must stay
  * local, it is a non-blocking allreduce posted at the next start, which then runs the winner

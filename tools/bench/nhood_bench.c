@@ -738,9 +738,8 @@ static void time_runners(const bench *b, const neighborhood *nb, const exchange 
       call_or_abort(b, nb, x, r);
       r->samples[r->nsamples++] = MPI_Wtime() - t0;
       /* What ran is read after the last batch's call, behind a barrier: on an
-       * oversubscribed machine, work a process does after its call takes the CPU from
-       * processes still inside theirs (reading it after every call made each of nhood's
-       * algorithms 5-18% slower than MPI's own, which reads nothing). */
+       * oversubscribed machine, work a process does right after its call takes the CPU
+       * from processes still inside theirs, and "mpi" reads nothing. */
       if (batch == b->opt.iters - 1) {
         MPI_Barrier(MPI_COMM_WORLD);
         note_selection(r);

@@ -6,8 +6,9 @@
 For every (topology, collective, mode, ranks, bytes) with an "auto" row, prints auto's median,
 the algorithm it ran, the best other algorithm's median (measured in the same run), and the
 ratios auto/best and auto/mpi; with "pmpi" rows (MPI's own timed a second time) the same
-check on them, as a control of the run's resolution. Exits 1 when a ratio exceeds --limit (the acceptance of the
-cost-model issue: 1.05), 2 on unusable input. Standard library only.
+check on them, as a control of the run's resolution. Exits 1 when one of auto's ratios
+exceeds --limit (the acceptance of the cost-model issue: 1.05), 2 on unusable input.
+Standard library only.
 """
 import argparse
 import json
