@@ -87,8 +87,9 @@ static int state_of(NHOOD_Topo topo, nhood_commctx *ctx, struct nhood_first_use 
 }
 
 /* The parameters "auto" and combine's depth choice use on ctx (selection/cost.h), chosen once
- * per communicator: the placement the first time (collectively), the files at most once.
- * On an error *out stays NULL where the placement failed, else points at the defaults. */
+ * per communicator (tried again after a failure): the placement the first time
+ * (collectively), then the files. On an error *out stays NULL where the placement failed,
+ * else points at the defaults. */
 static int params_of(nhood_commctx *ctx, const nhood_cost_params **out) {
   const nhood_placement *where = NULL;
   int rc = MPI_SUCCESS;
@@ -96,9 +97,8 @@ static int params_of(nhood_commctx *ctx, const nhood_cost_params **out) {
   if (!ctx->params_known) {
     NHOOD_TRY(nhood_commctx_placement(ctx, &where));
     nhood_cost_params_default(&ctx->params);
-    *out = &ctx->params;
-    NHOOD_TRY(nhood_cost_params_for(where, ctx->size, &ctx->params));
-    ctx->params_known = 1;
+    rc = nhood_cost_params_for(where, ctx->size, &ctx->params);
+    ctx->params_known = rc == MPI_SUCCESS;
   }
   *out = &ctx->params;
 cleanup:

@@ -26,17 +26,6 @@ static void fail(const char *what) {
   fprintf(stderr, "rank %d: %s\n", rank, what);
 }
 
-/* 1 when every process holds the same string. */
-static int same_everywhere(const char *s) {
-  char mine[64] = "", first[64];
-  snprintf(mine, sizeof mine, "%s", s);
-  memcpy(first, mine, sizeof first);
-  MPI_Bcast(first, sizeof first, MPI_CHAR, 0, MPI_COMM_WORLD);
-  int same = strcmp(first, mine) == 0, all;
-  MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-  return all;
-}
-
 typedef struct {
   MPI_Comm cart;
   NHOOD_Topo topo;
@@ -118,9 +107,9 @@ static void test_overrides(void) {
   grid_create(&g, MPI_INFO_NULL);
   /* The model's choice, at both ends of the size range: correct data, the same everywhere. */
   const char *small = allgather(&g, 1, MPI_INFO_NULL, &rc);
-  if (rc != MPI_SUCCESS || !same_everywhere(small)) fail("auto, 4 B: failed or differs between processes");
+  if (rc != MPI_SUCCESS || !test_same_everywhere(small)) fail("auto, 4 B: failed or differs between processes");
   const char *large = allgather(&g, 1 << 16, MPI_INFO_NULL, &rc);
-  if (rc != MPI_SUCCESS || !same_everywhere(large)) fail("auto, 256 KiB: failed or differs between processes");
+  if (rc != MPI_SUCCESS || !test_same_everywhere(large)) fail("auto, 256 KiB: failed or differs between processes");
   if (rank == 0) printf("auto chose %s at 4 B and %s at 256 KiB\n", small, large);
 
   /* NHOOD_TUNE, by size: the rule's algorithm runs. */
@@ -169,7 +158,7 @@ static void test_params(const char *expect) {
   const char *name = allgather(&g, 1, MPI_INFO_NULL, &rc);
   if (strcmp(expect, "error") == 0) {
     expect_error(rc, MPI_ERR_OTHER, "NHOOD_PARAMS", "unreadable NHOOD_PARAMS");
-  } else if (rc != MPI_SUCCESS || !same_everywhere(name)) {
+  } else if (rc != MPI_SUCCESS || !test_same_everywhere(name)) {
     fail("auto failed or differs between processes");
   } else if (strcmp(expect, "direct") == 0) {
     expect_name(name, "direct", "rounds made costly");

@@ -1,7 +1,7 @@
 /*
  * Measured selection (selection/measured.h) through the API: a persistent "auto" request and
  * a repeated blocking "auto" call, on a Moore r = 1 stencil of a periodic Cartesian grid,
- * with blocks of two size classes in turn. Checked at every call: the data (each candidate of
+ * with blocks of two size classes, one after the other. Checked at every call: the data (each candidate of
  * the trial delivers MPI-4.1's result), NHOOD_Selection_info's state ("measuring (k of N
  * calls)", then "measured: ...; kept X" once the trial ended, after exactly the calls the
  * plan says), that X is the fastest of the medians the text reports (within 5%), that every process kept
@@ -29,16 +29,6 @@ static void fail(const char *what, const char *detail) {
 }
 
 static int starts_with(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
-
-/* The same string on every process (compared through rank 0's copy). */
-static int same_everywhere(const char *s) {
-  char root[256];
-  snprintf(root, sizeof root, "%s", s);
-  MPI_Bcast(root, sizeof root, MPI_CHAR, 0, MPI_COMM_WORLD);
-  int same = strcmp(root, s) == 0, all = 0;
-  MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
-  return all;
-}
 
 /* "measured: A 1.0 us, B 2.0 us (...); kept B": whether the kept one is the fastest, within
  * 5%, and its name into kept. */
@@ -111,8 +101,7 @@ static const char *state_of(const char *text) {
 
 /* Runs calls until the selection leaves "measuring"; returns how many that took (the call
  * after which the text first shows the outcome), -1 after a failure. `persistent`: one
- * request started again and again; else blocking calls. Two block sizes alternate when
- * `alternate` (blocking only: each size class has its own trial, so each takes its calls). */
+ * request started again and again; else blocking calls (a trial per size class). */
 static int run(const stencil *s, int persistent, int count, const char *expect, int limit, char kept[64]) {
   int *send = malloc(sizeof(int) * (size_t)count), *recv = malloc(sizeof(int) * (size_t)count * (size_t)s->n);
   NHOOD_Request req = NHOOD_REQUEST_NULL;
@@ -203,7 +192,7 @@ int main(int argc, char **argv) {
       char kept[64] = "", what[160];
       int took = run(&s, persistent, counts[c], expect, 200, kept);
       snprintf(what, sizeof what, "%s, %d B blocks", persistent ? "persistent" : "blocking", counts[c] * 4);
-      if (!same_everywhere(kept)) fail("processes kept different algorithms", what);
+      if (!test_same_everywhere(kept)) fail("processes kept different algorithms", what);
       if (strcmp(expect, "trial") == 0) {
         /* n candidates x (warm-up + reps), and for a request the start that agrees. */
         int n_min = 2 * (reps + 1) + persistent, n_max = 3 * (reps + 1) + persistent;

@@ -102,6 +102,16 @@ int test_selected(const char *name, const char *filter) {
   return 0;
 }
 
+int test_same_everywhere(const char *s) {
+  char mine[256], root[256];
+  snprintf(mine, sizeof mine, "%s", s);
+  memcpy(root, mine, sizeof root);
+  MPI_Bcast(root, sizeof root, MPI_CHAR, 0, MPI_COMM_WORLD);
+  int same = strcmp(root, mine) == 0, all = 0;
+  MPI_Allreduce(&same, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  return all;
+}
+
 int test_finish(const char *name, int failures) {
   int rank = 0, all = 0;
   watchdog_disarm();

@@ -35,6 +35,10 @@ void watchdog_disarm(void);
  * "<name>: passed" or "FAILED" on rank 0, finalizes MPI; returns main's exit status. */
 int test_finish(const char *name, int failures);
 
+/* 1 when every process of MPI_COMM_WORLD holds the same string (its first 255 characters,
+ * compared with rank 0's). Collective. */
+int test_same_everywhere(const char *s);
+
 /* 1 when the decimal number `rank` occurs in text as "rank <rank>" (not followed by a
  * digit): used to check that error messages name the ranks involved. */
 int text_names_rank(const char *text, int rank);
