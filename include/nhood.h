@@ -115,6 +115,14 @@ typedef struct nhood_request *NHOOD_Request;
  *  are MPI_ERR_INFO. The rules must be the same on every process. */
 #define NHOOD_INFO_TUNE "nhood_tune"
 
+/** Info key (topology creation), a positive integer k: for this topology, treat blocks of k
+ *  consecutive ranks of the communicator as one node (the last one possibly smaller), as the
+ *  environment variable NHOOD_RANKS_PER_NODE does for every communicator; to study the
+ *  node-aware algorithm on one machine. Without either, nodes are found with
+ *  MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) at the first call that needs them. Another
+ *  value is MPI_ERR_INFO. The value must be the same on every process. */
+#define NHOOD_INFO_RANKS_PER_NODE "nhood_ranks_per_node"
+
 /* ------------------------------------------------------------------------------------- */
 /* Errors                                                                                 */
 /* ------------------------------------------------------------------------------------- */

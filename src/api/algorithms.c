@@ -40,7 +40,7 @@ int NHOOD_Topo_algorithm_applies(NHOOD_Topo topo, MPI_Comm comm, const char *alg
   /* What the registry's reasons read: the collective and the isomorphic-sizes assertion. */
   nhood_coll_args a = {.kind = (nhood_coll_kind)kind, .isomorphic_sizes = topo->isomorphic_sizes};
   NHOOD_TRY(nhood_info_bool(info, NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES, &a.isomorphic_sizes));
-  if (alg->needs_pattern) NHOOD_TRY(nhood_ensure_pattern(topo, ctx));
+  NHOOD_TRY(nhood_ensure_pattern(topo, ctx, alg->pattern));
   NHOOD_Topo on = topo; /* on a graph, the grid found under it, where there is one */
   NHOOD_TRY(nhood_grid_topo_for(topo, ctx, alg, &a, &on));
   NHOOD_TRY(nhood_native_prepare(topo, ctx, &a, 0, alg, &why_not, &graph));

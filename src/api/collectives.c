@@ -175,7 +175,7 @@ static int prepare_algorithm(nhood_coll_args *a, NHOOD_Topo topo, nhood_commctx 
   int rc = MPI_SUCCESS;
   const char *why_not = NULL;
   *on = topo;
-  if ((*alg)->needs_pattern) NHOOD_TRY(nhood_ensure_pattern(topo, ctx));
+  NHOOD_TRY(nhood_ensure_pattern(topo, ctx, (*alg)->pattern));
   NHOOD_TRY(nhood_grid_topo_for(topo, ctx, *alg, a, on));
   NHOOD_TRY(nhood_native_prepare(topo, ctx, a, mode == NHOOD_PERSISTENT, *alg, &why_not, graph));
   NHOOD_TRY(nhood_select_fallback(*alg, why_not, *on, a, alg));
@@ -201,7 +201,7 @@ static int build_request(struct nhood_request *req, const nhood_coll_args *a, NH
     return MPI_SUCCESS;
   }
   if (nhood_algorithm_needs_size_pass(alg, topo, a)) {
-    NHOOD_TRY(nhood_two_stage_create(topo, a, ctx, mode, &req->task));
+    NHOOD_TRY(nhood_two_stage_create(topo, alg->pattern, a, ctx, mode, &req->task));
     return MPI_SUCCESS;
   }
   NHOOD_TRY(nhood_algorithm_build(alg, on, a, ctx->rank, &sched));

@@ -9,6 +9,7 @@
 #include "common/errors.h"
 #include "engine/native_mpi.h"
 #include "pattern/combine.h"
+#include "pattern/node.h"
 #include "schedule/algorithms.h"
 #include "selection/measured.h"
 #include "selection/tune.h"
@@ -35,6 +36,7 @@ struct nhood_first_use {
   nhood_native_graph *graph;            /* for "mpi"; NULL until needed; requests retain it */
   signed char native_ok[NHOOD_NCOLLS];  /* -1: not agreed yet */
   decision *decisions[NHOOD_NCOLLS][2]; /* [kind][isomorphic_sizes] */
+  nhood_nodes nodes; /* nodes of NHOOD_INFO_RANKS_PER_NODE (nodes.per_node > 0 once set) */
 };
 
 static void drop_decisions(struct nhood_first_use *state) {
@@ -52,6 +54,7 @@ static void free_state(void *value) {
   nhood_grid_view_free(state->grid);
   nhood_native_graph_release(state->graph);
   if (state->owner) nhood_commctx_release(state->owner);
+  nhood_nodes_free(&state->nodes);
   free(state);
 }
 
@@ -105,28 +108,50 @@ cleanup:
   return rc;
 }
 
-int nhood_ensure_pattern(NHOOD_Topo topo, nhood_commctx *ctx) {
-  const nhood_commctx *owner = NULL;
-  if (nhood_combine_pattern_of(topo, &owner) != NULL && owner == ctx) return MPI_SUCCESS;
+int nhood_nodes_for(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_nodes **nodes) {
+  int rc = MPI_SUCCESS;
+  struct nhood_first_use *s = NULL;
+  if (topo->ranks_per_node <= 0) return nhood_commctx_nodes(ctx, nodes);
+  NHOOD_TRY(state_of(topo, ctx, &s));
+  if (s->nodes.per_node == 0) nhood_nodes_blocks(&s->nodes, ctx->size, topo->ranks_per_node);
+  *nodes = &s->nodes;
+cleanup:
+  return rc;
+}
+
+/* combine's Phase 1, its depth chosen under the parameters "auto" decides with. A file that
+ * cannot be read leaves the defaults here; "auto" reports it. */
+static int build_combine(NHOOD_Topo topo, nhood_commctx *ctx, nhood_combine_pattern *pattern) {
   nhood_combine_params params;
   nhood_combine_params_default(&params);
   nhood_combine_params_from_env(&params);
-  /* The depth is chosen under the parameters "auto" decides with. A file that cannot be
-   * read leaves the defaults here; "auto" reports it. */
   const nhood_cost_params *cost = NULL;
   int rc = params_of(ctx, &cost);
   if (rc == MPI_SUCCESS)
     params.cost = *cost;
   else if (cost == NULL)
     return rc; /* the placement could not be found */
+  return nhood_combine_build_mpi(ctx->comm, nhood_commctx_reserve_tags(ctx, 1), topo, &params, pattern, NULL);
+}
+
+static int build_node(NHOOD_Topo topo, nhood_commctx *ctx, nhood_combine_pattern *pattern) {
+  const nhood_nodes *nodes = NULL;
+  int rc = nhood_nodes_for(topo, ctx, &nodes);
+  if (rc != MPI_SUCCESS) return rc;
+  return nhood_node_build_mpi(ctx->comm, nhood_commctx_reserve_tags(ctx, 1), topo, nodes, pattern, NULL);
+}
+
+int nhood_ensure_pattern(NHOOD_Topo topo, nhood_commctx *ctx, nhood_pattern_kind kind) {
+  const nhood_commctx *owner = NULL;
+  if (kind == NHOOD_PATTERN_NONE || (nhood_pattern_of(topo, kind, &owner) != NULL && owner == ctx)) return MPI_SUCCESS;
   nhood_combine_pattern *pattern = calloc(1, sizeof *pattern);
-  if (!pattern) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a combining pattern");
-  rc = nhood_combine_build_mpi(ctx->comm, nhood_commctx_reserve_tags(ctx, 1), topo, &params, pattern, NULL);
+  if (!pattern) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a forwarding pattern");
+  int rc = kind == NHOOD_PATTERN_COMBINE ? build_combine(topo, ctx, pattern) : build_node(topo, ctx, pattern);
   if (rc != MPI_SUCCESS) {
     free(pattern);
     return rc;
   }
-  if ((rc = nhood_combine_pattern_attach(topo, pattern, ctx)) != MPI_SUCCESS) nhood_combine_pattern_release(pattern);
+  if ((rc = nhood_pattern_attach(topo, kind, pattern, ctx)) != MPI_SUCCESS) nhood_combine_pattern_release(pattern);
   return rc;
 }
 
@@ -221,7 +246,7 @@ static int decide(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a,
   double *v = calloc(n, sizeof *v);
   if (!v) return nhood_error(MPI_ERR_NO_MEM, "out of memory for the cost model");
   const nhood_grid_view *grid = NULL;
-  NHOOD_TRY(nhood_ensure_pattern(topo, ctx));
+  NHOOD_TRY(nhood_ensure_pattern(topo, ctx, NHOOD_PATTERN_COMBINE));
   NHOOD_TRY(nhood_grid_of(topo, ctx, &grid));
   local_rc = params_of(ctx, &params);
   if (params == NULL) NHOOD_TRY(local_rc); /* the placement could not be found */

@@ -21,8 +21,14 @@
 #include "topology/grid.h"
 #include "topology/topology.h"
 
-/* The combining pattern of topo on ctx (Phase 1, collectively, the first time). */
-int nhood_ensure_pattern(NHOOD_Topo topo, nhood_commctx *ctx);
+/* The forwarding pattern of a kind (combine's, node's) of topo on ctx (Phase 1,
+ * collectively, the first time); NHOOD_PATTERN_NONE does nothing. */
+int nhood_ensure_pattern(NHOOD_Topo topo, nhood_commctx *ctx, nhood_pattern_kind kind);
+
+/* Which processes of ctx share a node for topo: blocks of NHOOD_INFO_RANKS_PER_NODE ranks
+ * where the topology was given it, else the communicator's map (nhood_commctx_nodes;
+ * collective the first time). */
+int nhood_nodes_for(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_nodes **nodes);
 
 /* The grid under graph topology topo (topology/grid.h), searched collectively on ctx the
  * first time; *view NULL where there is none, for other kinds of topology, or with

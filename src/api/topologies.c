@@ -39,6 +39,21 @@ cleanup:
   return rc;
 }
 
+int nhood_info_positive(MPI_Info info, const char *key, int *value) {
+  int rc = MPI_SUCCESS, flag = 0;
+  char text[MPI_MAX_INFO_VAL + 1], *end;
+  if (info == MPI_INFO_NULL) return MPI_SUCCESS;
+  NHOOD_MPI_CALL(MPI_Info_get(info, key, MPI_MAX_INFO_VAL, text, &flag));
+  if (!flag) return MPI_SUCCESS;
+  long v = strtol(text, &end, 10);
+  if (text[0] == '\0' || *end != '\0' || v < 1 || v > 1 << 30)
+    rc = nhood_error(MPI_ERR_INFO, "info key %s is \"%s\" (expected a positive integer)", key, text);
+  else
+    *value = (int)v;
+cleanup:
+  return rc;
+}
+
 /* ---- the tuning rules of NHOOD_INFO_TUNE, kept on the topology ---------------------------- */
 
 static void free_rules(void *rules) {
@@ -74,6 +89,7 @@ int nhood_topo_publish(NHOOD_Topo t, MPI_Info info, NHOOD_Topo *out) {
   int rc = MPI_SUCCESS;
   NHOOD_TRY(nhood_info_algorithm(info, t->algorithm));
   NHOOD_TRY(nhood_info_bool(info, NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES, &t->isomorphic_sizes));
+  NHOOD_TRY(nhood_info_positive(info, NHOOD_INFO_RANKS_PER_NODE, &t->ranks_per_node));
   NHOOD_TRY(read_tune(info, t));
   NHOOD_TRY(nhood_handle_register(t, NHOOD_HANDLE_TOPO));
   *out = t;

@@ -27,5 +27,7 @@ int nhood_info_algorithm(MPI_Info info, char *name);
 /* Reads a boolean info key ("true" / "false") into *value, which stays as it is when the key
  * is absent; another value is MPI_ERR_INFO. */
 int nhood_info_bool(MPI_Info info, const char *key, int *value);
+/* Reads a positive integer info key into *value, unchanged when absent; else MPI_ERR_INFO. */
+int nhood_info_positive(MPI_Info info, const char *key, int *value);
 
 #endif

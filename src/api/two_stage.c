@@ -22,14 +22,14 @@ typedef struct {
   int borrowed; /* a blocking call: lists and arguments are the caller's (no copies) */
 } two_stage;
 
-static int snapshot_topology(two_stage *ts, NHOOD_Topo topo) {
+static int snapshot_topology(two_stage *ts, NHOOD_Topo topo, nhood_pattern_kind kind) {
   struct nhood_topo *t = &ts->topo;
   t->kind = topo->kind;
   t->indegree = topo->indegree;
   t->outdegree = topo->outdegree;
   t->nchannels = 1; /* two-stage calls are never on Cartesian channels (nhood_combine_needs_size_pass) */
   t->max_rank = topo->max_rank;
-  ts->pattern = nhood_combine_pattern_of(topo, NULL);
+  ts->pattern = nhood_pattern_of(topo, kind, NULL);
   nhood_combine_pattern_retain(ts->pattern);
   if (ts->borrowed) {
     t->sources = topo->sources;
@@ -71,8 +71,8 @@ cleanup:
   return rc;
 }
 
-int nhood_two_stage_create(NHOOD_Topo topo, const nhood_coll_args *a, const nhood_commctx *ctx, nhood_mode mode,
-                           nhood_task **task) {
+int nhood_two_stage_create(NHOOD_Topo topo, nhood_pattern_kind kind, const nhood_coll_args *a,
+                           const nhood_commctx *ctx, nhood_mode mode, nhood_task **task) {
   int rc = MPI_SUCCESS;
   nhood_sched s;
   nhood_task *pass = NULL;
@@ -85,7 +85,7 @@ int nhood_two_stage_create(NHOOD_Topo topo, const nhood_coll_args *a, const nhoo
   /* A blocking call completes before it returns, so it reads the caller's lists and
    * arguments in place; the others keep copies. */
   ts->borrowed = mode == NHOOD_BLOCKING;
-  NHOOD_TRY(snapshot_topology(ts, topo));
+  NHOOD_TRY(snapshot_topology(ts, topo, kind));
   if (ts->borrowed)
     ts->owned.args = *a;
   else

@@ -1,6 +1,8 @@
 #include "common/commctx.h"
 
 #include <pthread.h>
+#include <stdio.h>
+#include <string.h>
 #include <stdlib.h>
 #include <unistd.h>
 
@@ -31,6 +33,42 @@ cleanup:
   return rc;
 }
 
+int nhood_ranks_per_node_env(void) {
+  const char *v = getenv("NHOOD_RANKS_PER_NODE");
+  if (v == NULL || v[0] == '\0') return 0;
+  char *end;
+  long k = strtol(v, &end, 10);
+  return *end == '\0' && k >= 1 && k <= 1 << 30 ? (int)k : -1;
+}
+
+int nhood_commctx_nodes(nhood_commctx *ctx, const nhood_nodes **out) {
+  int rc = MPI_SUCCESS, leader = 0, *labels = NULL;
+  MPI_Comm node = MPI_COMM_NULL;
+  if (!ctx->nodes_known) {
+    int k = nhood_ranks_per_node_env();
+    if (k < 0) return nhood_error(MPI_ERR_ARG, "NHOOD_RANKS_PER_NODE=\"%s\" is not a positive integer",
+                                  getenv("NHOOD_RANKS_PER_NODE"));
+    if (k > 0) {
+      nhood_nodes_blocks(&ctx->nodes, ctx->size, k);
+    } else {
+      /* A node's label is the rank (in the private communicator) of its lowest process. */
+      if (!(labels = malloc(sizeof(int) * (size_t)ctx->size)))
+        return nhood_error(MPI_ERR_NO_MEM, "out of memory for the node map of %d processes", ctx->size);
+      NHOOD_MPI_CALL(MPI_Comm_split_type(ctx->comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+      leader = ctx->rank;
+      NHOOD_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, &leader, 1, MPI_INT, MPI_MIN, node));
+      NHOOD_MPI_CALL(MPI_Allgather(&leader, 1, MPI_INT, labels, 1, MPI_INT, ctx->comm));
+      NHOOD_TRY(nhood_nodes_from_labels(&ctx->nodes, ctx->size, labels));
+    }
+    ctx->nodes_known = 1;
+  }
+  *out = &ctx->nodes;
+cleanup:
+  if (node != MPI_COMM_NULL) MPI_Comm_free(&node);
+  free(labels);
+  return rc;
+}
+
 void nhood_commctx_retain(nhood_commctx *ctx) { atomic_fetch_add(&ctx->refs, 1); }
 
 void nhood_commctx_release(nhood_commctx *ctx) {
@@ -40,6 +78,7 @@ void nhood_commctx_release(nhood_commctx *ctx) {
   int finalized = 0;
   MPI_Finalized(&finalized);
   if (!finalized) MPI_Comm_free(&ctx->comm);
+  nhood_nodes_free(&ctx->nodes);
   free(ctx);
   atomic_fetch_sub(&live, 1);
 }
@@ -157,6 +196,7 @@ static int create_context(MPI_Comm comm, nhood_commctx **out) {
   return MPI_SUCCESS;
 cleanup:
   if (ctx->comm != MPI_COMM_NULL) MPI_Comm_free(&ctx->comm);
+  nhood_nodes_free(&ctx->nodes);
   free(ctx);
   return rc;
 }

@@ -18,6 +18,7 @@
 #include <stdatomic.h>
 
 #include "common/cost_model.h"
+#include "common/nodes.h"
 
 /* Where the processes of a communicator run: "auto" prices schedules with parameters that
  * fit it (selection/cost.h). */
@@ -41,6 +42,8 @@ typedef struct nhood_commctx {
    * api/first_use.c: the selection layer chooses, this layer keeps them). */
   int params_known;
   nhood_cost_params params;
+  int nodes_known; /* nodes filled by nhood_commctx_nodes */
+  nhood_nodes nodes;
   struct nhood_commctx *prev_attached, *next_attached; /* the contexts attached now */
 } nhood_commctx;
 
@@ -57,6 +60,14 @@ int nhood_commctx_reserve_tags(nhood_commctx *ctx, int ntags);
 /* The communicator's placement, found the first time (collective: MPI_Comm_split_type by
  * shared memory, at a call every process makes) and kept. */
 int nhood_commctx_placement(nhood_commctx *ctx, const nhood_placement **out);
+
+/* Which processes share a node, found the first time (collective: MPI_Comm_split_type by
+ * shared memory and an allgather of each process's node leader, at a call every process
+ * makes) and kept. NHOOD_RANKS_PER_NODE=k (the same on every process) emulates nodes of k
+ * consecutive ranks instead, with no communication. An unusable value is MPI_ERR_ARG. */
+int nhood_commctx_nodes(nhood_commctx *ctx, const nhood_nodes **out);
+/* NHOOD_RANKS_PER_NODE: 0 where unset, -1 where not a positive integer. */
+int nhood_ranks_per_node_env(void);
 
 /* How many contexts exist now (for the soak test). */
 int nhood_commctx_live(void);

@@ -23,7 +23,16 @@ static const struct {
       .mpi_factor = 1.0,
       .eager = 8192,
       .rdv = 1.2,
-      .margin = NHOOD_COST_MARGIN}},
+      .margin = NHOOD_COST_MARGIN,
+      /* On-node messages as the shm preset below. The network interface: 100 Gb/s is
+       * 12.5 GB/s for the node, and a ConnectX-4/5 EDR adapter is quoted at 150-200 million
+       * messages per second for the whole node (the lower figure taken). */
+      .node_L = 0.3,
+      .node_o = 0.1,
+      .node_g = 0.05,
+      .node_G = 1.0 / 10000.0,
+      .nic_o = 1.0 / 150.0,
+      .nic_G = 1.0 / 12500.0}},
     /* Shared memory within a node: ~0.3 us latency, ~10 GB/s single-copy; Open MPI's vader
      * sends up to 4 KiB eagerly. */
     {"shm",
@@ -35,7 +44,11 @@ static const struct {
       .mpi_factor = 1.0,
       .eager = 4096,
       .rdv = 0.3,
-      .margin = NHOOD_COST_MARGIN}},
+      .margin = NHOOD_COST_MARGIN,
+      .node_L = 0.3,
+      .node_o = 0.1,
+      .node_g = 0.05,
+      .node_G = 1.0 / 10000.0}},
 };
 #define NPRESETS (sizeof presets / sizeof presets[0])
 
@@ -66,6 +79,10 @@ void nhood_cost_params_node(double f, nhood_cost_params *out) {
   out->eager = 3072;
   out->rdv = 1.1 * f;
   out->rdv_round = 2 * f;
+  out->node_L = out->L;
+  out->node_o = out->o;
+  out->node_g = out->g;
+  out->node_G = out->G;
 }
 
 /* ---- the file format ------------------------------------------------------------------ */
@@ -84,6 +101,12 @@ static const struct {
     {"rdv", offsetof(nhood_cost_params, rdv)},
     {"rdv_round", offsetof(nhood_cost_params, rdv_round)},
     {"margin", offsetof(nhood_cost_params, margin)},
+    {"node_L", offsetof(nhood_cost_params, node_L)},
+    {"node_o", offsetof(nhood_cost_params, node_o)},
+    {"node_g", offsetof(nhood_cost_params, node_g)},
+    {"node_G", offsetof(nhood_cost_params, node_G)},
+    {"nic_o", offsetof(nhood_cost_params, nic_o)},
+    {"nic_G", offsetof(nhood_cost_params, nic_G)},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -123,7 +146,9 @@ static int read_line(char *line, nhood_cost_params *out, char *err, size_t errle
     return 0;
   }
   snprintf(err, errlen,
-           "unknown key \"%.40s\" (known: preset, L, o, g, G, Gcopy, mpi_factor, eager, rdv, rdv_round, margin)", key);
+           "unknown key \"%.40s\" (known: preset, L, o, g, G, Gcopy, mpi_factor, eager, rdv, rdv_round, margin, "
+           "node_L, node_o, node_g, node_G, nic_o, nic_G)",
+           key);
   return 1;
 }
 
@@ -168,6 +193,12 @@ int nhood_cost_params_write(FILE *out, const nhood_cost_params *p, const char *h
   fprintf(out, "rdv = %.6g        # us per message above eager, at each end (0: none)\n", p->rdv);
   fprintf(out, "rdv_round = %.6g  # us per round with a message above eager (0: none)\n", p->rdv_round);
   fprintf(out, "margin = %.6g     # predicted gain a schedule with more rounds or copies must beat\n", p->margin);
+  fprintf(out, "node_L = %.6g     # a message between processes of one node: us per round\n", p->node_L);
+  fprintf(out, "node_o = %.6g     # ... us per message, at each end\n", p->node_o);
+  fprintf(out, "node_g = %.6g     # ... us between injections\n", p->node_g);
+  fprintf(out, "node_G = %.6g     # ... us per byte\n", p->node_G);
+  fprintf(out, "nic_o = %.6g      # a node's network interface: us per message (0: not modelled)\n", p->nic_o);
+  fprintf(out, "nic_G = %.6g      # ... us per byte (0: not modelled)\n", p->nic_G);
   return ferror(out) ? 1 : 0;
 }
 

@@ -62,6 +62,14 @@ typedef struct nhood_cost_params {
   double rdv;        /* µs per message end */
   double rdv_round;  /* µs per round */
   double margin;     /* dimensionless */
+  /* Two levels (a communicator over several nodes): a message between two processes of one
+   * node costs node_L, node_o, node_g and node_G in place of L, o, g and G; a message between
+   * nodes also passes its sender's and its receiver's network interface, which each node's
+   * processes share: nic_o per message and nic_G per byte (the interface's message rate and
+   * bandwidth). On one node every message is on-node and L, o, g, G price it (the presets for
+   * one node set node_* equal to them). */
+  double node_L, node_o, node_g, node_G; /* µs, µs per byte */
+  double nic_o, nic_G;                   /* µs per message, µs per byte, per node */
 } nhood_cost_params;
 
 /* The presets' margin: what the model was measured to get wrong on one machine (nhood-calibrate's

@@ -20,6 +20,7 @@
 
 #include "common/errors.h"
 #include "pattern/bsp_drivers.h"
+#include "pattern/records.h"
 #include "topology/topology.h"
 
 void nhood_combine_params_default(nhood_combine_params *p) {
@@ -31,97 +32,6 @@ void nhood_combine_params_from_env(nhood_combine_params *p) {
   const char *theta = getenv("NHOOD_COMBINE_THETA"), *levels = getenv("NHOOD_COMBINE_LEVELS");
   if (theta && atoi(theta) > 0) p->theta = atoi(theta);
   if (levels && levels[0] >= '0' && levels[0] <= '9') p->force_levels = atoi(levels);
-}
-
-/* ---- record lists ----------------------------------------------------------------------- */
-
-static void records_free(nhood_records *r) {
-  free(r->words);
-  memset(r, 0, sizeof *r);
-}
-
-static int records_reserve(nhood_records *r, int more, int *capacity) {
-  if (r->nwords + more <= *capacity) return MPI_SUCCESS;
-  int cap = *capacity ? *capacity : 16;
-  while (cap < r->nwords + more) cap *= 2;
-  int *bigger = realloc(r->words, sizeof(int) * (size_t)cap);
-  if (!bigger) return nhood_error(MPI_ERR_NO_MEM, "combining: out of memory for duty lists");
-  r->words = bigger;
-  *capacity = cap;
-  return MPI_SUCCESS;
-}
-
-/* Appends a record whose list is the sorted merge of a[na] and b[nb] (either may be empty). */
-static int records_append(nhood_records *r, int *capacity, int key, const int *a, int na, const int *b, int nb) {
-  int rc = records_reserve(r, 2 + na + nb, capacity);
-  if (rc != MPI_SUCCESS) return rc;
-  int *w = r->words + r->nwords, i = 0, j = 0, n = 2;
-  w[0] = key;
-  w[1] = na + nb;
-  while (i < na || j < nb) w[n++] = (j >= nb || (i < na && a[i] < b[j])) ? a[i++] : b[j++];
-  r->nwords += n;
-  r->nrecords++;
-  return MPI_SUCCESS;
-}
-
-/* Copies words[n] (records) into a fresh list. */
-static int records_from(nhood_records *r, const int *words, int nwords) {
-  memset(r, 0, sizeof *r);
-  if (nwords == 0) return MPI_SUCCESS;
-  r->words = malloc(sizeof(int) * (size_t)nwords);
-  if (!r->words) return nhood_error(MPI_ERR_NO_MEM, "combining: out of memory for duty lists");
-  memcpy(r->words, words, sizeof(int) * (size_t)nwords);
-  r->nwords = nwords;
-  for (const int *x = words; x < words + nwords; x += 2 + x[1]) r->nrecords++;
-  return MPI_SUCCESS;
-}
-
-/* Whether the words hold well-formed records (a message from another rank is checked). */
-static int records_valid(const int *words, int nwords) {
-  for (int k = 0; k < nwords;) {
-    if (nwords - k < 2 || words[k + 1] < 0 || words[k + 1] > nwords - k - 2) return 0;
-    k += 2 + words[k + 1];
-  }
-  return 1;
-}
-
-/* c = a merged with b by key (ascending in both); lists of equal keys are merged. */
-static int records_merge(const int *a, int na, const int *b, int nb, nhood_records *c) {
-  int capacity = 0, rc = MPI_SUCCESS;
-  memset(c, 0, sizeof *c);
-  const int *x = a, *y = b, *xe = a + na, *ye = b + nb;
-  while (rc == MPI_SUCCESS && (x < xe || y < ye)) {
-    if (y >= ye || (x < xe && x[0] < y[0])) {
-      rc = records_append(c, &capacity, x[0], x + 2, x[1], NULL, 0);
-      x += 2 + x[1];
-    } else if (x >= xe || y[0] < x[0]) {
-      rc = records_append(c, &capacity, y[0], y + 2, y[1], NULL, 0);
-      y += 2 + y[1];
-    } else {
-      rc = records_append(c, &capacity, x[0], x + 2, x[1], y + 2, y[1]);
-      x += 2 + x[1];
-      y += 2 + y[1];
-    }
-  }
-  if (rc != MPI_SUCCESS) records_free(c);
-  return rc;
-}
-
-/* Splits src by key: records whose key has bit `bit` equal to `value` go to `with`, the
- * others to `without`. */
-static int records_split(const nhood_records *src, int bit, int value, nhood_records *with, nhood_records *without) {
-  int cap_with = 0, cap_without = 0, rc = MPI_SUCCESS;
-  memset(with, 0, sizeof *with);
-  memset(without, 0, sizeof *without);
-  for (const int *x = src->words; rc == MPI_SUCCESS && x < NHOOD_RECORDS_END(*src); x += 2 + x[1]) {
-    int match = ((x[0] >> bit) & 1) == value;
-    rc = records_append(match ? with : without, match ? &cap_with : &cap_without, x[0], x + 2, x[1], NULL, 0);
-  }
-  if (rc != MPI_SUCCESS) {
-    records_free(with);
-    records_free(without);
-  }
-  return rc;
 }
 
 static int common_keys(const int *a, int na, const int *b, int nb) {
@@ -173,7 +83,7 @@ static int initial_duties(state *s, nhood_records *duties) {
     for (int i = 0, j; i < count && rc == MPI_SUCCESS; i = j) {
       for (j = i; j < count && sorted[j] == sorted[i];) j++;
       if (nhood_combine_eligible(sorted[i], s->me, j - i)) {
-        if (!side) rc = records_append(duties, &capacity, sorted[i], &s->me, 1, NULL, 0);
+        if (!side) rc = nhood_records_append(duties, &capacity, sorted[i], &s->me, 1, NULL, 0);
       } else if (sorted[i] != MPI_PROC_NULL && sorted[i] != s->me) {
         direct += j - i;
       }
@@ -184,7 +94,7 @@ static int initial_duties(state *s, nhood_records *duties) {
       s->ndirect_send = direct;
   }
   free(sorted);
-  if (rc != MPI_SUCCESS) records_free(duties);
+  if (rc != MPI_SUCCESS) nhood_records_free(duties);
   return rc;
 }
 
@@ -271,7 +181,7 @@ static int partner_records(const nhood_bsp_inbox *in, int partner, const int **w
   for (int k = 0; k < in->nmessages; k++) {
     const nhood_bsp_message *msg = &in->messages[k];
     if (msg->source != partner) continue;
-    if (msg->count < 1 || !records_valid(msg->data + 1, msg->count - 1))
+    if (msg->count < 1 || !nhood_records_valid(msg->data + 1, msg->count - 1))
       return nhood_error(MPI_ERR_INTERN, "combining: malformed duty list from rank %d", partner);
     *words = msg->data + 1;
     *nwords = msg->count - 1;
@@ -287,18 +197,18 @@ static int apply_level(state *s, int level, const nhood_combine_level *lv) {
   nhood_records kept, gone, merged;
   if (lv->partner < 0) return MPI_SUCCESS;
   if (level_is_fold(s, level) && s->me >= s->P2) {
-    records_free(&s->duties);
+    nhood_records_free(&s->duties);
     return MPI_SUCCESS;
   }
   if (!level_is_fold(s, level)) {
     int h = level - (s->extras > 0);
-    NHOOD_TRY(records_split(&s->duties, h, (s->me >> h) & 1, &kept, &gone));
-    records_free(&gone);
-    records_free(&s->duties);
+    NHOOD_TRY(nhood_records_split(&s->duties, h, (s->me >> h) & 1, &kept, &gone));
+    nhood_records_free(&gone);
+    nhood_records_free(&s->duties);
     s->duties = kept;
   }
-  NHOOD_TRY(records_merge(s->duties.words, s->duties.nwords, lv->in.words, lv->in.nwords, &merged));
-  records_free(&s->duties);
+  NHOOD_TRY(nhood_records_merge(s->duties.words, s->duties.nwords, lv->in.words, lv->in.nwords, &merged));
+  nhood_records_free(&s->duties);
   s->duties = merged;
 cleanup:
   return rc;
@@ -312,17 +222,17 @@ static int merge_level(state *s, int level, const int *theirs, int ntheirs, nhoo
   if (partner < 0) return MPI_SUCCESS;
   if (level_is_fold(s, level)) {
     if (s->me >= s->P2)
-      NHOOD_TRY(records_from(&lv->out, s->duties.words, s->duties.nwords));
+      NHOOD_TRY(nhood_records_from(&lv->out, s->duties.words, s->duties.nwords));
     else
-      NHOOD_TRY(records_from(&lv->in, theirs, ntheirs));
+      NHOOD_TRY(nhood_records_from(&lv->in, theirs, ntheirs));
   } else {
     if (common_keys(s->duties.words, s->duties.nwords, theirs, ntheirs) < s->params.theta) return MPI_SUCCESS;
     int h = level - (s->extras > 0), mine = (s->me >> h) & 1;
     nhood_records partner_all = {0, ntheirs, (int *)theirs}, kept, rest;
-    NHOOD_TRY(records_split(&s->duties, h, mine, &kept, &lv->out));
-    records_free(&kept);
-    NHOOD_TRY(records_split(&partner_all, h, mine, &lv->in, &rest));
-    records_free(&rest);
+    NHOOD_TRY(nhood_records_split(&s->duties, h, mine, &kept, &lv->out));
+    nhood_records_free(&kept);
+    NHOOD_TRY(nhood_records_split(&partner_all, h, mine, &lv->in, &rest));
+    nhood_records_free(&rest);
   }
   lv->partner = partner;
   NHOOD_TRY(apply_level(s, level, lv));
@@ -392,26 +302,29 @@ static int finish(state *s, nhood_bsp_outbox *out) {
   p->predicted_us[0] = s->cost[0];
   p->predicted_us[1] = s->cost[depth];
   /* Replay the levels up to the depth from their records. */
-  records_free(&s->duties);
+  nhood_records_free(&s->duties);
   NHOOD_TRY(initial_duties(s, &s->duties));
   for (int level = 0; level < depth; level++) NHOOD_TRY(apply_level(s, level, &s->levels[level]));
   for (int level = depth; level < s->nlevels; level++) {
-    records_free(&s->levels[level].out);
-    records_free(&s->levels[level].in);
+    nhood_records_free(&s->levels[level].out);
+    nhood_records_free(&s->levels[level].in);
   }
+  for (int level = 0; level < depth; level++) s->levels[level].round = level;
   p->nlevels = depth;
+  p->nrounds = depth;
+  p->name = "combine";
   p->levels = s->levels;
   s->levels = NULL;
   /* Split off the duty to oneself; tell every other target what it will receive. At depth 0
    * the pattern stays empty (the direct exchange needs none), but the targets are still told,
-   * so that they can check their sources (check_delivery). */
+   * so that they can check their sources (nhood_pattern_check_delivery). */
   int cap_duties = 0, cap_self = 0;
   for (const int *x = s->duties.words; x < NHOOD_RECORDS_END(s->duties); x += 2 + x[1]) {
     if (x[0] == s->me) {
-      NHOOD_TRY(records_append(&p->self, &cap_self, x[0], x + 2, x[1], NULL, 0));
+      NHOOD_TRY(nhood_records_append(&p->self, &cap_self, x[0], x + 2, x[1], NULL, 0));
       continue;
     }
-    if (depth > 0) NHOOD_TRY(records_append(&p->duties, &cap_duties, x[0], x + 2, x[1], NULL, 0));
+    if (depth > 0) NHOOD_TRY(nhood_records_append(&p->duties, &cap_duties, x[0], x + 2, x[1], NULL, 0));
     NHOOD_TRY(nhood_bsp_send(out, x[0], x + 2, x[1]));
   }
 cleanup:
@@ -423,9 +336,7 @@ cleanup:
  * processes' lists disagree (p lists q as a destination, q does not list p as a source, or
  * with another multiplicity) they are not, and the exchange would leave a block unwritten or
  * a message unreceived: an error here, which the program's next reduction gives every process. */
-static int check_delivery(const state *s) {
-  const struct nhood_topo *t = s->topo;
-  const nhood_combine_pattern *p = &s->pattern;
+int nhood_pattern_check_delivery(NHOOD_Topo t, int me, const nhood_combine_pattern *p) {
   int rc = MPI_SUCCESS, nexpected = 0, ndelivered = 0, n = p->self.nwords + p->incoming.nwords;
   int *expected = malloc(sizeof(int) * (size_t)(t->indegree + 1)), *delivered = malloc(sizeof(int) * (size_t)(n + 1));
   if (!expected || !delivered) {
@@ -436,7 +347,7 @@ static int check_delivery(const state *s) {
   qsort(expected, (size_t)t->indegree, sizeof(int), compare_ints);
   for (int i = 0, j; i < t->indegree; i = j) { /* keep the combined sources only, in place */
     for (j = i; j < t->indegree && expected[j] == expected[i];) j++;
-    if (nhood_combine_eligible(expected[i], s->me, j - i)) expected[nexpected++] = expected[i];
+    if (nhood_combine_eligible(expected[i], me, j - i)) expected[nexpected++] = expected[i];
   }
   const nhood_records *lists[2] = {&p->self, &p->incoming};
   for (int l = 0; l < 2; l++)
@@ -451,12 +362,12 @@ static int check_delivery(const state *s) {
       rc = nhood_error(MPI_ERR_TOPOLOGY,
                        "inconsistent topology: rank %d lists rank %d as a source once, but rank %d does not list "
                        "rank %d as a destination once (NHOOD_CHECK=1 names every disagreement)",
-                       s->me, peer, peer, s->me);
+                       me, peer, peer, me);
     else
       rc = nhood_error(MPI_ERR_TOPOLOGY,
                        "inconsistent topology: rank %d lists rank %d as a destination, but rank %d does not list "
                        "rank %d as a source once (NHOOD_CHECK=1 names every disagreement)",
-                       peer, s->me, s->me, peer);
+                       peer, me, me, peer);
     break;
   }
 cleanup:
@@ -468,10 +379,10 @@ cleanup:
 static int take_incoming(state *s, const nhood_bsp_inbox *in) {
   int capacity = 0, rc = MPI_SUCCESS;
   for (int k = 0; k < in->nmessages && rc == MPI_SUCCESS; k++)
-    rc = records_append(&s->pattern.incoming, &capacity, in->messages[k].source, in->messages[k].data,
+    rc = nhood_records_append(&s->pattern.incoming, &capacity, in->messages[k].source, in->messages[k].data,
                         in->messages[k].count, NULL, 0);
-  if (rc == MPI_SUCCESS) rc = check_delivery(s);
-  if (s->pattern.nlevels == 0) records_free(&s->pattern.incoming); /* depth 0: direct, no pattern */
+  if (rc == MPI_SUCCESS) rc = nhood_pattern_check_delivery(s->topo, s->me, &s->pattern);
+  if (s->pattern.nlevels == 0) nhood_records_free(&s->pattern.incoming); /* depth 0: direct, no pattern */
   return rc;
 }
 
@@ -517,17 +428,17 @@ cleanup:
 
 static void free_levels(nhood_combine_level *levels, int n) {
   for (int k = 0; levels && k < n; k++) {
-    records_free(&levels[k].out);
-    records_free(&levels[k].in);
+    nhood_records_free(&levels[k].out);
+    nhood_records_free(&levels[k].in);
   }
   free(levels);
 }
 
 void nhood_combine_pattern_free(nhood_combine_pattern *p) {
   free_levels(p->levels, p->nlevels);
-  records_free(&p->duties);
-  records_free(&p->self);
-  records_free(&p->incoming);
+  nhood_records_free(&p->duties);
+  nhood_records_free(&p->self);
+  nhood_records_free(&p->incoming);
   memset(p, 0, sizeof *p);
 }
 
@@ -541,7 +452,7 @@ void nhood_combine_pattern_release(nhood_combine_pattern *p) {
 
 static void free_state(state *s) {
   free_levels(s->levels, s->nlevels);
-  records_free(&s->duties);
+  nhood_records_free(&s->duties);
   free(s->cost);
   nhood_combine_pattern_free(&s->pattern);
 }

@@ -44,6 +44,7 @@
 #include "common/cost_model.h"
 #include "nhood.h"
 #include "pattern/bsp.h"
+#include "pattern/records.h"
 
 typedef struct {
   /* Least common targets for partners to merge in a level. Default 1, not the paper's 4:
@@ -65,25 +66,25 @@ void nhood_combine_params_default(nhood_combine_params *p);
  * a large value to combine as deep as the hypercube goes whatever the model says). */
 void nhood_combine_params_from_env(nhood_combine_params *p);
 
-/* A list of records (key, n, list[n]) in one int array. */
+/* One exchange of this process with one partner. combine has one per level (round = level);
+ * node-aware aggregation (node.h) has several per round. A process's exchanges are ordered by
+ * round; those of one round run together, so a block received in a round is forwarded in a
+ * later one. */
 typedef struct {
-  int nrecords, nwords;
-  int *words;
-} nhood_records;
-
-/* Iterates over records: for (const int *r = rec.words; r < rec.words + rec.nwords; r += 2 + r[1]) */
-#define NHOOD_RECORDS_END(rec) ((rec).nwords ? (rec).words + (rec).nwords : (rec).words) /* no NULL + 0 */
-
-/* One combining level of this process. */
-typedef struct {
+  int round;
   int partner;       /* -1: no exchange in this level */
   nhood_records out; /* duties handed to the partner: (target, n, sources), targets ascending */
   nhood_records in;  /* duties taken from the partner, the same way */
 } nhood_combine_level;
 
+/* A forwarding pattern: what a process hands on in which round, then one message per duty.
+ * combine (below) and node-aware aggregation (node.h) make one; schedule/combine.c builds the
+ * schedule of any of them. */
 typedef struct nhood_combine_pattern {
-  int nlevels; /* levels in use (the same on every process) */
+  int nlevels; /* exchanges of this process (combine: levels in use, the same on every process) */
   nhood_combine_level *levels;
+  int nrounds; /* exchange rounds, the same on every process (0: the algorithm does not apply) */
+  const char *name; /* the algorithm that made it ("combine", "node"), which its schedules are named by */
   nhood_records duties;   /* after the levels: (target, n, sources) sent in one message, target != me */
   nhood_records self;     /* at most one record (me, n, sources): blocks for me held here */
   nhood_records incoming; /* (owner, n, sources): the combined messages this process receives */
@@ -110,6 +111,12 @@ int nhood_combine_build_mpi(MPI_Comm comm, int tag, NHOOD_Topo topo, const nhood
  * patterns[r] receives rank r's pattern. Makes no MPI call. */
 int nhood_combine_build_local(int nranks, const NHOOD_Topo topos[], const nhood_combine_params *params,
                               nhood_combine_pattern patterns[], nhood_bsp_stats *stats);
+
+/* The blocks a pattern brings to this process (its self and incoming records) must be those
+ * of the sources it combines, each once: on a consistent topology they are. Where processes'
+ * lists disagree the exchange would leave a block unwritten or a message unreceived, so this
+ * is MPI_ERR_TOPOLOGY naming the disagreement. */
+int nhood_pattern_check_delivery(NHOOD_Topo t, int me, const nhood_combine_pattern *p);
 
 /* Whether an edge to or from `peer`, listed `occurrences` times by this process, may be
  * combined (the same rule on both ends of a consistent topology). */

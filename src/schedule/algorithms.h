@@ -31,18 +31,36 @@ int nhood_build_direct(const nhood_topo *t, const nhood_coll_args *a, int me, nh
 int nhood_build_combine(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
 const char *nhood_unfit_combine(const nhood_topo *t, const nhood_coll_args *a);
 int nhood_combine_needs_size_pass(const nhood_topo *t, const nhood_coll_args *a);
-/* The two stages, with the pattern given (a request keeps its own reference to it). */
+/* The two stages of combine or node, with the pattern given (a request keeps its own
+ * reference to it). */
 int nhood_build_combine_size_pass(const nhood_topo *t, const struct nhood_combine_pattern *p, const nhood_coll_args *a,
                                   int me, nhood_sched *s, int **own_sizes);
 int nhood_build_combine_sized(const nhood_topo *t, const struct nhood_combine_pattern *p, const nhood_coll_args *a,
                               int me, const void *size_pass_scratch, nhood_sched *s);
 
-/* The combining pattern attached to a topology: by the API layer at the first use on a
+/* Node-aware aggregation (pattern/node.h): the same Phase 2 as combine over the node
+ * pattern: blocks for another node gathered on-node, one message per pair of nodes, handed
+ * out on-node. It does not apply without its pattern, on Cartesian channels, or where no
+ * process has a neighbor on another node. The v and w collectives take a size pass as combine's. */
+int nhood_build_node(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
+const char *nhood_unfit_node(const nhood_topo *t, const nhood_coll_args *a);
+int nhood_node_needs_size_pass(const nhood_topo *t, const nhood_coll_args *a);
+
+/* The forwarding patterns a topology may carry, one per algorithm that has a Phase 1. */
+typedef enum { NHOOD_PATTERN_NONE, NHOOD_PATTERN_COMBINE, NHOOD_PATTERN_NODE, NHOOD_PATTERN_KINDS } nhood_pattern_kind;
+
+/* The pattern of a kind attached to a topology: by the API layer at the first use on a
  * communicator context (owner, retained; NULL for nhood-sim's virtual ranks). Attaching takes
  * the caller's reference to the pattern (NULL detaches; on failure the caller keeps it) and
  * releases what was attached. */
-struct nhood_combine_pattern *nhood_combine_pattern_of(const nhood_topo *t, const struct nhood_commctx **owner);
-int nhood_combine_pattern_attach(nhood_topo *t, struct nhood_combine_pattern *p, struct nhood_commctx *owner);
+struct nhood_combine_pattern *nhood_pattern_of(const nhood_topo *t, nhood_pattern_kind kind,
+                                               const struct nhood_commctx **owner);
+int nhood_pattern_attach(nhood_topo *t, nhood_pattern_kind kind, struct nhood_combine_pattern *p,
+                         struct nhood_commctx *owner);
+static inline struct nhood_combine_pattern *nhood_combine_pattern_of(const nhood_topo *t,
+                                                                     const struct nhood_commctx **owner) {
+  return nhood_pattern_of(t, NHOOD_PATTERN_COMBINE, owner);
+}
 
 /* Isomorphic neighborhoods (topologies from NHOOD_Topo_create_cart_offsets), schedules
  * computed locally (schedule/cart_*.c): cart-direct (a round per offset), cart-dim (combining

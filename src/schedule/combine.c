@@ -245,9 +245,10 @@ static int level_block_bytes(builder *b, int k) {
   return b->passed[b->passed_at + k];
 }
 
-/* One level: pack what goes to the partner, exchange, and remember where received blocks lie.
- * The size pass lays out its scratch level by level, out then in, as ints; the sized data
- * build walks the same layout to read the sizes (passed_at). */
+/* One exchange: pack what goes to the partner, exchange, and remember where received blocks
+ * lie. The size pass lays out its scratch exchange by exchange, out then in, as ints; the
+ * sized data build walks the same layout to read the sizes (passed_at). The caller ends the
+ * round. */
 static int build_level(builder *b, const nhood_combine_level *lv) {
   int rc = MPI_SUCCESS, nout = duty_blocks(&lv->out, b->alltoall, b->keys), out_bytes = 0, in_bytes = 0;
   NHOOD_TRY(pack(b, b->keys, nout, &out_bytes));
@@ -265,7 +266,6 @@ static int build_level(builder *b, const nhood_combine_level *lv) {
   if (nin) NHOOD_TRY(nhood_sched_recv(b->s, lv->partner, TAG_EXCHANGE, bytes_at(b->scratch, in_bytes)));
   b->scratch += in_bytes;
   b->passed_at += nin;
-  NHOOD_TRY(nhood_sched_fence(b->s));
 cleanup:
   return rc;
 }
@@ -363,14 +363,22 @@ static int build(const nhood_topo *t, const nhood_combine_pattern *p, const nhoo
   NHOOD_TRY(map_init(&b.map, entries));
   b.ndests = combinable(t->destinations, t->outdegree, me, b.dests);
   b.nsources = combinable(t->sources, t->indegree, me, b.sources);
-  NHOOD_TRY(nhood_sched_init(s, mode == SIZE_PASS ? "combine (size pass)" : "combine",
+  NHOOD_TRY(nhood_sched_init(s, mode == SIZE_PASS ? (strcmp(p->name, "node") == 0 ? "node (size pass)" : "combine (size pass)") : p->name,
                              2 * (t->indegree + t->outdegree) + 8 * p->nlevels, COMBINE_TAGS));
   if (b.alltoall)
     for (int k = 0; k < b.ndests; k++) NHOOD_TRY(put_own_block(&b, b.dests[k].index, b.dests[k].rank, own_sizes, k));
   else
     NHOOD_TRY(put_own_block(&b, 0, 0, own_sizes, 0));
-  for (int l = 0; l < p->nlevels; l++)
-    if (p->levels[l].partner >= 0) NHOOD_TRY(build_level(&b, &p->levels[l]));
+  for (int l = 0, open = 0; l < p->nlevels; l++) {
+    if (p->levels[l].partner >= 0) {
+      NHOOD_TRY(build_level(&b, &p->levels[l]));
+      open = 1;
+    }
+    if (open && (l + 1 == p->nlevels || p->levels[l + 1].round != p->levels[l].round)) {
+      NHOOD_TRY(nhood_sched_fence(s)); /* the round's receives land before later rounds forward them */
+      open = 0;
+    }
+  }
   if (mode != SIZE_PASS) NHOOD_TRY(build_final(&b));
   s->scratch_bytes = b.scratch;
   NHOOD_TRY(nhood_sched_finish(s));
@@ -389,29 +397,51 @@ static int equal_blocks(const nhood_coll_args *a) {
   return a->kind == NHOOD_ALLGATHER || a->kind == NHOOD_ALLTOALL || nhood_coll_reduces(a->kind);
 }
 
-/* Whether combine does not apply: the conditions are the same on every process (the
- * pattern's depth is global, the topology kind is too), so all fall back alike. */
-static int runs_direct(const nhood_topo *t) { return nhood_unfit_combine(t, NULL) != NULL; }
+/* Why the algorithm of a pattern kind does not apply: the conditions are the same on every
+ * process (the pattern's rounds are global, the topology kind is too), so all fall back alike. */
+static const char *unfit_pattern(const nhood_topo *t, nhood_pattern_kind kind) {
+  const nhood_combine_pattern *p = nhood_pattern_of(t, kind, NULL);
+  if (t->nchannels != 1) return "Cartesian channels (a topology from a Cartesian communicator)";
+  if (p == NULL) return kind == NHOOD_PATTERN_COMBINE ? "no combining pattern on the topology" : "no node pattern on the topology";
+  if (p->nrounds == 0)
+    return kind == NHOOD_PATTERN_COMBINE ? "the cost model chose no combining level (depth 0)"
+                                         : "no process has a neighbor on another node";
+  return NULL;
+}
 
-int nhood_combine_needs_size_pass(const nhood_topo *t, const nhood_coll_args *a) {
-  return !runs_direct(t) && !equal_blocks(a);
+static int build_equal(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s, nhood_pattern_kind kind) {
+  const char *name = kind == NHOOD_PATTERN_COMBINE ? "combine" : "node";
+  if (unfit_pattern(t, kind)) return nhood_error(MPI_ERR_INTERN, "%s built for a topology it does not apply to", name);
+  if (!equal_blocks(a))
+    return nhood_error(MPI_ERR_INTERN, "%s: a %s takes a size pass first (nhood_build_combine_size_pass)", name,
+                       nhood_coll_names[a->kind]);
+  return build(t, nhood_pattern_of(t, kind, NULL), a, me, EQUAL_BLOCKS, NULL, NULL, s);
 }
 
 const char *nhood_unfit_combine(const nhood_topo *t, const nhood_coll_args *a) {
   (void)a;
-  const nhood_combine_pattern *p = nhood_combine_pattern_of(t, NULL);
-  if (t->nchannels != 1) return "Cartesian channels (a topology from a Cartesian communicator)";
-  if (p == NULL) return "no combining pattern on the topology";
-  if (p->nlevels == 0) return "the cost model chose no combining level (depth 0)";
-  return NULL;
+  return unfit_pattern(t, NHOOD_PATTERN_COMBINE);
+}
+
+const char *nhood_unfit_node(const nhood_topo *t, const nhood_coll_args *a) {
+  (void)a;
+  return unfit_pattern(t, NHOOD_PATTERN_NODE);
+}
+
+int nhood_combine_needs_size_pass(const nhood_topo *t, const nhood_coll_args *a) {
+  return !unfit_pattern(t, NHOOD_PATTERN_COMBINE) && !equal_blocks(a);
+}
+
+int nhood_node_needs_size_pass(const nhood_topo *t, const nhood_coll_args *a) {
+  return !unfit_pattern(t, NHOOD_PATTERN_NODE) && !equal_blocks(a);
 }
 
 int nhood_build_combine(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
-  if (runs_direct(t)) return nhood_error(MPI_ERR_INTERN, "combine built for a topology it does not apply to");
-  if (!equal_blocks(a))
-    return nhood_error(MPI_ERR_INTERN, "combine: a %s takes a size pass first (nhood_build_combine_size_pass)",
-                       nhood_coll_names[a->kind]);
-  return build(t, nhood_combine_pattern_of(t, NULL), a, me, EQUAL_BLOCKS, NULL, NULL, s);
+  return build_equal(t, a, me, s, NHOOD_PATTERN_COMBINE);
+}
+
+int nhood_build_node(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
+  return build_equal(t, a, me, s, NHOOD_PATTERN_NODE);
 }
 
 int nhood_build_combine_size_pass(const nhood_topo *t, const nhood_combine_pattern *p, const nhood_coll_args *a, int me,
@@ -445,23 +475,29 @@ static void detach(void *value) {
   free(a);
 }
 
-static nhood_topo_key pattern_key = NHOOD_TOPO_KEY("combining pattern", detach);
+static nhood_topo_key pattern_keys[NHOOD_PATTERN_KINDS] = {
+    NHOOD_TOPO_KEY("no pattern", detach), NHOOD_TOPO_KEY("combining pattern", detach),
+    NHOOD_TOPO_KEY("node pattern", detach)};
 
-nhood_combine_pattern *nhood_combine_pattern_of(const nhood_topo *t, const nhood_commctx **owner) {
-  const attached_pattern *a = nhood_topo_attr((nhood_topo *)t, &pattern_key);
+nhood_combine_pattern *nhood_pattern_of(const nhood_topo *t, nhood_pattern_kind kind, const nhood_commctx **owner) {
+  const attached_pattern *a = kind > NHOOD_PATTERN_NONE && kind < NHOOD_PATTERN_KINDS
+                                  ? nhood_topo_attr((nhood_topo *)t, &pattern_keys[kind])
+                                  : NULL;
   if (owner) *owner = a ? a->owner : NULL;
   return a ? a->pattern : NULL;
 }
 
-int nhood_combine_pattern_attach(nhood_topo *t, nhood_combine_pattern *p, nhood_commctx *owner) {
+int nhood_pattern_attach(nhood_topo *t, nhood_pattern_kind kind, nhood_combine_pattern *p, nhood_commctx *owner) {
   attached_pattern *a = NULL;
+  if (kind <= NHOOD_PATTERN_NONE || kind >= NHOOD_PATTERN_KINDS)
+    return nhood_error(MPI_ERR_INTERN, "attaching a pattern of an unknown kind");
   if (p != NULL) {
     if (!(a = malloc(sizeof *a))) return nhood_error(MPI_ERR_NO_MEM, "out of memory attaching a pattern");
     a->pattern = p;
     a->owner = owner;
     if (owner) nhood_commctx_retain(owner);
   }
-  int rc = nhood_topo_attr_set(t, &pattern_key, a);
+  int rc = nhood_topo_attr_set(t, &pattern_keys[kind], a);
   if (rc != MPI_SUCCESS && a) { /* the caller keeps its pattern */
     if (owner) nhood_commctx_release(owner);
     free(a);

@@ -21,19 +21,19 @@
 typedef struct nhood_algorithm {
   const char *name;
   const char *description; /* one line (nhood-info --algorithms) */
-  /* Where it makes its own schedule: NULL, else why not. For needs_pattern algorithms, ask
+  /* Where it makes its own schedule: NULL, else why not. For algorithms with a pattern, ask
    * once the pattern is attached; "mpi" answers for this process only (the API layer agrees
    * over processes). */
   nhood_unfit unfit;
   const char *fallback; /* what runs where it does not apply; NULL: it always applies */
   nhood_builder build;  /* through nhood_algorithm_build, which adds the reductions */
-  /* 1 when the builder needs the topology's combining pattern (built collectively, once per
-   * topology object and communicator, by the API layer). */
-  int needs_pattern;
+  /* The forwarding pattern the builder needs (built collectively, once per topology object
+   * and communicator, by the API layer); NHOOD_PATTERN_NONE for most. */
+  nhood_pattern_kind pattern;
   /* 1 for "mpi": no schedule; the MPI library's own MPI_Neighbor_* runs on a distributed-graph
    * communicator the API layer creates (engine/native_mpi.h). build is NULL. */
   int native;
-  /* Non-NULL when some calls take two schedules, a size pass then the data (combine). */
+  /* Non-NULL when some calls take two schedules, a size pass then the data (combine, node). */
   int (*needs_size_pass)(const nhood_topo *t, const nhood_coll_args *a);
   /* 1 for the isomorphic algorithms: on a graph topology they run on the view of the grid the
    * API layer finds under it (topology/grid.h), where there is one. */

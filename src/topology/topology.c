@@ -272,6 +272,7 @@ int nhood_topo_reversed(NHOOD_Topo topo, NHOOD_Topo *reverse) {
   /* Reversing offset C_i gives -C_i: send to X - C_i, receive from X + C_i. */
   for (int k = 0; k < topo->noffsets * topo->ndims; k++) r->offsets[k] = -topo->offsets[k];
   strcpy(r->algorithm, topo->algorithm);
+  r->ranks_per_node = topo->ranks_per_node;
   nhood_topo_finish(r);
   *reverse = r;
 cleanup:

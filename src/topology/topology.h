@@ -48,6 +48,7 @@ struct nhood_topo {
   int max_rank;                             /* largest rank listed; -1 if none */
   char algorithm[NHOOD_ALGORITHM_NAME_MAX]; /* requested with NHOOD_INFO_ALGORITHM ("auto") */
   int isomorphic_sizes;                     /* NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES */
+  int ranks_per_node;                       /* NHOOD_INFO_RANKS_PER_NODE; 0: not given */
   /* Cartesian kinds: the grid as seen by the process that created the object. */
   int ndims;
   int *dims, *periods, *coords; /* ndims each */

@@ -1043,6 +1043,15 @@ int main(int argc, char **argv) {
   for (int a = 0; a < NALGORITHMS; a++)
     if (strcmp(algorithms[a], "combine") == 0)
       for (int k = 0; k < NCOLLECTIVES; k++) combined += own[a][k];
+  /* NHOOD_TEST_MUST_RUN=NAME: a run meant to exercise NAME fails where NAME never made its
+   * own schedule (every case fell back), so that a test of it cannot pass vacuously. */
+  const char *must = getenv("NHOOD_TEST_MUST_RUN");
+  int must_runs = -1;
+  for (int a = 0; must && a < NALGORITHMS; a++)
+    if (strcmp(algorithms[a], must) == 0)
+      for (int k = 0, *n = &must_runs; k < NCOLLECTIVES; k++) *n = (*n < 0 ? 0 : *n) + own[a][k];
+  if (must && t.rank == 0) printf("test_collectives: %s made %d schedules of its own\n", must, must_runs);
+  if (must && must_runs <= 0) failed++;
   double seconds = MPI_Wtime() - start;
   if (t.rank == 0)
     printf(
