@@ -59,7 +59,7 @@ int phase1_combine_run(int nranks, NHOOD_Topo *topos, int theta, const loggp_par
   for (int r = 0; r < nranks; r++) {
     nhood_combine_pattern *p = malloc(sizeof *p);
     if (p) *p = patterns[r];
-    if (!p || nhood_combine_pattern_attach(topos[r], p, NULL) != MPI_SUCCESS) {
+    if (!p || nhood_pattern_attach(topos[r], NHOOD_PATTERN_COMBINE, p, NULL) != MPI_SUCCESS) {
       nhood_combine_pattern_free(&patterns[r]);
       free(p);
       failed = 1;
