@@ -138,6 +138,10 @@ static int build_node(NHOOD_Topo topo, nhood_commctx *ctx, nhood_combine_pattern
   const nhood_nodes *nodes = NULL;
   int rc = nhood_nodes_for(topo, ctx, &nodes);
   if (rc != MPI_SUCCESS) return rc;
+  if (nodes->nnodes <= 1) { /* the same map everywhere: node does not apply, no program to run */
+    pattern->name = "node";
+    return MPI_SUCCESS;
+  }
   return nhood_node_build_mpi(ctx->comm, nhood_commctx_reserve_tags(ctx, 1), topo, nodes, pattern, NULL);
 }
 
@@ -246,12 +250,31 @@ static int decide(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a,
   double *v = calloc(n, sizeof *v);
   if (!v) return nhood_error(MPI_ERR_NO_MEM, "out of memory for the cost model");
   const nhood_grid_view *grid = NULL;
+  const nhood_nodes *nodes = NULL;
+  double *nic = NULL;
+  MPI_Comm node_comm = MPI_COMM_NULL;
   NHOOD_TRY(nhood_ensure_pattern(topo, ctx, NHOOD_PATTERN_COMBINE));
+  NHOOD_TRY(nhood_ensure_pattern(topo, ctx, NHOOD_PATTERN_NODE));
+  NHOOD_TRY(nhood_nodes_for(topo, ctx, &nodes));
   NHOOD_TRY(nhood_grid_of(topo, ctx, &grid));
   local_rc = params_of(ctx, &params);
   if (params == NULL) NHOOD_TRY(local_rc); /* the placement could not be found */
+  /* Two levels where the processes span nodes and their interfaces have a cost: each node's
+   * interface load, summed over its processes, bounds every algorithm's time there. */
+  int nic_bound = nodes->nnodes > 1 && (params->nic_o > 0 || params->nic_G > 0);
+  if (nic_bound && !(nic = calloc(4 * (size_t)nhood_algorithm_count(), sizeof *nic))) {
+    rc = nhood_error(MPI_ERR_NO_MEM, "out of memory for the cost model");
+    goto cleanup;
+  }
   if (local_rc == MPI_SUCCESS)
-    local_rc = nhood_auto_costs(topo, grid ? grid->topo : NULL, a->kind, a->isomorphic_sizes, ctx->rank, params, v);
+    local_rc = nhood_auto_costs(topo, grid ? grid->topo : NULL, a->kind, a->isomorphic_sizes, ctx->rank, params,
+                                nodes, v, nic);
+  if (nic_bound) {
+    NHOOD_MPI_CALL(MPI_Comm_split(ctx->comm, nhood_node_of(nodes, ctx->rank), ctx->rank, &node_comm));
+    NHOOD_MPI_CALL(
+        MPI_Allreduce(MPI_IN_PLACE, nic, 4 * nhood_algorithm_count(), MPI_DOUBLE, MPI_SUM, node_comm));
+    if (local_rc == MPI_SUCCESS) nhood_auto_add_nic(params, nic, v);
+  }
   double bytes = nhood_call_block_bytes(a, topo);
   int cls = nhood_size_class(bytes);
   v[ncosts] = cls;
@@ -278,6 +301,8 @@ static int decide(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a,
   memcpy(d->costs, v, ncosts * sizeof(double));
   *out = d;
 cleanup:
+  if (node_comm != MPI_COMM_NULL) MPI_Comm_free(&node_comm);
+  free(nic);
   free(v);
   return rc;
 }

@@ -217,6 +217,10 @@ double nhood_cost_round(const nhood_cost_params *p, const nhood_cost_round_load 
   if (r->sends + r->recvs > 0)
     t += p->L + p->o * (r->sends + r->recvs) + p->g * (r->sends > 1 ? r->sends - 1 : 0) +
          p->G * (r->sent > r->received ? r->sent : r->received);
+  if (r->node_sends + r->node_recvs > 0)
+    t += (r->sends + r->recvs > 0 ? 0 : p->node_L) + p->node_o * (r->node_sends + r->node_recvs) +
+         p->node_g * (r->node_sends > 1 ? r->node_sends - 1 : 0) +
+         p->node_G * (r->node_sent > r->node_received ? r->node_sent : r->node_received);
   int rendezvous = r->sends_rdv + r->recvs_rdv;
   return t + p->rdv * rendezvous + (rendezvous > 0 ? p->rdv_round : 0);
 }

@@ -96,10 +96,15 @@ int nhood_cost_params_read(const char *path, nhood_cost_params *out, char *err, 
  * NULL; each of its lines gets a "# "). 0, or 1 when writing fails. */
 int nhood_cost_params_write(FILE *out, const nhood_cost_params *p, const char *header);
 
-/* What one process does in one round: the inputs of the formula above. */
+/* What one process does in one round: the inputs of the formula above. On several nodes the
+ * messages between processes of one node are counted apart (node_*) and priced with node_L,
+ * node_o, node_g and node_G: the round's latency is L where a message crosses the network, else
+ * node_L, and the terms of both kinds add up. */
 typedef struct nhood_cost_round_load {
-  int sends, recvs;         /* s, r: messages */
+  int sends, recvs;         /* s, r: messages (between nodes, where nodes are told apart) */
   double sent, received;    /* S, R: their bytes */
+  int node_sends, node_recvs;      /* messages within the node */
+  double node_sent, node_received; /* their bytes */
   double copied;            /* c: bytes copied or reduced locally */
   int sends_rdv, recvs_rdv; /* s', r': the messages larger than eager (nhood_cost_is_rendezvous) */
 } nhood_cost_round_load;

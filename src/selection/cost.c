@@ -108,22 +108,37 @@ static double op_bytes(const nhood_op *op) {
   return (double)op->count * size;
 }
 
-double nhood_cost_predict(const nhood_sched *s, const nhood_cost_params *p, double scale) {
+double nhood_cost_predict(const nhood_sched *s, const nhood_cost_params *p, double scale, const nhood_nodes *nodes,
+                          int me, double nic[4]) {
   double total = 0;
+  int two_levels = nodes != NULL && nodes->nnodes > 1;
+  if (nic) nic[0] = nic[1] = nic[2] = nic[3] = 0;
   for (int r = 0, begin = 0; r < s->nrounds; begin = s->round_end[r++]) {
     nhood_cost_round_load load = {0};
     for (int k = begin; k < s->round_end[r]; k++) {
       const nhood_op *op = &s->ops[k];
       double bytes = op_bytes(op) * scale;
+      int on_node = two_levels && (op->kind == NHOOD_OP_SEND || op->kind == NHOOD_OP_RECV) &&
+                    nhood_same_node(nodes, op->peer, me);
       switch (op->kind) {
         case NHOOD_OP_SEND:
-          load.sends++;
-          load.sent += bytes;
+          if (on_node) {
+            load.node_sends++;
+            load.node_sent += bytes;
+          } else {
+            load.sends++;
+            load.sent += bytes;
+          }
           load.sends_rdv += nhood_cost_is_rendezvous(p, bytes);
           break;
         case NHOOD_OP_RECV:
-          load.recvs++;
-          load.received += bytes;
+          if (on_node) {
+            load.node_recvs++;
+            load.node_received += bytes;
+          } else {
+            load.recvs++;
+            load.received += bytes;
+          }
           load.recvs_rdv += nhood_cost_is_rendezvous(p, bytes);
           break;
         case NHOOD_OP_COPY:
@@ -132,6 +147,12 @@ double nhood_cost_predict(const nhood_sched *s, const nhood_cost_params *p, doub
           break;
         default: /* NHOOD_OP_TARGET: the second half of a copy */
           break;
+      }
+      if (nic && two_levels && !on_node && (op->kind == NHOOD_OP_SEND || op->kind == NHOOD_OP_RECV) &&
+          op->peer >= 0) {
+        int in = op->kind == NHOOD_OP_RECV;
+        nic[2 * in] += 1;
+        nic[2 * in + 1] += bytes;
       }
     }
     total += nhood_cost_round(p, &load);

@@ -47,7 +47,20 @@ int nhood_cost_cache_path(int nprocs, char *path, size_t len);
 
 /* This process's predicted time (µs) in schedule s, every message and copy scaled by
  * `scale` bytes per schedule byte (schedules built for one-byte blocks predict any block
- * size). Counts of types other than MPI_BYTE are sized with MPI_Type_size. */
-double nhood_cost_predict(const nhood_sched *s, const nhood_cost_params *p, double scale);
+ * size). Counts of types other than MPI_BYTE are sized with MPI_Type_size. With nodes (not
+ * NULL, more than one node), messages between processes of this process's node (rank me) are
+ * priced with the on-node parameters, and nic (not NULL) receives what this process puts
+ * through its node's network interface: messages and bytes it sends to other nodes in [0] and
+ * [1], those it receives from them in [2] and [3]. */
+double nhood_cost_predict(const nhood_sched *s, const nhood_cost_params *p, double scale, const nhood_nodes *nodes,
+                          int me, double nic[4]);
+
+/* The time (µs) a node's network interface takes for what its processes put through it (sums
+ * of nhood_cost_predict's nic over the node), by nic_o and nic_G: injection and ejection run
+ * side by side, so the larger of the two. */
+static inline double nhood_cost_nic(const nhood_cost_params *p, const double nic[4]) {
+  double out = p->nic_o * nic[0] + p->nic_G * nic[1], in = p->nic_o * nic[2] + p->nic_G * nic[3];
+  return out > in ? out : in;
+}
 
 #endif

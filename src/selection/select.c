@@ -186,7 +186,7 @@ static nhood_coll_args unit_call(nhood_coll_kind kind, int isomorphic_sizes, int
 
 /* Predictions of one algorithm's schedule at every class into row[]. */
 static int predict_algorithm(const nhood_algorithm *alg, const nhood_topo *t, const nhood_coll_args *a, int me,
-                             const nhood_cost_params *p, double row[]) {
+                             const nhood_cost_params *p, const nhood_nodes *nodes, double row[], double nic[4]) {
   int rc = MPI_SUCCESS;
   double fixed = 0; /* time that does not grow with the blocks: a size pass */
   nhood_sched s = {0};
@@ -197,19 +197,26 @@ static int predict_algorithm(const nhood_algorithm *alg, const nhood_topo *t, co
     int *own_sizes = NULL;
     NHOOD_TRY(nhood_build_combine_size_pass(t, nhood_pattern_of(t, alg->pattern, NULL), a, me, &s, &own_sizes));
     free(own_sizes);
-    fixed = nhood_cost_predict(&s, p, 1.0);
+    fixed = nhood_cost_predict(&s, p, 1.0, nodes, me, NULL);
     nhood_sched_free(&s);
     shape.kind = a->kind == NHOOD_ALLGATHERV ? NHOOD_ALLGATHER : NHOOD_ALLTOALL;
   }
   NHOOD_TRY(nhood_algorithm_build(alg, t, &shape, me, &s));
-  for (int c = 0; c < NHOOD_SIZE_CLASSES; c++) row[c] = fixed + nhood_cost_predict(&s, p, nhood_size_class_bytes(c));
+  for (int c = 0; c < NHOOD_SIZE_CLASSES; c++)
+    row[c] = fixed + nhood_cost_predict(&s, p, nhood_size_class_bytes(c), nodes, me, c == 0 ? nic : NULL);
+  if (nic) { /* class 0 moves no bytes: the messages; one byte per block: the bytes per block */
+    double unit[4];
+    nhood_cost_predict(&s, p, 1.0, nodes, me, unit);
+    nic[1] = unit[1];
+    nic[3] = unit[3];
+  }
   nhood_sched_free(&s);
 cleanup:
   return rc;
 }
 
 int nhood_auto_costs(const nhood_topo *t, const nhood_topo *grid, nhood_coll_kind kind, int isomorphic_sizes, int me,
-                     const nhood_cost_params *p, double *costs) {
+                     const nhood_cost_params *p, const nhood_nodes *nodes, double *costs, double *nic) {
   int rc = MPI_SUCCESS, n = t->indegree > t->outdegree ? t->indegree : t->outdegree;
   if (grid && grid->indegree > n) n = grid->indegree; /* a view has a block per offset */
   int *ones = malloc(((size_t)n + 1) * 2 * sizeof(int));
@@ -228,16 +235,19 @@ int nhood_auto_costs(const nhood_topo *t, const nhood_topo *grid, nhood_coll_kin
     const nhood_algorithm *alg = &algorithms[k];
     if (alg->native) continue; /* priced from direct's row, below */
     const nhood_topo *on = alg->needs_grid && grid ? grid : t;
+    if (nic) memset(nic + 4 * k, 0, 4 * sizeof *nic);
     if (nhood_algorithm_unfit(alg, on, &a) != NULL) { /* auto considers only what applies */
       for (int c = 0; c < NHOOD_SIZE_CLASSES; c++) row[c] = INFINITY;
       continue;
     }
-    NHOOD_TRY(predict_algorithm(alg, on, &a, me, p, row));
+    NHOOD_TRY(predict_algorithm(alg, on, &a, me, p, nodes, row, nic ? nic + 4 * k : NULL));
     if (alg->fallback == NULL) direct = k; /* the one that always applies */
   }
   for (int k = 0; k < (int)NALGORITHMS; k++) {
     if (!algorithms[k].native) continue;
+    if (nic) memset(nic + 4 * k, 0, 4 * sizeof *nic);
     int ok = direct >= 0 && nhood_algorithm_unfit(&algorithms[k], t, &a) == NULL;
+    if (nic && direct >= 0) memcpy(nic + 4 * k, nic + 4 * direct, 4 * sizeof *nic); /* the same messages */
     for (int c = 0; c < NHOOD_SIZE_CLASSES; c++)
       costs[(size_t)k * NHOOD_SIZE_CLASSES + c] =
           ok ? p->mpi_factor * costs[(size_t)direct * NHOOD_SIZE_CLASSES + c] : INFINITY;
@@ -247,6 +257,15 @@ cleanup:
   free(bdispls);
   free(types);
   return rc;
+}
+
+void nhood_auto_add_nic(const nhood_cost_params *p, const double *nic, double *costs) {
+  for (int k = 0; k < (int)NALGORITHMS; k++)
+    for (int c = 0; c < NHOOD_SIZE_CLASSES; c++) {
+      double b = nhood_size_class_bytes(c), scaled[4] = {nic[4 * k], nic[4 * k + 1] * b, nic[4 * k + 2], nic[4 * k + 3] * b};
+      double *cost = &costs[(size_t)k * NHOOD_SIZE_CLASSES + c], t = nhood_cost_nic(p, scaled);
+      if (t > *cost) *cost = t;
+    }
 }
 
 /* Whether auto may pick table entry k: priced, and for a persistent request not MPI's own

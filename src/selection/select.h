@@ -92,11 +92,18 @@ double nhood_call_block_bytes(const nhood_coll_args *a, const nhood_topo *t);
 
 /* This process's predicted time of every algorithm at every size class:
  * costs[k * NHOOD_SIZE_CLASSES + c] for table entry k, INFINITY where k cannot run. Needs the
- * combining pattern on t (else combine is predicted as direct, which it then builds). grid,
+ * patterns on t (else combine and node are predicted as direct, which they then build). grid,
  * where not NULL, is the view of the grid found under graph t: the needs_grid algorithms are
- * priced on it. */
+ * priced on it. nodes (NULL: one level) tells on-node messages from network ones
+ * (nhood_cost_predict); then nic (NULL: not wanted) receives, per algorithm k, what this
+ * process puts through its node's network interface per call, nic[4k..4k+3]: messages and
+ * bytes per one-byte block sent, then received (the size pass's messages not counted). */
 int nhood_auto_costs(const nhood_topo *t, const nhood_topo *grid, nhood_coll_kind kind, int isomorphic_sizes, int me,
-                     const nhood_cost_params *p, double *costs);
+                     const nhood_cost_params *p, const nhood_nodes *nodes, double *costs, double *nic);
+/* The two levels' last term: each algorithm's time at each class is at least what its node's
+ * network interface takes for the node's traffic, nic summed over the node's processes. */
+void nhood_auto_add_nic(const nhood_cost_params *p, const double *nic, double *costs);
+
 /* The cheapest algorithm at class cls in costs (the maximum over processes), ties going to
  * the earlier table entry; "mpi" only where it can run persistent requests when persistent
  * is set. A margin: an algorithm with more rounds or copies than one message per neighbor

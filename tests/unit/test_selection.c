@@ -136,7 +136,7 @@ static void test_round(void) {
 
 /* The model's prediction of s at `scale` must be `want` (hand-computed). */
 static void expect_cost(const nhood_sched *s, const nhood_cost_params *p, double scale, double want, const char *what) {
-  double t = nhood_cost_predict(s, p, scale);
+  double t = nhood_cost_predict(s, p, scale, NULL, 0, NULL);
   CHECK(fabs(t - want) < 1e-9, "%s: %.6f, expected %.2f", what, t, want);
 }
 
@@ -243,7 +243,7 @@ static const nhood_algorithm *choose(const nhood_cost_params *p, double bytes) {
     CHECK(
         nhood_topo_create_cart_offsets_on_grid(2, dims, periods, coords, 8, offsets, MPI_INFO_NULL, &t) == MPI_SUCCESS,
         "topology");
-    CHECK(nhood_auto_costs(t, NULL, NHOOD_ALLGATHER, 0, r, p, mine) == MPI_SUCCESS, "costs");
+    CHECK(nhood_auto_costs(t, NULL, NHOOD_ALLGATHER, 0, r, p, NULL, mine, NULL) == MPI_SUCCESS, "costs");
     for (size_t i = 0; i < n; i++) costs[i] = mine[i] > costs[i] ? mine[i] : costs[i];
     NHOOD_Topo_free(&t);
   }
@@ -358,10 +358,41 @@ static void test_margin_and_trial(void) {
   CHECK(lo.L == 0.3 && hi.L > 40 && hi.L / hi.o > lo.L / lo.o, "time-sharing raises a round's latency most");
 }
 
+/* Two levels: on nodes of two ranks, rank 0 sends 100 B to rank 1 (its node) and to rank 2
+ * (another node) and receives 300 B from rank 3 (another node). On-node messages take the
+ * node_* terms, the others the network's; the interface counts only the latter. */
+static void test_two_levels(void) {
+  nhood_sched s;
+  nhood_region r100 = {0, MPI_BYTE, 100, NHOOD_BUF_SEND, 0}, r300 = {0, MPI_BYTE, 300, NHOOD_BUF_RECV, 0};
+  CHECK(nhood_sched_init(&s, "hand", 8, 1) == MPI_SUCCESS, "init");
+  nhood_sched_send(&s, 1, 0, r100);
+  nhood_sched_send(&s, 2, 0, r100);
+  nhood_sched_recv(&s, 3, 0, r300);
+  CHECK(nhood_sched_finish(&s) == MPI_SUCCESS, "finish");
+  nhood_cost_params p = {.L = 10, .o = 1, .g = 0.5, .G = 0.01, .Gcopy = 0.001, .mpi_factor = 1, .node_L = 2,
+                         .node_o = 0.25, .node_g = 0.125, .node_G = 0.001, .nic_o = 0.5, .nic_G = 0.002};
+  nhood_nodes nodes;
+  nhood_nodes_blocks(&nodes, 4, 2);
+  double nic[4];
+  /* network: 10 + 1*2 + 0.5*0 + 0.01*max(100, 300); node: (L already paid) 0.25*1 + 0.001*100 */
+  double t = nhood_cost_predict(&s, &p, 1.0, &nodes, 0, nic);
+  CHECK(fabs(t - (15 + 0.35)) < 1e-9, "two levels: %.6f, expected 15.35", t);
+  CHECK(nic[0] == 1 && nic[1] == 100 && nic[2] == 1 && nic[3] == 300, "interface load %g %g %g %g", nic[0], nic[1],
+        nic[2], nic[3]);
+  /* The interface: the larger of injection (0.5 + 0.2) and ejection (0.5 + 0.6). */
+  CHECK(fabs(nhood_cost_nic(&p, nic) - 1.1) < 1e-9, "interface time %.6f", nhood_cost_nic(&p, nic));
+  /* One node: every message on-node, priced as before with L, o, g, G. */
+  nhood_nodes_blocks(&nodes, 4, 4);
+  t = nhood_cost_predict(&s, &p, 1.0, &nodes, 0, nic);
+  CHECK(fabs(t - (10 + 3 + 0.5 + 0.01 * 300)) < 1e-9, "one node: %.6f", t);
+  nhood_sched_free(&s);
+}
+
 int main(void) {
   test_tune();
   test_round();
   test_predict();
+  test_two_levels();
   test_params_file();
   test_choice();
   test_margin_and_trial();

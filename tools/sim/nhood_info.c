@@ -25,6 +25,7 @@
 
 #include "cli.h"
 #include "loggp.h"
+#include "common/nodes.h"
 #include "phase1_combine.h"
 #include "sim_grid.h"
 #include "selection/select.h"
@@ -38,6 +39,7 @@
 
 typedef struct options {
   int ranks, theta;
+  int ranks_per_node; /* --ranks-per-node; 0: one node (no two-level model, node does not apply) */
   int ntopos;
   const char *topos[MAX_TOPOS];
   int ncolls;
@@ -62,6 +64,8 @@ static void usage(FILE *out) {
           "\"auto\" -- the library's own decision, computed for P virtual ranks without MPI.\n"
           "\n"
           "  --ranks P      virtual ranks (default 32)\n"
+          "  --ranks-per-node K  nodes of K consecutive ranks: the two-level model (on-node and network\n"
+          "                 messages, each node's network interface shared) and the node algorithm\n"
           "  --topo SPEC    er:density=D[,seed=S] | moore:d=D,r=R[,periodic=0|1] |\n"
           "                 vonneumann:d=D,r=R[,periodic=0|1] | mtx:PATH (default moore:d=2,r=2);\n"
           "                 ,graph=1 on a grid: the stencil as adjacency lists\n"
@@ -116,8 +120,8 @@ static int parse_colls(const char *value, options *opt, char *err, size_t errlen
 }
 
 static int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen) {
-  static const char *const with_value[] = {"--ranks",  "--topo",  "--coll",  "--sizes",
-                                           "--params", "--model", "--theta", "--json"};
+  static const char *const with_value[] = {"--ranks",  "--topo",  "--coll",  "--sizes",          "--params",
+                                           "--model", "--theta", "--json", "--ranks-per-node"};
   const nhood_cost_params *active;
   const char *source;
   opt->ranks = 32;
@@ -147,6 +151,8 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
     int rc = 0;
     if (strcmp(name, "--ranks") == 0)
       rc = cli_parse_int(name, value, 1, &opt->ranks, err, errlen);
+    else if (strcmp(name, "--ranks-per-node") == 0)
+      rc = cli_parse_int(name, value, 1, &opt->ranks_per_node, err, errlen);
     else if (strcmp(name, "--theta") == 0)
       rc = cli_parse_int(name, value, 1, &opt->theta, err, errlen);
     else if (strcmp(name, "--topo") == 0) {
@@ -168,8 +174,20 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
       loggp_params m;
       rc = loggp_parse(value, &m, err, errlen);
       /* The eager limit and its cost come from the preset the spec names (none otherwise). */
-      opt->params = (nhood_cost_params){
-          .L = m.L, .o = m.o, .g = m.g, .G = m.G, .Gcopy = m.Gcopy, .mpi_factor = 1, .eager = m.eager, .rdv = m.rdv};
+      opt->params = (nhood_cost_params){.L = m.L,
+                                        .o = m.o,
+                                        .g = m.g,
+                                        .G = m.G,
+                                        .Gcopy = m.Gcopy,
+                                        .mpi_factor = 1,
+                                        .eager = m.eager,
+                                        .rdv = m.rdv,
+                                        .node_L = m.node_L,
+                                        .node_o = m.node_o,
+                                        .node_g = m.node_g,
+                                        .node_G = m.node_G,
+                                        .nic_o = m.nic_o,
+                                        .nic_G = m.nic_G};
       snprintf(opt->params_source, sizeof opt->params_source, "%s", value);
     } else
       opt->json_path = value;
@@ -306,27 +324,46 @@ static void print_header(const options *opt) {
     printf("  no rendezvous cost (rdv = 0)\n");
 }
 
-/* The maximum over ranks of every rank's prediction (what the library's allreduce computes). */
+/* The maximum over ranks of every rank's prediction (what the library's allreduce computes),
+ * each node's network interface load summed over its ranks first where nodes are given. */
 static int predict_all(const options *opt, NHOOD_Topo *topos, nhood_grid_view *const *grid, nhood_coll_kind kind,
                        double *costs, char *err, size_t errlen) {
-  size_t n = (size_t)nhood_algorithm_count() * NHOOD_SIZE_CLASSES;
-  double *mine = malloc(n * sizeof *mine);
-  if (mine == NULL) {
+  int nalg = nhood_algorithm_count(), rc = 1;
+  size_t n = (size_t)nalg * NHOOD_SIZE_CLASSES;
+  nhood_nodes nodes;
+  nhood_nodes_blocks(&nodes, opt->ranks, opt->ranks_per_node > 0 ? opt->ranks_per_node : opt->ranks);
+  const nhood_nodes *two_levels = opt->ranks_per_node > 0 ? &nodes : NULL;
+  double *mine = malloc(n * sizeof *mine), *node_costs = malloc(n * sizeof *node_costs);
+  double *nic = calloc(4 * (size_t)nalg, sizeof *nic), *node_nic = calloc(4 * (size_t)nalg, sizeof *node_nic);
+  if (!mine || !node_costs || !nic || !node_nic) {
     snprintf(err, errlen, "out of memory");
-    return 1;
+    goto cleanup;
   }
-  for (size_t k = 0; k < n; k++) costs[k] = -INFINITY;
+  for (size_t k = 0; k < n; k++) costs[k] = node_costs[k] = -INFINITY;
   for (int r = 0; r < opt->ranks; r++) {
-    if (nhood_auto_costs(topos[r], grid && grid[r] ? grid[r]->topo : NULL, kind, 0, r, &opt->params, mine) !=
-        MPI_SUCCESS) {
+    if (nhood_auto_costs(topos[r], grid && grid[r] ? grid[r]->topo : NULL, kind, 0, r, &opt->params, two_levels, mine,
+                         two_levels ? nic : NULL) != MPI_SUCCESS) {
       NHOOD_Error_message(err, NULL);
-      free(mine);
-      return 1;
+      goto cleanup;
     }
-    for (size_t k = 0; k < n; k++) costs[k] = mine[k] > costs[k] ? mine[k] : costs[k];
+    for (size_t k = 0; k < n; k++) node_costs[k] = mine[k] > node_costs[k] ? mine[k] : node_costs[k];
+    for (int k = 0; two_levels && k < 4 * nalg; k++) node_nic[k] += nic[k];
+    if (r + 1 == opt->ranks || nhood_node_of(&nodes, r + 1) != nhood_node_of(&nodes, r)) { /* the node's last rank */
+      if (two_levels) nhood_auto_add_nic(&opt->params, node_nic, node_costs);
+      for (size_t k = 0; k < n; k++) {
+        costs[k] = node_costs[k] > costs[k] ? node_costs[k] : costs[k];
+        node_costs[k] = -INFINITY;
+      }
+      memset(node_nic, 0, 4 * (size_t)nalg * sizeof *node_nic);
+    }
   }
+  rc = 0;
+cleanup:
   free(mine);
-  return 0;
+  free(node_costs);
+  free(nic);
+  free(node_nic);
+  return rc;
 }
 
 static void print_table(const options *opt, const char *topo, nhood_coll_kind kind, const double *costs, FILE *json) {
@@ -391,8 +428,12 @@ static int run_topology(const options *opt, const char *text, FILE *json, char *
   if (sim_topos_create(&spec, opt->ranks, topos, &stats, err, errlen) != 0) goto cleanup;
   loggp_params model = {
       .L = opt->params.L, .o = opt->params.o, .g = opt->params.g, .G = opt->params.G, .Gcopy = opt->params.Gcopy};
+  model.ranks_per_node = opt->ranks_per_node;
   phase1_stats p1;
   if (phase1_combine_run(opt->ranks, topos, opt->theta, &model, &p1, err, errlen) != 0) goto cleanup;
+  /* Without --ranks-per-node the ranks share one node, where node does not apply. */
+  if (opt->ranks_per_node > 0 && phase1_node_run(opt->ranks, topos, opt->theta, &model, &p1, err, errlen) != 0)
+    goto cleanup;
   /* The grid under a graph, as the library searches it at its first call (api/first_use.h). */
   if (sim_grid_find(opt->ranks, topos, &grid, err, errlen) != 0) goto cleanup;
   if (grid && grid[0]) {
