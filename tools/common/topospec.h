@@ -10,10 +10,21 @@
  *                                     MPI_Dist_graph_create_adjacent
  *   mtx:PATH                          halo exchange of y = A x with a Matrix Market matrix,
  *                                     rows (and x) split in contiguous blocks over the ranks
+ *   rmat:scale=S[,ef=E][,seed=N][,scramble=0|1]
+ *                                     the same halo exchange with the pattern of an undirected
+ *                                     R-MAT graph, Graph500's parameters (a, b, c, d = 0.57,
+ *                                     0.19, 0.19, 0.05): 2^S vertices, E * 2^S edges (ef
+ *                                     default 16), self loops dropped; seed default 1.
+ *                                     scramble=0 (default) keeps R-MAT's labels, where low
+ *                                     vertices have the most edges, so low ranks get the
+ *                                     heavy halos (a skewed process graph); scramble=1
+ *                                     relabels the vertices by a pseudo-random bijection, as
+ *                                     Graph500 does, which spreads the hubs over the ranks
  *
  * Pure C: no MPI calls (mpi.h is included only for MPI_PROC_NULL), so the same code builds
  * the neighborhoods of real ranks and of thousands of virtual ranks in one process.
- * Parse once (topospec_parse reads an mtx file once), then ask for any rank's neighborhood.
+ * Parse once (topospec_parse reads an mtx file once, generates an rmat graph once), then ask
+ * for any rank's neighborhood.
  */
 #ifndef NHOOD_TOOLS_TOPOSPEC_H
 #define NHOOD_TOOLS_TOPOSPEC_H
@@ -25,18 +36,27 @@
 #define TOPOSPEC_MAX_OFFSETS 65536
 /* At most this many rows and columns in an mtx: matrix (its row pointers take 2 GiB). */
 #define TOPOSPEC_MAX_MTX_ROWS (1 << 27)
+/* Bounds of rmat: scale=26 at ef=16 already stores 2^31 column indices (8 GiB, twice that
+ * while generating). */
+#define TOPOSPEC_MAX_RMAT_SCALE 26
+#define TOPOSPEC_MAX_RMAT_EF 64
 
-typedef enum { TOPOSPEC_ER, TOPOSPEC_MOORE, TOPOSPEC_VONNEUMANN, TOPOSPEC_MTX } topospec_kind;
+typedef enum { TOPOSPEC_ER, TOPOSPEC_MOORE, TOPOSPEC_VONNEUMANN, TOPOSPEC_MTX, TOPOSPEC_RMAT } topospec_kind;
 
 /* A parsed SPEC; independent of the number of ranks. */
 typedef struct topospec {
   topospec_kind kind;
   char text[256];              /* the SPEC as given */
   double density;              /* er */
-  unsigned long long seed;     /* er */
+  unsigned long long seed;     /* er, rmat */
   int ndims, radius, periodic; /* moore / vonneumann (periodic defaults to 1) */
   int as_graph;                /* moore / vonneumann with graph=1: adjacency lists, not offsets */
-  /* mtx: the matrix pattern in compressed row form, symmetric matrices expanded. */
+  /* rmat: the parameters, the edges generated (ef * 2^scale) and how many of them were self
+   * loops, dropped; the pattern itself goes to the mtx fields below. */
+  int rmat_scale, rmat_ef, rmat_scramble;
+  long long rmat_edges, rmat_loops;
+  /* mtx and rmat: the matrix pattern in compressed row form, symmetric matrices expanded,
+   * each row's column indices ascending and distinct. */
   int mtx_rows, mtx_cols;
   long long mtx_nnz;
   long long *mtx_rowptr; /* mtx_rows + 1 */
@@ -48,7 +68,7 @@ typedef struct topospec_rank {
   int indegree, outdegree;
   int *sources;      /* receive block i comes from sources[i]; may hold MPI_PROC_NULL */
   int *destinations; /* send block j goes to destinations[j]; may hold MPI_PROC_NULL */
-  /* mtx only (else NULL): number of x entries received from sources[i] / sent to
+  /* mtx and rmat only (else NULL): number of x entries received from sources[i] / sent to
    * destinations[j] in the SpMV halo exchange; other kinds leave these NULL. */
   int *recv_elems, *send_elems;
   /* moore / vonneumann only (else is_cart == 0, and with graph=1 the lists alone): the grid

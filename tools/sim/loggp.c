@@ -1,6 +1,7 @@
 #include "loggp.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -15,8 +16,23 @@
 /* Parameters                                                                             */
 /* ------------------------------------------------------------------------------------- */
 
-enum { KEY_L, KEY_O, KEY_SMALL_G, KEY_G, KEY_GCOPY, KEY_PRESET, NKEYS };
-static const char *const key_names[NKEYS] = {"L", "o", "g", "G", "Gcopy", "preset"};
+enum {
+  KEY_L,
+  KEY_O,
+  KEY_SMALL_G,
+  KEY_G,
+  KEY_GCOPY,
+  KEY_NODE_L,
+  KEY_NODE_O,
+  KEY_NODE_SMALL_G,
+  KEY_NODE_G,
+  KEY_NIC_O,
+  KEY_NIC_G,
+  KEY_PRESET,
+  NKEYS
+};
+static const char *const key_names[NKEYS] = {"L",      "o",      "g",      "G",     "Gcopy", "node_L",
+                                             "node_o", "node_g", "node_G", "nic_o", "nic_G", "preset"};
 
 static int parse_value(const char *key, const char *value, double *out, char *err, size_t errlen) {
   char *end;
@@ -38,7 +54,19 @@ static int apply_preset(const char *name, loggp_params *out, char *err, size_t e
     snprintf(err, errlen, "--model: unknown preset '%s' (known: %s)", name, nhood_cost_preset_names());
     return 1;
   }
-  *out = (loggp_params){.L = p.L, .o = p.o, .g = p.g, .G = p.G, .Gcopy = p.Gcopy, .eager = p.eager, .rdv = p.rdv};
+  *out = (loggp_params){.L = p.L,
+                        .o = p.o,
+                        .g = p.g,
+                        .G = p.G,
+                        .Gcopy = p.Gcopy,
+                        .eager = p.eager,
+                        .rdv = p.rdv,
+                        .node_L = p.node_L,
+                        .node_o = p.node_o,
+                        .node_g = p.node_g,
+                        .node_G = p.node_G,
+                        .nic_o = p.nic_o,
+                        .nic_G = p.nic_G};
   return 0;
 }
 
@@ -54,20 +82,25 @@ static int parse_item(char *item, loggp_params *out, int seen[NKEYS], char *err,
   int key = 0;
   while (key < NKEYS && strcmp(key_names[key], item) != 0) key++;
   if (key == NKEYS) {
-    snprintf(err, errlen, "--model: unknown key '%s' (expected preset, L, o, g, G, Gcopy)", item);
+    snprintf(err, errlen,
+             "--model: unknown key '%s' (expected preset, L, o, g, G, Gcopy, node_L, node_o, node_g, node_G, "
+             "nic_o, nic_G)",
+             item);
     return 1;
   }
   if (seen[key]) {
     snprintf(err, errlen, "--model: '%s' given twice", item);
     return 1;
   }
-  int any_value = seen[KEY_L] || seen[KEY_O] || seen[KEY_SMALL_G] || seen[KEY_G] || seen[KEY_GCOPY];
+  int any_value = 0;
+  for (int k = 0; k < KEY_PRESET; k++) any_value |= seen[k];
   if (key == KEY_PRESET && any_value) {
     snprintf(err, errlen, "--model: preset must come first, so that the keys after it override it");
     return 1;
   }
   seen[key] = 1;
-  double *field[NKEYS] = {&out->L, &out->o, &out->g, &out->G, &out->Gcopy, NULL};
+  double *field[NKEYS] = {&out->L,      &out->o,      &out->g,      &out->G,     &out->Gcopy, &out->node_L,
+                          &out->node_o, &out->node_g, &out->node_G, &out->nic_o, &out->nic_G, NULL};
   if (key == KEY_PRESET) return apply_preset(value, out, err, errlen);
   return parse_value(item, value, field[key], err, errlen);
 }
@@ -98,6 +131,14 @@ int loggp_parse(const char *spec, loggp_params *out, char *err, size_t errlen) {
         return 1;
       }
   if (!seen[KEY_GCOPY]) out->Gcopy = out->G / 4;
+  /* Without a preset, a message within a node costs what one between nodes does, and the NIC
+   * nothing (nic_* stay 0): one level unless node or NIC keys say otherwise. */
+  if (!seen[KEY_PRESET]) {
+    double *node[] = {&out->node_L, &out->node_o, &out->node_g, &out->node_G};
+    const double process[] = {out->L, out->o, out->g, out->G};
+    for (int k = 0; k < 4; k++)
+      if (!seen[KEY_NODE_L + k]) *node[k] = process[k];
+  }
   return 0;
 }
 
@@ -105,12 +146,67 @@ int loggp_parse(const char *spec, loggp_params *out, char *err, size_t errlen) {
 /* Evaluation                                                                             */
 /* ------------------------------------------------------------------------------------- */
 
+/* With one level (ranks_per_node 0) every message is priced at send time with L, o, g, G,
+ * its arrival known at once. With two levels, a message within a node is priced so with
+ * node_*, and a message between nodes becomes a
+ * record that waits for its two NIC services (loggp.h); its arrival is known only once the
+ * destination NIC has served it.
+ *
+ * A NIC's FIFO makes a message's arrival depend on every message that reached that NIC
+ * before it, whichever rank sent it, so NIC services run as a discrete-event simulation: one
+ * binary heap of events keyed by (time, sending rank, its send number, side), taken in that
+ * order. Ranks still run ahead as far as their messages allow, as in one level; what keeps
+ * the order right is that nothing done in answer to an event happens before it: a served
+ * message arrives after its service started, a round that it completes ends after the
+ * arrival, and the sends of the next round are handed to a NIC after that. So every event
+ * is pushed at or after the time of the event being served, and the heap hands each NIC its
+ * messages in the order of h (resp. h'). (An event pushed at that very time, possible only
+ * where L, o and c are 0, is served after it whatever its tie-break: still one order.)
+ *
+ * A mailbox word is the message's arrival time, or, with NIC_BIT set, the index of its
+ * record while a NIC still holds it: times are never negative, so their sign bit is free. */
+
+/* The price of one message between two ranks, at the processes. */
+typedef struct price {
+  double L, o, g, G;
+  int via_nic; /* between two nodes of a two-level model */
+} price;
+
+/* A receive's message: when it arrives and the o it costs the receiver (node_o or o). */
+typedef struct arrival {
+  double time, o;
+} arrival;
+
+#define NIC_BIT (UINT64_C(1) << 63)
+#define NO_SLOT SIZE_MAX
+
+/* A message between nodes, from its send until it meets its receive with a known arrival. */
+typedef struct nic_message {
+  double done; /* last byte out of the sender's process; once injected, out of the source NIC;
+                * once ejected, its arrival */
+  size_t slot; /* its receive's entry in evaluation.arrival; NO_SLOT until a receive takes it */
+  int dest;    /* receiving rank */
+  int count;   /* bytes */
+  int arrived; /* 1 once ejected (done is then its arrival) */
+  int next_free;
+} nic_message;
+
+enum { NIC_INJECT, NIC_EJECT };
+
+typedef struct nic_event {
+  double time;  /* h for injection, h' for ejection */
+  int src, seq; /* sending rank and its send number: the tie-break */
+  int msg;      /* index in evaluation.msgs */
+  int side;     /* NIC_INJECT or NIC_EJECT */
+} nic_event;
+
 /* Where one rank stands. */
 typedef struct rank_clock {
   int round;        /* current round; the schedule's nrounds once finished */
-  int pending;      /* receives of the current round still without their message */
+  int pending;      /* receives of the current round still without their arrival */
   int waiting;      /* 1 while stopped in a round for messages */
   int nposted;      /* receives posted in the current round */
+  int nsent;        /* sends so far, over all rounds: the NIC's tie-break */
   double cpu;       /* when the CPU is free next */
   double next_send; /* earliest start of the next injection: g + (m - 1) G after the last */
   double sends_out; /* when the last byte of the current round's sends has left */
@@ -121,11 +217,18 @@ typedef struct evaluation {
   int nranks;
   const nhood_sched *scheds;
   const loggp_params *p;
+  int per_node; /* ranks_per_node; 0: one level */
   rank_clock *clock;
-  double *arrival; /* per rank, room for the receives of its largest round */
+  arrival *arrival; /* per rank, room for the receives of its largest round */
   sim_mailbox mailbox;
   int *ready; /* ranks whose waiting round got its last message */
   int nready;
+  /* Two levels only: per node, when each side of its NIC is free next. */
+  double *inject_free, *eject_free;
+  nic_message *msgs; /* records of messages between nodes, reused through a free list */
+  int nmsgs, msgs_capacity, free_msg;
+  nic_event *heap; /* binary min-heap by event_before */
+  size_t nheap, heap_capacity;
   char *err;
   size_t errlen;
 } evaluation;
@@ -142,10 +245,132 @@ static double bits_time(uint64_t bits) {
   return t;
 }
 
-static int compare_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
+static double max_time(double a, double b) { return a > b ? a : b; }
+
+/* By time, then o: the order in which the receiver's CPU takes its round's messages (o only
+ * makes ties deterministic; their sum is the same in either order). */
+static int compare_arrival(const void *a, const void *b) {
+  const arrival *x = a, *y = b;
+  if (x->time != y->time) return x->time > y->time ? 1 : -1;
+  return (x->o > y->o) - (x->o < y->o);
 }
+
+static int out_of_memory(evaluation *ev) {
+  snprintf(ev->err, ev->errlen, "out of memory matching messages");
+  return 1;
+}
+
+static price price_of(const evaluation *ev, int from, int to) {
+  const loggp_params *p = ev->p;
+  if (ev->per_node > 0 && from / ev->per_node == to / ev->per_node)
+    return (price){p->node_L, p->node_o, p->node_g, p->node_G, 0};
+  return (price){p->L, p->o, p->g, p->G, ev->per_node > 0};
+}
+
+/* ---- the event heap --------------------------------------------------------------------- */
+
+static int event_before(const nic_event *a, const nic_event *b) {
+  if (a->time != b->time) return a->time < b->time;
+  if (a->src != b->src) return a->src < b->src;
+  if (a->seq != b->seq) return a->seq < b->seq;
+  return a->side < b->side;
+}
+
+static int heap_push(evaluation *ev, nic_event e) {
+  if (ev->nheap == ev->heap_capacity) {
+    size_t capacity = ev->heap_capacity ? 2 * ev->heap_capacity : 1024;
+    nic_event *grown = realloc(ev->heap, capacity * sizeof *grown);
+    if (grown == NULL) return out_of_memory(ev);
+    ev->heap = grown;
+    ev->heap_capacity = capacity;
+  }
+  size_t k = ev->nheap++;
+  while (k > 0 && event_before(&e, &ev->heap[(k - 1) / 2])) {
+    ev->heap[k] = ev->heap[(k - 1) / 2];
+    k = (k - 1) / 2;
+  }
+  ev->heap[k] = e;
+  return 0;
+}
+
+static nic_event heap_pop(evaluation *ev) {
+  nic_event top = ev->heap[0], last = ev->heap[--ev->nheap];
+  size_t k = 0, n = ev->nheap;
+  for (;;) {
+    size_t child = 2 * k + 1;
+    if (child >= n) break;
+    if (child + 1 < n && event_before(&ev->heap[child + 1], &ev->heap[child])) child++;
+    if (!event_before(&ev->heap[child], &last)) break;
+    ev->heap[k] = ev->heap[child];
+    k = child;
+  }
+  if (n > 0) ev->heap[k] = last;
+  return top;
+}
+
+/* ---- messages between nodes --------------------------------------------------------------- */
+
+/* A record for a message whose last byte leaves its process at out; -1 when out of memory. */
+static int new_message(evaluation *ev, int dest, int count, double out) {
+  if (ev->free_msg < 0) {
+    if (ev->nmsgs == ev->msgs_capacity) {
+      if (ev->msgs_capacity > INT_MAX / 2) return -1;
+      int capacity = ev->msgs_capacity ? 2 * ev->msgs_capacity : 1024;
+      nic_message *grown = realloc(ev->msgs, (size_t)capacity * sizeof *grown);
+      if (grown == NULL) return -1;
+      ev->msgs = grown;
+      ev->msgs_capacity = capacity;
+    }
+    ev->msgs[ev->nmsgs].next_free = -1;
+    ev->free_msg = ev->nmsgs++;
+  }
+  int m = ev->free_msg;
+  ev->free_msg = ev->msgs[m].next_free;
+  ev->msgs[m] = (nic_message){.done = out, .slot = NO_SLOT, .dest = dest, .count = count, .next_free = -1};
+  return m;
+}
+
+static void free_message(evaluation *ev, int m) {
+  ev->msgs[m].next_free = ev->free_msg;
+  ev->free_msg = m;
+}
+
+/* A receive's message has arrived: the rank goes on once its round has all of them. */
+static void arrived(evaluation *ev, int r, size_t slot, double time) {
+  rank_clock *c = &ev->clock[r];
+  ev->arrival[slot].time = time;
+  if (--c->pending == 0 && c->waiting) {
+    c->waiting = 0;
+    ev->ready[ev->nready++] = r;
+  }
+}
+
+/* Serves one event at its NIC (the formulas of loggp.h). */
+static int serve(evaluation *ev, const nic_event *e) {
+  const loggp_params *p = ev->p;
+  nic_message *m = &ev->msgs[e->msg];
+  double busy = p->nic_o + m->count * p->nic_G;
+  if (e->side == NIC_INJECT) {
+    double *free_at = &ev->inject_free[e->src / ev->per_node];
+    double start = max_time(e->time, *free_at);
+    *free_at = start + busy;
+    m->done = max_time(m->done, start + busy);
+    return heap_push(ev, (nic_event){start + p->L, e->src, e->seq, e->msg, NIC_EJECT});
+  }
+  double *free_at = &ev->eject_free[m->dest / ev->per_node];
+  double start = max_time(e->time, *free_at);
+  *free_at = start + busy;
+  m->done = max_time(m->done + p->L, start + busy);
+  if (m->slot == NO_SLOT) { /* its receive is not posted yet: post_recv takes the time */
+    m->arrived = 1;
+    return 0;
+  }
+  arrived(ev, m->dest, m->slot, m->done);
+  free_message(ev, e->msg);
+  return 0;
+}
+
+/* ---- ranks ------------------------------------------------------------------------------ */
 
 static int check_peer(evaluation *ev, int rank, int peer) {
   if (peer >= 0 && peer < ev->nranks) return 0;
@@ -158,39 +383,49 @@ static int post_recv(evaluation *ev, int r, const nhood_op *op) {
   size_t slot = c->arrivals + (size_t)c->nposted++;
   sim_item receive = {slot, op->count}, message;
   int matched;
-  if (sim_mailbox_recv(&ev->mailbox, r, op->peer, op->tag, receive, &message, &matched) != 0) {
-    snprintf(ev->err, ev->errlen, "out of memory matching messages");
-    return 1;
-  }
-  if (matched)
-    ev->arrival[slot] = bits_time(message.word);
-  else
+  ev->arrival[slot].o = price_of(ev, op->peer, r).o;
+  if (sim_mailbox_recv(&ev->mailbox, r, op->peer, op->tag, receive, &message, &matched) != 0) return out_of_memory(ev);
+  if (!matched) {
     c->pending++;
+  } else if (message.word & NIC_BIT) {
+    int m = (int)(message.word & ~NIC_BIT);
+    if (ev->msgs[m].arrived) {
+      ev->arrival[slot].time = ev->msgs[m].done;
+      free_message(ev, m);
+    } else { /* still at a NIC: serve() delivers it */
+      ev->msgs[m].slot = slot;
+      c->pending++;
+    }
+  } else {
+    ev->arrival[slot].time = bits_time(message.word);
+  }
   return 0;
 }
 
 static int post_send(evaluation *ev, int r, const nhood_op *op) {
-  const loggp_params *p = ev->p;
   rank_clock *c = &ev->clock[r];
-  double stream = (op->count > 0 ? op->count - 1 : 0) * p->G; /* bytes after the first */
+  price k = price_of(ev, r, op->peer);
+  double stream = (op->count > 0 ? op->count - 1 : 0) * k.G; /* bytes after the first */
   double start = c->cpu > c->next_send ? c->cpu : c->next_send;
-  c->cpu = start + p->o;
-  c->next_send = start + p->g + stream;
-  double out = start + p->o + stream;
+  c->cpu = start + k.o;
+  c->next_send = start + k.g + stream;
+  double out = start + k.o + stream;
   if (out > c->sends_out) c->sends_out = out;
-  sim_item message = {time_bits(out + p->L), op->count}, receive;
-  int matched;
-  if (sim_mailbox_send(&ev->mailbox, r, op->peer, op->tag, message, &receive, &matched) != 0) {
-    snprintf(ev->err, ev->errlen, "out of memory matching messages");
-    return 1;
+  int seq = c->nsent++, m = -1;
+  uint64_t word = time_bits(out + k.L);
+  if (k.via_nic) { /* handed to the NIC once the CPU has posted it: h = start + o */
+    if ((m = new_message(ev, op->peer, op->count, out)) < 0) return out_of_memory(ev);
+    if (heap_push(ev, (nic_event){start + k.o, r, seq, m, NIC_INJECT}) != 0) return 1;
+    word = NIC_BIT | (uint64_t)m;
   }
+  sim_item message = {word, op->count}, receive;
+  int matched;
+  if (sim_mailbox_send(&ev->mailbox, r, op->peer, op->tag, message, &receive, &matched) != 0) return out_of_memory(ev);
   if (matched) {
-    rank_clock *dest = &ev->clock[op->peer];
-    ev->arrival[receive.word] = out + p->L;
-    if (--dest->pending == 0 && dest->waiting) {
-      dest->waiting = 0;
-      ev->ready[ev->nready++] = op->peer;
-    }
+    if (m >= 0)
+      ev->msgs[m].slot = receive.word; /* the receive stays pending until serve() */
+    else
+      arrived(ev, op->peer, receive.word, out + k.L);
   }
   return 0;
 }
@@ -199,9 +434,9 @@ static int post_send(evaluation *ev, int r, const nhood_op *op) {
  * arrival, then the round waits for its sends to be out. */
 static void end_round(evaluation *ev, int r) {
   rank_clock *c = &ev->clock[r];
-  double *arrival = ev->arrival + c->arrivals;
-  qsort(arrival, (size_t)c->nposted, sizeof *arrival, compare_double);
-  for (int k = 0; k < c->nposted; k++) c->cpu = (c->cpu > arrival[k] ? c->cpu : arrival[k]) + ev->p->o;
+  arrival *a = ev->arrival + c->arrivals;
+  qsort(a, (size_t)c->nposted, sizeof *a, compare_arrival);
+  for (int k = 0; k < c->nposted; k++) c->cpu = max_time(c->cpu, a[k].time) + a[k].o;
   if (c->sends_out > c->cpu) c->cpu = c->sends_out;
   c->round++;
 }
@@ -233,13 +468,21 @@ static int run_rounds(evaluation *ev, int r) {
   return 0;
 }
 
-/* Room for each rank's largest round of receives, and the mailbox sized for its keys. */
+/* Room for each rank's largest round of receives, the mailbox sized for its keys, and the
+ * NICs' clocks. */
 static int evaluation_init(evaluation *ev) {
   int n = ev->nranks, rc = 1;
   int *keys = calloc((size_t)(n > 0 ? n : 1), sizeof *keys); /* calloc: else a GCC 12 -Wmaybe-uninitialized */
   ev->clock = calloc((size_t)(n > 0 ? n : 1), sizeof *ev->clock);
   ev->ready = malloc((size_t)(n > 0 ? n : 1) * sizeof *ev->ready);
+  ev->free_msg = -1;
   if (keys == NULL || ev->clock == NULL || ev->ready == NULL) goto cleanup;
+  if (ev->per_node > 0) {
+    size_t nodes = (size_t)(n / ev->per_node) + 1;
+    ev->inject_free = calloc(nodes, sizeof *ev->inject_free);
+    ev->eject_free = calloc(nodes, sizeof *ev->eject_free);
+    if (ev->inject_free == NULL || ev->eject_free == NULL) goto cleanup;
+  }
   size_t total = 0;
   for (int r = 0; r < n; r++) {
     const nhood_sched *s = &ev->scheds[r];
@@ -288,17 +531,28 @@ static void report_incomplete(evaluation *ev) {
 int loggp_predict(int nranks, const nhood_sched *scheds, const loggp_params *p, loggp_prediction *out, char *err,
                   size_t errlen) {
   int rc = 1;
-  evaluation ev = {.nranks = nranks, .scheds = scheds, .p = p, .err = err, .errlen = errlen};
+  evaluation ev = {
+      .nranks = nranks, .scheds = scheds, .p = p, .per_node = p->ranks_per_node, .err = err, .errlen = errlen};
   *out = (loggp_prediction){0, -1};
+  if (p->ranks_per_node < 0) {
+    snprintf(err, errlen, "ranks_per_node is %d; 0 (one level) or more expected", p->ranks_per_node);
+    return 1;
+  }
   if (evaluation_init(&ev) != 0) goto cleanup;
   /* Every rank runs as far as it can; then each rank whose last missing message arrived
-   * finishes its round and goes on, until no rank is ready. */
+   * finishes its round and goes on, until no rank is ready; then the NICs serve their next
+   * event, which may make ranks ready again (with one level the heap stays empty). */
   for (int r = 0; r < nranks; r++)
     if (run_rounds(&ev, r) != 0) goto cleanup;
-  while (ev.nready > 0) {
-    int r = ev.ready[--ev.nready];
-    end_round(&ev, r);
-    if (run_rounds(&ev, r) != 0) goto cleanup;
+  for (;;) {
+    while (ev.nready > 0) {
+      int r = ev.ready[--ev.nready];
+      end_round(&ev, r);
+      if (run_rounds(&ev, r) != 0) goto cleanup;
+    }
+    if (ev.nheap == 0) break;
+    nic_event e = heap_pop(&ev);
+    if (serve(&ev, &e) != 0) goto cleanup;
   }
   int complete = ev.mailbox.waiting_messages == 0;
   for (int r = 0; r < nranks; r++) complete &= ev.clock[r].round >= scheds[r].nrounds;
@@ -317,5 +571,9 @@ cleanup:
   free(ev.clock);
   free(ev.arrival);
   free(ev.ready);
+  free(ev.inject_free);
+  free(ev.eject_free);
+  free(ev.msgs);
+  free(ev.heap);
   return rc;
 }

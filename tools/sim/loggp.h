@@ -17,9 +17,38 @@
  * arrival: done at max(CPU free, arrival) + o. The round ends when its receives are done and
  * its sends are out. The call takes as long as the slowest rank.
  *
- * Messages pair as MPI pairs them (per destination, source and tag, in order), and every
- * time depends only on the schedules, so the result does not depend on the order in which
- * ranks are evaluated. Counts are bytes: schedules must use MPI_BYTE.
+ * Two levels (ranks_per_node k >= 1; rank r is on node r / k, the last node may have fewer).
+ * A message between two ranks of one node is priced as above with node_L, node_o, node_g,
+ * node_G (node_o at its receiver too), and meets no network interface (NIC). A message
+ * between nodes is priced with L, o, g, G at both processes as above and also passes the
+ * sending node's NIC and then the receiving node's; each is a FIFO server shared by its
+ * node's ranks, one per direction (links are full duplex), which a message of m bytes keeps
+ * busy c = nic_o + m nic_G:
+ *
+ *   h  = start + o                      handed to the NIC: the CPU has posted it
+ *   s  = max(h, injection side free);   that side is then free at s + c
+ *   e  = max(out, s + c)                last byte out of the source NIC, out as above
+ *   h' = s + L                          its first byte at the destination NIC
+ *   s' = max(h', ejection side free);   that side is then free at s' + c
+ *   arrival = max(e + L, s' + c)        then the receiver's CPU takes it as above
+ *
+ * The NIC streams what the process hands it (cut-through), so it cannot be done before the
+ * process's last byte is out (e >= out), nor the destination NIC before the last byte has
+ * crossed (arrival >= e + L). A message alone thus arrives as in one level, or at
+ * start + o + c + L where c exceeds (m - 1) G: the presets' L and G were measured end to
+ * end, through both NICs, and handing the NIC the message only at out (store and forward)
+ * would charge its bytes three times, G + 2 nic_G (a lone 64 KiB message 2.4x its ib-edr
+ * time). What the NICs add is their sharing: ranks of one node that send at once wait for
+ * each other's c, as do messages arriving at once at one node. With
+ * nic_o = nic_G = 0 and node_* = L, o, g, G the times are those of one level exactly. The
+ * sender's round waits for out only, as in one level (an eager send's buffer is free once
+ * its bytes are handed over).
+ *
+ * Messages pair as MPI pairs them (per destination, source and tag, in order). Each NIC
+ * serves in order of h (resp. h'), ties broken by sending rank, then its send number: the
+ * evaluation takes NIC events from one queue in that global order. Every time depends only
+ * on the schedules, so the result does not depend on the order in which ranks are
+ * evaluated. Counts are bytes: schedules must use MPI_BYTE.
  */
 #ifndef NHOOD_SIM_LOGGP_H
 #define NHOOD_SIM_LOGGP_H
@@ -34,10 +63,17 @@ typedef struct loggp_params {
   /* The library's rendezvous term (common/cost_model.h), taken from a preset (0 otherwise): the
    * evaluator here has none, nhood-info's cost model uses it. */
   double eager, rdv;
+  /* Two levels, as above: a message within one node, and each node's NIC. */
+  double node_L, node_o, node_g, node_G; /* µs, µs per byte */
+  double nic_o, nic_G;                   /* µs per message, µs per byte */
+  int ranks_per_node;                    /* 0: one level, every message priced with L, o, g, G */
 } loggp_params;
 
 /* Parses "loggp:preset=NAME" (ib-edr, shm) or "loggp:L=..,o=..,g=..,G=.." (µs and µs per
- * byte), optionally with Gcopy=..; keys after a preset override it. 0, or 1 with a message. */
+ * byte), optionally with Gcopy=.., node_L=.., node_o=.., node_g=.., node_G=.., nic_o=..,
+ * nic_G=..; keys after a preset override it. Without a preset node_* default to L, o, g, G
+ * and nic_* to 0. ranks_per_node is left 0 (nhood-sim's --ranks-per-node sets it). 0, or 1
+ * with a message. */
 int loggp_parse(const char *spec, loggp_params *out, char *err, size_t errlen);
 
 typedef struct loggp_prediction {
@@ -46,7 +82,8 @@ typedef struct loggp_prediction {
 } loggp_prediction;
 
 /* Evaluates scheds[0..nranks-1]. 0, or 1 with a message when the schedules cannot complete
- * (a receive without a matching send, a message nobody receives) or memory runs out. */
+ * (a receive without a matching send, a message nobody receives), ranks_per_node < 0, or
+ * memory runs out. Memory: O(ranks + messages in flight). */
 int loggp_predict(int nranks, const nhood_sched *scheds, const loggp_params *p, loggp_prediction *out, char *err,
                   size_t errlen);
 

@@ -7,7 +7,8 @@
  *   nhood-sim --ranks P --topo SPEC [--topo SPEC ...]
  *       --coll allgather|allgatherv|alltoall|alltoallv|alltoallw[,...] --sizes B[,...]
  *       --algo direct[,...]|all|applicable [--theta 4]
- *       [--model loggp:preset=NAME | loggp:L=..,o=..,g=..,G=..] [--json FILE] [--no-verify]
+ *       [--model loggp:preset=NAME | loggp:L=..,o=..,g=..,G=..] [--ranks-per-node K]
+ *       [--json FILE] [--no-verify]
  *
  * --bytes is an alias of --sizes (its name before nhood-bench's and nhood-info's spelling
  * became the one).
@@ -63,7 +64,7 @@ static double now_s(void) {
 /* ------------------------------------------------------------------------------------- */
 
 /* Algorithms with a Phase 1 (sim_phase1.h), terminated by a NULL name. */
-static const phase1_hook phase1_hooks[] = {{"combine", phase1_combine_run}, {NULL, NULL}};
+static const phase1_hook phase1_hooks[] = {{"combine", phase1_combine_run}, {"node", phase1_node_run}, {NULL, NULL}};
 
 static const phase1_hook *phase1_hook_of(const char *algorithm) {
   for (const phase1_hook *h = phase1_hooks; h->algorithm != NULL; h++)
@@ -90,6 +91,7 @@ typedef struct options {
   int theta;
   const char *model_spec;
   loggp_params model;
+  int ranks_per_node; /* --ranks-per-node K (>= 1), copied into model; 0 when not given: one level */
   const char *json_path;
   int verify;
   int help;
@@ -144,7 +146,14 @@ static void print_usage(FILE *out) {
           "                   what each does and where it applies\n"
           "  --theta N        combining threshold handed to algorithms with a Phase 1 (default %d)\n"
           "  --model M        loggp:preset=ib-edr|shm, or loggp:L=..,o=..,g=..,G=..[,Gcopy=..] in\n"
-          "                   microseconds and microseconds per byte (default %s)\n"
+          "                   microseconds and microseconds per byte (default %s); with\n"
+          "                   --ranks-per-node also node_L, node_o, node_g, node_G (a message within\n"
+          "                   a node) and nic_o, nic_G (per message and byte at each node's network\n"
+          "                   interface), which a preset sets\n"
+          "  --ranks-per-node K\n"
+          "                   rank r is on node r / K: messages within a node are priced with\n"
+          "                   node_*, messages between nodes queue at both nodes' interfaces\n"
+          "                   (default: one level, every message priced with L, o, g, G)\n"
           "  --json FILE      also write one JSON object per case to FILE (truncated)\n"
           "  --no-verify      skip the execution check (predictions only; for sizes whose buffers\n"
           "                   do not fit in memory)\n"
@@ -260,7 +269,9 @@ static int apply_defaults(options *opt, char *err, size_t errlen) {
   opt->algo_width = ALGO_WIDTH;
   for (int a = 0; a < opt->nalgos; a++)
     if ((int)strlen(opt->algos[a]) > opt->algo_width) opt->algo_width = (int)strlen(opt->algos[a]);
-  return loggp_parse(opt->model_spec, &opt->model, err, errlen);
+  if (loggp_parse(opt->model_spec, &opt->model, err, errlen) != 0) return 1;
+  opt->model.ranks_per_node = opt->ranks_per_node;
+  return 0;
 }
 
 /* Options as "--name value" or "--name=value". Returns 0, or 1 with a message in err. */
@@ -285,7 +296,7 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
       continue;
     }
     static const char *const with_value[] = {"--ranks", "--topo",  "--coll",  "--sizes", "--bytes",
-                                             "--algo",  "--theta", "--model", "--json"};
+                                             "--algo",  "--theta", "--model", "--json",  "--ranks-per-node"};
     const char *name, *value;
     if (cli_option_with_value(argc, argv, &i, with_value, sizeof with_value / sizeof with_value[0], &name, &value, err,
                               errlen) != 0)
@@ -305,6 +316,8 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
       rc = cli_parse_int(name, value, 1, &opt->theta, err, errlen);
     else if (strcmp(name, "--model") == 0)
       opt->model_spec = value;
+    else if (strcmp(name, "--ranks-per-node") == 0)
+      rc = cli_parse_int(name, value, 1, &opt->ranks_per_node, err, errlen);
     else
       opt->json_path = value;
     if (rc != 0) return 1;
@@ -448,7 +461,8 @@ static int build_failed(case_row *row, int r, const char *what) {
 }
 
 /* The size pass: built for every rank, run in-process, its scratch kept for the data build. */
-static int run_size_pass(const topo_set *ts, const sim_call *call, case_scheds *cs, case_row *row) {
+static int run_size_pass(const topo_set *ts, const sim_call *call, const nhood_algorithm *chosen, case_scheds *cs,
+                         case_row *row) {
   int n = ts->nranks;
   cs->pass = calloc((size_t)n, sizeof *cs->pass);
   cs->own_sizes = calloc((size_t)n, sizeof *cs->own_sizes);
@@ -459,8 +473,8 @@ static int run_size_pass(const topo_set *ts, const sim_call *call, case_scheds *
   }
   for (; cs->npasses < n; cs->npasses++) {
     int r = cs->npasses;
-    if (nhood_build_combine_size_pass(ts->topos[r], nhood_combine_pattern_of(ts->topos[r], NULL), &call->args[r], r,
-                                      &cs->pass[r], &cs->own_sizes[r]) != MPI_SUCCESS)
+    if (nhood_build_combine_size_pass(ts->topos[r], nhood_pattern_of(ts->topos[r], chosen->pattern, NULL),
+                                      &call->args[r], r, &cs->pass[r], &cs->own_sizes[r]) != MPI_SUCCESS)
       return build_failed(row, r, "building the size pass");
     if (!(cs->pass_scratch[r] = malloc((size_t)cs->pass[r].scratch_bytes + 1))) {
       nhood_sched_free(&cs->pass[r]);
@@ -497,12 +511,12 @@ static int build_schedules(const topo_set *ts, const sim_call *call, const char 
   /* The same answer on every rank (schedule/algorithms.h). */
   int two_stage = ts->nranks > 0 && nhood_algorithm_needs_size_pass(chosen, ts->topos[0], &call->args[0]);
   double t0 = now_s();
-  if (two_stage && run_size_pass(ts, call, cs, row) != 0) return 1;
+  if (two_stage && run_size_pass(ts, call, chosen, cs, row) != 0) return 1;
   for (; cs->nbuilt < ts->nranks; cs->nbuilt++) {
     int r = cs->nbuilt;
     nhood_coll_args a = call->args[r];
     const nhood_topo *on = sim_grid_topo_for(algo, ts->topos[r], ts->grid, r, &a);
-    int rc = two_stage ? nhood_build_combine_sized(ts->topos[r], nhood_combine_pattern_of(ts->topos[r], NULL),
+    int rc = two_stage ? nhood_build_combine_sized(ts->topos[r], nhood_pattern_of(ts->topos[r], chosen->pattern, NULL),
                                                    &call->args[r], r, cs->pass_scratch[r], &cs->data[r])
                        : nhood_algorithm_build(chosen, on, &a, r, &cs->data[r]);
     if (rc != MPI_SUCCESS) return build_failed(row, r, algo);
@@ -563,10 +577,17 @@ cleanup:
 
 static void print_header(const options *opt) {
   const loggp_params *m = &opt->model;
+  char levels[256] = ""; /* nothing for one level, as before --ranks-per-node */
+  if (opt->ranks_per_node > 0)
+    snprintf(levels, sizeof levels,
+             ", %d rank%s per node (within a node L %g us, o %g us, g %g us, G %.4g us/B; "
+             "network interface %.4g us + %.4g us/B)",
+             opt->ranks_per_node, cli_plural(opt->ranks_per_node), m->node_L, m->node_o, m->node_g, m->node_G, m->nic_o,
+             m->nic_G);
   printf(
       "nhood-sim: %d virtual rank%s, model %s (L %g us, o %g us, g %g us, G %.4g us/B, "
-      "Gcopy %.4g us/B)%s\n",
-      opt->nranks, cli_plural(opt->nranks), opt->model_spec, m->L, m->o, m->g, m->G, m->Gcopy,
+      "Gcopy %.4g us/B)%s%s\n",
+      opt->nranks, cli_plural(opt->nranks), opt->model_spec, m->L, m->o, m->g, m->G, m->Gcopy, levels,
       opt->verify ? "" : ", not verifying");
 }
 
@@ -640,6 +661,11 @@ static void json_row(FILE *out, const options *opt, const topo_set *ts, const ca
           ",\"loggp_L_us\":%.9g,\"loggp_o_us\":%.9g,\"loggp_g_us\":%.9g,"
           "\"loggp_G_us_per_byte\":%.9g,\"loggp_Gcopy_us_per_byte\":%.9g",
           m->L, m->o, m->g, m->G, m->Gcopy);
+  /* null: not given, one level (model.ranks_per_node 0) */
+  if (opt->ranks_per_node > 0)
+    fprintf(out, ",\"ranks_per_node\":%d", opt->ranks_per_node);
+  else
+    fprintf(out, ",\"ranks_per_node\":null");
   fprintf(out, ",\"topo_edges\":%lld,\"verify_wall_s\":%.3f", ts->edges, row->verify_s);
   if (row->error[0] != '\0') {
     fprintf(out, ",\"error\":");
@@ -668,7 +694,7 @@ static int applies_everywhere(const options *opt, topo_set *ts, const sim_call *
     }
     if (r == ts->nranks) return 1;
     /* A reason of an algorithm that waits for its pattern may be that it is missing. */
-    if (pass > 0 || !alg->needs_pattern || ts->phase1_ran[a] || phase1_hook_of(alg->name) == NULL) return 0;
+    if (pass > 0 || !alg->pattern || ts->phase1_ran[a] || phase1_hook_of(alg->name) == NULL) return 0;
     if (ensure_phase1(ts, opt, a, err, sizeof err) != 0) return 1;
   }
   return 0;

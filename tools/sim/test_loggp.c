@@ -181,6 +181,193 @@ static void test_incomplete_schedules(void) {
   for (int r = 0; r < 2; r++) nhood_sched_free(&s[r]);
 }
 
+/* ---- two levels ---------------------------------------------------------------------- */
+
+/* Three rounds in which every rank sends to r + 1, r + 2 + round and r + 5 (mod n) and
+ * receives from the matching ranks, of sizes by a hash; some ranks copy in round 1. */
+static void build_mixed(nhood_sched *s, int n) {
+  start_all(s, n);
+  for (int round = 0; round < 3; round++) {
+    const int dist[3] = {1, 2 + round, 5};
+    for (int r = 0; r < n; r++) {
+      if (round == 1 && r % 3 == 0) nhood_sched_copy(&s[r], bytes(NHOOD_BUF_SEND, 40), bytes(NHOOD_BUF_RECV, 40));
+      for (int d = 0; d < 3; d++) {
+        int from = (r - dist[d] % n + n) % n;
+        nhood_sched_recv(&s[r], from, 0, bytes(NHOOD_BUF_RECV, (from * 37 + d * 11 + round * 5) % 300));
+      }
+      for (int d = 0; d < 3; d++)
+        nhood_sched_send(&s[r], (r + dist[d]) % n, 0, bytes(NHOOD_BUF_SEND, (r * 37 + d * 11 + round * 5) % 300));
+      nhood_sched_fence(&s[r]);
+    }
+  }
+}
+
+/* base with node_* equal to L, o, g, G and free NICs: two levels that must price as one. */
+static loggp_params two_levels_as_one(int ranks_per_node) {
+  loggp_params p = base;
+  p.node_L = p.L;
+  p.node_o = p.o;
+  p.node_g = p.g;
+  p.node_G = p.G;
+  p.ranks_per_node = ranks_per_node;
+  return p;
+}
+
+/* (a) Free NICs and node_* = L, o, g, G: exactly the one-level times, whatever the node size
+ * (3 leaves a smaller last node), though every message between nodes goes through the queue. */
+static void test_two_levels_reduce_to_one(void) {
+  enum { N = 8 };
+  nhood_sched s[N];
+  int slowest_one = -2, slowest_two = -2;
+  build_mixed(s, N);
+  double one = predict(s, N, &base, &slowest_one);
+  for (int k = 1; k <= 3; k++) {
+    loggp_params p = two_levels_as_one(k);
+    build_mixed(s, N);
+    double two = predict(s, N, &p, &slowest_two);
+    CHECK(one > 0 && two == one && slowest_two == slowest_one,
+          "%d ranks per node, free NICs: %.17g (rank %d), one level %.17g (rank %d)", k, two, slowest_two, one,
+          slowest_one);
+  }
+}
+
+/* On-node messages: L 0.3, o 0.1, g 0.05, G 0.001. */
+static loggp_params with_node(int ranks_per_node) {
+  loggp_params p = base;
+  p.node_L = 0.3;
+  p.node_o = 0.1;
+  p.node_g = 0.05;
+  p.node_G = 0.001;
+  p.ranks_per_node = ranks_per_node;
+  return p;
+}
+
+/* (b) Two ranks of one node exchange 101 bytes: 0.1 + 100 * 0.001 + 0.3 = 0.5 arrival, + 0.1;
+ * on two nodes (or one level) the same exchange takes 0.5 + 1 + 2 + 0.5 = 4. */
+static void test_on_node_prices(void) {
+  const int per_node[3] = {2, 1, 0};
+  const double expected[3] = {0.6, 4.0, 4.0};
+  for (int k = 0; k < 3; k++) {
+    nhood_sched s[2];
+    loggp_params p = with_node(per_node[k]);
+    start_all(s, 2);
+    for (int r = 0; r < 2; r++) {
+      nhood_sched_recv(&s[r], 1 - r, 0, bytes(NHOOD_BUF_RECV, 101));
+      nhood_sched_send(&s[r], 1 - r, 0, bytes(NHOOD_BUF_SEND, 101));
+    }
+    double t = predict(s, 2, &p, NULL);
+    CHECK(near(t, expected[k]), "exchange at %d ranks per node: %g, expected %g", per_node[k], t, expected[k]);
+  }
+
+  /* A receiver pays each message's own o: rank 0 (node 0) gets one byte from rank 2 (node 1)
+   * at 0.5 + 2 = 2.5 and 2301 bytes from rank 1 (node 0) at 0.1 + 2.3 + 0.3 = 2.7: done at
+   * 2.5 + 0.5 = 3.0, then 3.0 + 0.1. (Swapping the two o's would give 3.2.) */
+  nhood_sched s[3];
+  loggp_params p = with_node(2);
+  start_all(s, 3);
+  nhood_sched_recv(&s[0], 1, 0, bytes(NHOOD_BUF_RECV, 2301));
+  nhood_sched_recv(&s[0], 2, 0, bytes(NHOOD_BUF_RECV, 1));
+  nhood_sched_send(&s[1], 0, 0, bytes(NHOOD_BUF_SEND, 2301));
+  nhood_sched_send(&s[2], 0, 0, bytes(NHOOD_BUF_SEND, 1));
+  int slowest = -2;
+  double t = predict(s, 3, &p, &slowest);
+  CHECK(near(t, 3.1) && slowest == 0, "on- and off-node receives: 3.1, got %g (rank %d)", t, slowest);
+}
+
+/* A NIC slower than a process: nic_o 0.25, nic_G 0.1, so a 100-byte message keeps a NIC busy
+ * c = 10.25, against (m - 1) G = 0.99 at the process. 4 ranks per node. */
+static loggp_params with_nic(double nic_o, double nic_G) {
+  loggp_params p = with_node(4);
+  p.nic_o = nic_o;
+  p.nic_G = nic_G;
+  return p;
+}
+
+/* One 100-byte message from each sender[i] to receiver[i]. */
+static double predict_pairs(int n, const int *sender, const int *receiver, int npairs, const loggp_params *p,
+                            int *slowest) {
+  nhood_sched s[20];
+  start_all(s, n);
+  for (int i = 0; i < npairs; i++) {
+    nhood_sched_send(&s[sender[i]], receiver[i], 0, bytes(NHOOD_BUF_SEND, 100));
+    nhood_sched_recv(&s[receiver[i]], sender[i], 0, bytes(NHOOD_BUF_RECV, 100));
+  }
+  return predict(s, n, p, slowest);
+}
+
+/* (c) Injection: the 4 ranks of node 0 each send 100 bytes to a rank of node 1 at once. All
+ * are handed to node 0's NIC at h = o = 0.5 and served in rank order: the i-th starts at
+ * 0.5 + 10.25 i, its first byte reaches node 1's NIC at 2.5 + 10.25 i (which has just become
+ * free) and it arrives at 2.5 + 10.25 (i + 1). The last receiver is done at
+ * o + L + 4c + o = 0.5 + 2 + 41 + 0.5 = 44. One level: o + 99 G + L + o = 3.99. A message
+ * alone arrives c after h + L (cut-through: the NIC is the slower stage): 13.25; with a NIC
+ * faster than the process (c = 0.11 < 0.99) as in one level: 3.99. */
+static void test_injection_contention(void) {
+  const int four[4] = {0, 1, 2, 3}, node1[4] = {4, 5, 6, 7}, one_per_node[4] = {4, 8, 12, 16};
+  loggp_params slow = with_nic(0.25, 0.1), fast = with_nic(0.01, 0.001), none = with_nic(0, 0);
+  none.ranks_per_node = 0;
+  int slowest = -2;
+  double t = predict_pairs(8, four, node1, 4, &slow, &slowest);
+  CHECK(near(t, 44.0) && slowest == 7, "4 senders of one node: 44, got %g (rank %d)", t, slowest);
+  t = predict_pairs(8, four, node1, 4, &none, NULL);
+  CHECK(near(t, 3.99), "the same in one level: 3.99, got %g", t);
+  /* Receivers on four nodes: only the injection side is shared, and it alone gives 44. */
+  t = predict_pairs(20, four, one_per_node, 4, &slow, &slowest);
+  CHECK(near(t, 44.0) && slowest == 16, "4 senders of one node to 4 nodes: 44, got %g (rank %d)", t, slowest);
+  t = predict_pairs(8, four, node1, 1, &slow, NULL);
+  CHECK(near(t, 13.25), "one message, slow NIC: 0.5 + 10.25 + 2 + 0.5 = 13.25, got %g", t);
+  t = predict_pairs(8, four, node1, 1, &fast, NULL);
+  CHECK(near(t, 3.99), "one message, fast NIC: as one level, 3.99, got %g", t);
+  /* The message rate alone (nic_G 0, nic_o 1): c = 1 per message, 0.5 + 2 + 4 + 0.5. */
+  loggp_params rate = with_nic(1, 0);
+  t = predict_pairs(8, four, node1, 4, &rate, NULL);
+  CHECK(near(t, 7.0), "4 senders, message-rate bound: 7, got %g", t);
+}
+
+/* (d) Ejection: one rank on each of nodes 1-4 sends 100 bytes to a rank of node 0. Each leaves
+ * its own NIC at 0.5 + 10.25; all four reach node 0's NIC at h' = 0.5 + 2 and are served in
+ * order of their sender: the i-th arrives at 2.5 + 10.25 (i + 1). Again 44, now at rank 3. */
+static void test_ejection_contention(void) {
+  const int senders[4] = {4, 8, 12, 16}, node0[4] = {0, 1, 2, 3};
+  loggp_params slow = with_nic(0.25, 0.1);
+  int slowest = -2;
+  double t = predict_pairs(20, senders, node0, 4, &slow, &slowest);
+  CHECK(near(t, 44.0) && slowest == 3, "4 nodes to the ranks of one node: 44, got %g (rank %d)", t, slowest);
+}
+
+/* (e) An exchange of all with all, 12 ranks on 3 nodes with slow NICs, evaluated twice: the
+ * same time to the bit, and slower than with free NICs. */
+static void test_two_levels_deterministic(void) {
+  enum { N = 12 };
+  nhood_sched s[N];
+  loggp_params slow = with_nic(0.25, 0.1), free_nics = with_nic(0, 0);
+  double t[3];
+  int slowest[3] = {-2, -2, -2};
+  for (int k = 0; k < 3; k++) {
+    start_all(s, N);
+    for (int r = 0; r < N; r++)
+      for (int q = 0; q < N; q++)
+        if (q != r) {
+          nhood_sched_recv(&s[r], q, 0, bytes(NHOOD_BUF_RECV, 10 + q));
+          nhood_sched_send(&s[q], r, 0, bytes(NHOOD_BUF_SEND, 10 + q));
+        }
+    t[k] = predict(s, N, k < 2 ? &slow : &free_nics, &slowest[k]);
+  }
+  CHECK(t[0] > 0 && t[0] == t[1] && slowest[0] == slowest[1], "two evaluations: %.17g (rank %d), %.17g (rank %d)", t[0],
+        slowest[0], t[1], slowest[1]);
+  CHECK(t[0] > t[2], "slow NICs %g > free NICs %g", t[0], t[2]);
+
+  loggp_prediction out;
+  char err[256] = "";
+  loggp_params bad = base;
+  bad.ranks_per_node = -1;
+  start_all(s, 1);
+  nhood_sched_finish(&s[0]);
+  CHECK(loggp_predict(1, s, &bad, &out, err, sizeof err) != 0 && strstr(err, "ranks_per_node") != NULL,
+        "negative ranks_per_node refused: '%s'", err);
+  nhood_sched_free(&s[0]);
+}
+
 static void test_parse(void) {
   loggp_params p;
   char err[256];
@@ -200,6 +387,29 @@ static void test_parse(void) {
   CHECK(loggp_parse("logp:L=1", &p, err, sizeof err) != 0, "not loggp");
   CHECK(loggp_parse("loggp:L=1,L=2,o=1,g=1,G=1", &p, err, sizeof err) != 0 && strstr(err, "twice"),
         "repeated key: '%s'", err);
+
+  /* Two levels: the presets' node and NIC numbers (common/cost_model.c), overridable; without
+   * a preset one level unless told otherwise. ranks_per_node is never set here. */
+  CHECK(loggp_parse("loggp:preset=ib-edr", &p, err, sizeof err) == 0 && near(p.node_L, 0.3) && near(p.node_o, 0.1) &&
+            near(p.node_g, 0.05) && near(p.node_G, 1.0 / 10000) && near(p.nic_o, 1.0 / 150) &&
+            near(p.nic_G, 1.0 / 12500) && p.ranks_per_node == 0,
+        "ib-edr's node and NIC parameters");
+  CHECK(loggp_parse("loggp:preset=shm,L=5", &p, err, sizeof err) == 0 && p.L == 5 && near(p.node_L, 0.3) &&
+            p.nic_o == 0 && p.nic_G == 0,
+        "shm: node_L stays the preset's; no NIC cost");
+  CHECK(loggp_parse("loggp:preset=ib-edr,nic_o=0,node_G=0.5", &p, err, sizeof err) == 0 && p.nic_o == 0 &&
+            near(p.nic_G, 1.0 / 12500) && p.node_G == 0.5,
+        "node and NIC keys override a preset");
+  CHECK(loggp_parse("loggp:L=1,o=2,g=3,G=4", &p, err, sizeof err) == 0 && p.node_L == 1 && p.node_o == 2 &&
+            p.node_g == 3 && p.node_G == 4 && p.nic_o == 0 && p.nic_G == 0,
+        "no preset: node_* = L, o, g, G, free NICs");
+  CHECK(loggp_parse("loggp:L=1,o=2,g=3,G=4,node_o=0.5,nic_G=0.01,nic_o=0.02", &p, err, sizeof err) == 0 &&
+            p.node_L == 1 && p.node_o == 0.5 && p.node_g == 3 && p.nic_G == 0.01 && p.nic_o == 0.02,
+        "no preset, some node and NIC keys");
+  CHECK(loggp_parse("loggp:nic_o=1,preset=shm", &p, err, sizeof err) != 0 && strstr(err, "preset must come first"),
+        "preset after a NIC key: '%s'", err);
+  CHECK(loggp_parse("loggp:preset=shm,node_x=1", &p, err, sizeof err) != 0 && strstr(err, "nic_G"),
+        "unknown key lists the node and NIC keys: '%s'", err);
 }
 
 int main(void) {
@@ -211,6 +421,11 @@ int main(void) {
   test_two_round_relay();
   test_long_then_short();
   test_incomplete_schedules();
+  test_two_levels_reduce_to_one();
+  test_on_node_prices();
+  test_injection_contention();
+  test_ejection_contention();
+  test_two_levels_deterministic();
   test_parse();
   return unit_summary("test_loggp");
 }
