@@ -92,6 +92,7 @@ typedef struct options {
   const char *model_spec;
   loggp_params model;
   int ranks_per_node; /* --ranks-per-node K (>= 1), copied into model; 0 when not given: one level */
+  int per_entry;      /* --per-entry B: alltoallv/w blocks of a halo are B bytes per entry; 0: not given */
   const char *json_path;
   int verify;
   int help;
@@ -150,6 +151,8 @@ static void print_usage(FILE *out) {
           "                   --ranks-per-node also node_L, node_o, node_g, node_G (a message within\n"
           "                   a node) and nic_o, nic_G (per message and byte at each node's network\n"
           "                   interface), which a preset sets\n"
+          "  --per-entry B    alltoallv and alltoallw on mtx: and rmat: move the halo's own sizes,\n"
+          "                   B bytes per entry (8: doubles), instead of --sizes' bytes per edge\n"
           "  --ranks-per-node K\n"
           "                   rank r is on node r / K: messages within a node are priced with\n"
           "                   node_*, messages between nodes queue at both nodes' interfaces\n"
@@ -295,8 +298,9 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
       opt->verify = 0;
       continue;
     }
-    static const char *const with_value[] = {"--ranks", "--topo",  "--coll",  "--sizes", "--bytes",
-                                             "--algo",  "--theta", "--model", "--json",  "--ranks-per-node"};
+    static const char *const with_value[] = {"--ranks", "--topo",  "--coll",  "--sizes",          "--bytes",
+                                             "--algo",  "--theta", "--model", "--ranks-per-node", "--per-entry",
+                                             "--json"};
     const char *name, *value;
     if (cli_option_with_value(argc, argv, &i, with_value, sizeof with_value / sizeof with_value[0], &name, &value, err,
                               errlen) != 0)
@@ -318,6 +322,8 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
       opt->model_spec = value;
     else if (strcmp(name, "--ranks-per-node") == 0)
       rc = cli_parse_int(name, value, 1, &opt->ranks_per_node, err, errlen);
+    else if (strcmp(name, "--per-entry") == 0)
+      rc = cli_parse_int(name, value, 1, &opt->per_entry, err, errlen);
     else
       opt->json_path = value;
     if (rc != 0) return 1;
@@ -732,7 +738,7 @@ static int simulate_topology(const options *opt, const topospec *spec, int sabot
   for (int c = 0; c < opt->ncolls; c++)
     for (int s = 0; s < opt->nsizes; s++) {
       sim_call call;
-      if (sim_call_init(&call, opt->colls[c], opt->sizes[s], ts.nranks, ts.topos, err, sizeof err) != 0) {
+      if (sim_call_init(&call, opt->colls[c], opt->sizes[s], opt->per_entry, ts.nranks, ts.topos, err, sizeof err) != 0) {
         printf("%-11s %9d skipped: %s\n", nhood_coll_names[opt->colls[c]], opt->sizes[s], err);
         failed++;
         continue;

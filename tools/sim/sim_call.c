@@ -29,15 +29,18 @@ static int pack(int n, const int *counts, int *displs, MPI_Aint *bdispls, size_t
 }
 
 /* The bytes of each send and receive block of rank r in alltoallv and alltoallw: a hash both
- * ends compute (blockdata.h); MPI_PROC_NULL blocks keep their nominal size. */
-static void edge_counts(const struct nhood_topo *t, int r, int bytes, int *sendcounts, int *recvcounts) {
+ * ends compute (blockdata.h); MPI_PROC_NULL blocks keep their nominal size. With per_entry > 0
+ * on a weighted topology (a halo), each edge's weight times per_entry: the halo's own sizes. */
+static void edge_counts(const struct nhood_topo *t, int r, int bytes, int per_entry, int *sendcounts,
+                        int *recvcounts) {
+  int halo = per_entry > 0 && t->destweights && t->sourceweights;
   for (int j = 0; j < t->outdegree; j++) {
     int q = t->destinations[j];
-    sendcounts[j] = q == MPI_PROC_NULL ? bytes : blockdata_edge_bytes(r, q, bytes);
+    sendcounts[j] = halo ? t->destweights[j] * per_entry : q == MPI_PROC_NULL ? bytes : blockdata_edge_bytes(r, q, bytes);
   }
   for (int i = 0; i < t->indegree; i++) {
     int q = t->sources[i];
-    recvcounts[i] = q == MPI_PROC_NULL ? bytes : blockdata_edge_bytes(q, r, bytes);
+    recvcounts[i] = halo ? t->sourceweights[i] * per_entry : q == MPI_PROC_NULL ? bytes : blockdata_edge_bytes(q, r, bytes);
   }
 }
 
@@ -79,7 +82,7 @@ static int init_rank(sim_call *call, int r, int **cursor, MPI_Aint **bcursor) {
       MPI_Aint *sdispls = *bcursor, *rdispls = sdispls + out;
       *cursor = recvcounts + in;
       *bcursor = rdispls + in;
-      edge_counts(t, r, bytes, sendcounts, recvcounts);
+      edge_counts(t, r, bytes, call->per_entry, sendcounts, recvcounts);
       a->sendcounts = sendcounts;
       a->sdispls_bytes = sdispls;
       a->sendtypes = call->bytes_types;
@@ -93,7 +96,7 @@ static int init_rank(sim_call *call, int r, int **cursor, MPI_Aint **bcursor) {
       int *sendcounts = *cursor, *sdispls = sendcounts + out;
       int *recvcounts = sdispls + out, *rdispls = recvcounts + in;
       *cursor = rdispls + in;
-      edge_counts(t, r, bytes, sendcounts, recvcounts);
+      edge_counts(t, r, bytes, call->per_entry, sendcounts, recvcounts);
       a->sendcounts = sendcounts;
       a->sdispls = sdispls;
       a->recvcounts = recvcounts;
@@ -104,11 +107,12 @@ static int init_rank(sim_call *call, int r, int **cursor, MPI_Aint **bcursor) {
   }
 }
 
-int sim_call_init(sim_call *call, nhood_coll_kind kind, int bytes, int nranks, const NHOOD_Topo *topos, char *err,
-                  size_t errlen) {
+int sim_call_init(sim_call *call, nhood_coll_kind kind, int bytes, int per_entry, int nranks, const NHOOD_Topo *topos,
+                  char *err, size_t errlen) {
   memset(call, 0, sizeof *call);
   call->kind = kind;
   call->bytes = bytes;
+  call->per_entry = per_entry;
   call->nranks = nranks;
   call->topos = topos;
   /* Counts and displacements: per receive block for allgatherv, per block on both sides

@@ -22,7 +22,8 @@
 
 typedef struct sim_call {
   nhood_coll_kind kind;
-  int bytes; /* the block size asked for */
+  int bytes;     /* the block size asked for */
+  int per_entry; /* > 0: alltoallv/w blocks of a weighted topology are weight * per_entry bytes */
   int nranks;
   const NHOOD_Topo *topos; /* per rank, not owned */
   /* Per rank: arguments with NULL buffers (schedules hold offsets only), and buffer sizes. */
@@ -35,8 +36,8 @@ typedef struct sim_call {
 
 /* Supports allgather, allgatherv, alltoall, alltoallv and alltoallw. Returns 0, or 1 with a
  * message. */
-int sim_call_init(sim_call *call, nhood_coll_kind kind, int bytes, int nranks, const NHOOD_Topo *topos, char *err,
-                  size_t errlen);
+int sim_call_init(sim_call *call, nhood_coll_kind kind, int bytes, int per_entry, int nranks, const NHOOD_Topo *topos,
+                  char *err, size_t errlen);
 void sim_call_free(sim_call *call);
 
 /* The content key of a block sent by sender to receiver as the occurrence-th of its

@@ -29,7 +29,7 @@ static void fixture_init(fixture *f, int nranks, const int *indegree, const int 
   for (int r = 0; r < nranks; r++)
     NHOOD_Topo_create_adjacent(indegree[r], sources[r], MPI_UNWEIGHTED, outdegree[r], destinations[r], MPI_UNWEIGHTED,
                                MPI_INFO_NULL, &f->topos[r]);
-  CHECK(sim_call_init(&f->call, NHOOD_ALLTOALL, 4, nranks, f->topos, err, sizeof err) == 0, "%s", err);
+  CHECK(sim_call_init(&f->call, NHOOD_ALLTOALL, 4, 0, nranks, f->topos, err, sizeof err) == 0, "%s", err);
   for (int r = 0; r < nranks; r++)
     CHECK(nhood_build_direct(f->topos[r], &f->call.args[r], r, &f->scheds[r]) == MPI_SUCCESS, "build rank %d", r);
 }
