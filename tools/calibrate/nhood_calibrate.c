@@ -669,6 +669,9 @@ static void file_header(const results *res, const char *out_path, char *h, size_
     ADD("over %d and %d bytes (%.3g; clamped to [%.1f, %.0f]).\n", MPI_SMALL, MPI_MEDIUM, res->raw_factor, FACTOR_MIN,
         FACTOR_MAX);
   }
+  ADD("node_L, node_o, node_g, node_G: L, o, g, G, as measured between processes of one node. The\n");
+  ADD("network between nodes and each node's interface (nic_o, nic_G) cannot be measured on one node:\n");
+  ADD("nic_* = 0, not modelled; for several nodes, start from a preset (docs/TUNING.md).\n");
   ADD("margin: the largest error above, clamped to [0.1, 0.5]: \"auto\" takes a schedule of more\n");
   ADD("rounds or copies only where it is predicted faster than one message per neighbor by more.\n");
   ADD("Use: NHOOD_PARAMS=%s mpiexec ... (read once per process; see src/selection/cost.h)\n", out_path);
@@ -868,6 +871,13 @@ static void measure(calib *c, results *res) {
   res->max_error = fit_rounds(res->points, res->npoints, p);
   /* The margin of "auto": what the model got wrong here, within reason. */
   p->margin = fmin(0.5, fmax(0.1, res->max_error));
+  /* What runs here is the on-node set; the network and the nodes' interfaces are not here to
+   * measure (the header says so). */
+  p->node_L = p->L;
+  p->node_o = p->o;
+  p->node_g = p->g;
+  p->node_G = p->G;
+  p->nic_o = p->nic_G = 0;
   /* Gcopy through the origin, least squares on relative error: sum(x/t) / sum(x^2/t^2). */
   double num = 0, den = 0;
   for (int i = 0; i < NELEMS(copy_sizes); i++)
