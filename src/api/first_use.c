@@ -36,7 +36,7 @@ struct nhood_first_use {
   nhood_native_graph *graph;            /* for "mpi"; NULL until needed; requests retain it */
   signed char native_ok[NHOOD_NCOLLS];  /* -1: not agreed yet */
   decision *decisions[NHOOD_NCOLLS][2]; /* [kind][isomorphic_sizes] */
-  nhood_nodes nodes; /* nodes of NHOOD_INFO_RANKS_PER_NODE (nodes.per_node > 0 once set) */
+  nhood_nodes nodes;                    /* nodes of NHOOD_INFO_RANKS_PER_NODE (nodes.per_node > 0 once set) */
 };
 
 static void drop_decisions(struct nhood_first_use *state) {
@@ -267,12 +267,11 @@ static int decide(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a,
     goto cleanup;
   }
   if (local_rc == MPI_SUCCESS)
-    local_rc = nhood_auto_costs(topo, grid ? grid->topo : NULL, a->kind, a->isomorphic_sizes, ctx->rank, params,
-                                nodes, v, nic);
+    local_rc = nhood_auto_costs(topo, grid ? grid->topo : NULL, a->kind, a->isomorphic_sizes, ctx->rank, params, nodes,
+                                v, nic);
   if (nic_bound) {
     NHOOD_MPI_CALL(MPI_Comm_split(ctx->comm, nhood_node_of(nodes, ctx->rank), ctx->rank, &node_comm));
-    NHOOD_MPI_CALL(
-        MPI_Allreduce(MPI_IN_PLACE, nic, 4 * nhood_algorithm_count(), MPI_DOUBLE, MPI_SUM, node_comm));
+    NHOOD_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, nic, 4 * nhood_algorithm_count(), MPI_DOUBLE, MPI_SUM, node_comm));
     if (local_rc == MPI_SUCCESS) nhood_auto_add_nic(params, nic, v);
   }
   double bytes = nhood_call_block_bytes(a, topo);

@@ -71,8 +71,8 @@ cleanup:
   return rc;
 }
 
-int nhood_two_stage_create(NHOOD_Topo topo, nhood_pattern_kind kind, const nhood_coll_args *a,
-                           const nhood_commctx *ctx, nhood_mode mode, nhood_task **task) {
+int nhood_two_stage_create(NHOOD_Topo topo, nhood_pattern_kind kind, const nhood_coll_args *a, const nhood_commctx *ctx,
+                           nhood_mode mode, nhood_task **task) {
   int rc = MPI_SUCCESS;
   nhood_sched s;
   nhood_task *pass = NULL;

@@ -46,8 +46,9 @@ int nhood_commctx_nodes(nhood_commctx *ctx, const nhood_nodes **out) {
   MPI_Comm node = MPI_COMM_NULL;
   if (!ctx->nodes_known) {
     int k = nhood_ranks_per_node_env();
-    if (k < 0) return nhood_error(MPI_ERR_ARG, "NHOOD_RANKS_PER_NODE=\"%s\" is not a positive integer",
-                                  getenv("NHOOD_RANKS_PER_NODE"));
+    if (k < 0)
+      return nhood_error(MPI_ERR_ARG, "NHOOD_RANKS_PER_NODE=\"%s\" is not a positive integer",
+                         getenv("NHOOD_RANKS_PER_NODE"));
     if (k > 0) {
       nhood_nodes_blocks(&ctx->nodes, ctx->size, k);
     } else {

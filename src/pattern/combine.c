@@ -380,7 +380,7 @@ static int take_incoming(state *s, const nhood_bsp_inbox *in) {
   int capacity = 0, rc = MPI_SUCCESS;
   for (int k = 0; k < in->nmessages && rc == MPI_SUCCESS; k++)
     rc = nhood_records_append(&s->pattern.incoming, &capacity, in->messages[k].source, in->messages[k].data,
-                        in->messages[k].count, NULL, 0);
+                              in->messages[k].count, NULL, 0);
   if (rc == MPI_SUCCESS) rc = nhood_pattern_check_delivery(s->topo, s->me, &s->pattern);
   if (s->pattern.nlevels == 0) nhood_records_free(&s->pattern.incoming); /* depth 0: direct, no pattern */
   return rc;

@@ -83,8 +83,8 @@ typedef struct {
 typedef struct nhood_combine_pattern {
   int nlevels; /* exchanges of this process (combine: levels in use, the same on every process) */
   nhood_combine_level *levels;
-  int nrounds; /* exchange rounds, the same on every process (0: the algorithm does not apply) */
-  const char *name; /* the algorithm that made it ("combine", "node"), which its schedules are named by */
+  int nrounds;            /* exchange rounds, the same on every process (0: the algorithm does not apply) */
+  const char *name;       /* the algorithm that made it ("combine", "node"), which its schedules are named by */
   nhood_records duties;   /* after the levels: (target, n, sources) sent in one message, target != me */
   nhood_records self;     /* at most one record (me, n, sources): blocks for me held here */
   nhood_records incoming; /* (owner, n, sources): the combined messages this process receives */

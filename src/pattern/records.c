@@ -96,4 +96,3 @@ int nhood_records_split(const nhood_records *src, int bit, int value, nhood_reco
   }
   return rc;
 }
-

@@ -57,10 +57,6 @@ struct nhood_combine_pattern *nhood_pattern_of(const nhood_topo *t, nhood_patter
                                                const struct nhood_commctx **owner);
 int nhood_pattern_attach(nhood_topo *t, nhood_pattern_kind kind, struct nhood_combine_pattern *p,
                          struct nhood_commctx *owner);
-static inline struct nhood_combine_pattern *nhood_combine_pattern_of(const nhood_topo *t,
-                                                                     const struct nhood_commctx **owner) {
-  return nhood_pattern_of(t, NHOOD_PATTERN_COMBINE, owner);
-}
 
 /* Isomorphic neighborhoods (topologies from NHOOD_Topo_create_cart_offsets), schedules
  * computed locally (schedule/cart_*.c): cart-direct (a round per offset), cart-dim (combining

@@ -336,6 +336,13 @@ cleanup:
   return rc;
 }
 
+/* What the schedule is called (what ran, as requests report it): the pattern's algorithm. */
+static const char *schedule_name(const nhood_combine_pattern *p, build_mode mode) {
+  int node = p->name && strcmp(p->name, "node") == 0;
+  if (mode == SIZE_PASS) return node ? "node (size pass)" : "combine (size pass)";
+  return node ? "node" : "combine";
+}
+
 /* Builds the schedule of one mode; own_sizes (SIZE_PASS) receives this process's block sizes. */
 static int build(const nhood_topo *t, const nhood_combine_pattern *p, const nhood_coll_args *a, int me, build_mode mode,
                  const int *passed, int *own_sizes, nhood_sched *s) {
@@ -363,8 +370,8 @@ static int build(const nhood_topo *t, const nhood_combine_pattern *p, const nhoo
   NHOOD_TRY(map_init(&b.map, entries));
   b.ndests = combinable(t->destinations, t->outdegree, me, b.dests);
   b.nsources = combinable(t->sources, t->indegree, me, b.sources);
-  NHOOD_TRY(nhood_sched_init(s, mode == SIZE_PASS ? (strcmp(p->name, "node") == 0 ? "node (size pass)" : "combine (size pass)") : p->name,
-                             2 * (t->indegree + t->outdegree) + 8 * p->nlevels, COMBINE_TAGS));
+  NHOOD_TRY(
+      nhood_sched_init(s, schedule_name(p, mode), 2 * (t->indegree + t->outdegree) + 8 * p->nlevels, COMBINE_TAGS));
   if (b.alltoall)
     for (int k = 0; k < b.ndests; k++) NHOOD_TRY(put_own_block(&b, b.dests[k].index, b.dests[k].rank, own_sizes, k));
   else
@@ -402,7 +409,8 @@ static int equal_blocks(const nhood_coll_args *a) {
 static const char *unfit_pattern(const nhood_topo *t, nhood_pattern_kind kind) {
   const nhood_combine_pattern *p = nhood_pattern_of(t, kind, NULL);
   if (t->nchannels != 1) return "Cartesian channels (a topology from a Cartesian communicator)";
-  if (p == NULL) return kind == NHOOD_PATTERN_COMBINE ? "no combining pattern on the topology" : "no node pattern on the topology";
+  if (p == NULL)
+    return kind == NHOOD_PATTERN_COMBINE ? "no combining pattern on the topology" : "no node pattern on the topology";
   if (p->nrounds == 0)
     return kind == NHOOD_PATTERN_COMBINE ? "the cost model chose no combining level (depth 0)"
                                          : "no process has a neighbor on another node";
@@ -475,9 +483,9 @@ static void detach(void *value) {
   free(a);
 }
 
-static nhood_topo_key pattern_keys[NHOOD_PATTERN_KINDS] = {
-    NHOOD_TOPO_KEY("no pattern", detach), NHOOD_TOPO_KEY("combining pattern", detach),
-    NHOOD_TOPO_KEY("node pattern", detach)};
+static nhood_topo_key pattern_keys[NHOOD_PATTERN_KINDS] = {NHOOD_TOPO_KEY("no pattern", detach),
+                                                           NHOOD_TOPO_KEY("combining pattern", detach),
+                                                           NHOOD_TOPO_KEY("node pattern", detach)};
 
 nhood_combine_pattern *nhood_pattern_of(const nhood_topo *t, nhood_pattern_kind kind, const nhood_commctx **owner) {
   const attached_pattern *a = kind > NHOOD_PATTERN_NONE && kind < NHOOD_PATTERN_KINDS

@@ -148,8 +148,7 @@ double nhood_cost_predict(const nhood_sched *s, const nhood_cost_params *p, doub
         default: /* NHOOD_OP_TARGET: the second half of a copy */
           break;
       }
-      if (nic && two_levels && !on_node && (op->kind == NHOOD_OP_SEND || op->kind == NHOOD_OP_RECV) &&
-          op->peer >= 0) {
+      if (nic && two_levels && !on_node && (op->kind == NHOOD_OP_SEND || op->kind == NHOOD_OP_RECV) && op->peer >= 0) {
         int in = op->kind == NHOOD_OP_RECV;
         nic[2 * in] += 1;
         nic[2 * in + 1] += bytes;

@@ -262,7 +262,8 @@ cleanup:
 void nhood_auto_add_nic(const nhood_cost_params *p, const double *nic, double *costs) {
   for (int k = 0; k < (int)NALGORITHMS; k++)
     for (int c = 0; c < NHOOD_SIZE_CLASSES; c++) {
-      double b = nhood_size_class_bytes(c), scaled[4] = {nic[4 * k], nic[4 * k + 1] * b, nic[4 * k + 2], nic[4 * k + 3] * b};
+      double b = nhood_size_class_bytes(c),
+             scaled[4] = {nic[4 * k], nic[4 * k + 1] * b, nic[4 * k + 2], nic[4 * k + 3] * b};
       double *cost = &costs[(size_t)k * NHOOD_SIZE_CLASSES + c], t = nhood_cost_nic(p, scaled);
       if (t > *cost) *cost = t;
     }

@@ -369,8 +369,18 @@ static void test_two_levels(void) {
   nhood_sched_send(&s, 2, 0, r100);
   nhood_sched_recv(&s, 3, 0, r300);
   CHECK(nhood_sched_finish(&s) == MPI_SUCCESS, "finish");
-  nhood_cost_params p = {.L = 10, .o = 1, .g = 0.5, .G = 0.01, .Gcopy = 0.001, .mpi_factor = 1, .node_L = 2,
-                         .node_o = 0.25, .node_g = 0.125, .node_G = 0.001, .nic_o = 0.5, .nic_G = 0.002};
+  nhood_cost_params p = {.L = 10,
+                         .o = 1,
+                         .g = 0.5,
+                         .G = 0.01,
+                         .Gcopy = 0.001,
+                         .mpi_factor = 1,
+                         .node_L = 2,
+                         .node_o = 0.25,
+                         .node_g = 0.125,
+                         .node_G = 0.001,
+                         .nic_o = 0.5,
+                         .nic_G = 0.002};
   nhood_nodes nodes;
   nhood_nodes_blocks(&nodes, 4, 2);
   double nic[4];

@@ -120,7 +120,7 @@ static int parse_colls(const char *value, options *opt, char *err, size_t errlen
 }
 
 static int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen) {
-  static const char *const with_value[] = {"--ranks",  "--topo",  "--coll",  "--sizes",          "--params",
+  static const char *const with_value[] = {"--ranks", "--topo",  "--coll", "--sizes",         "--params",
                                            "--model", "--theta", "--json", "--ranks-per-node"};
   const nhood_cost_params *active;
   const char *source;

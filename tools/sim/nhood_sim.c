@@ -298,9 +298,9 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
       opt->verify = 0;
       continue;
     }
-    static const char *const with_value[] = {"--ranks", "--topo",  "--coll",  "--sizes",          "--bytes",
-                                             "--algo",  "--theta", "--model", "--ranks-per-node", "--per-entry",
-                                             "--json"};
+    static const char *const with_value[] = {"--ranks",          "--topo",      "--coll",  "--sizes",
+                                             "--bytes",          "--algo",      "--theta", "--model",
+                                             "--ranks-per-node", "--per-entry", "--json"};
     const char *name, *value;
     if (cli_option_with_value(argc, argv, &i, with_value, sizeof with_value / sizeof with_value[0], &name, &value, err,
                               errlen) != 0)
@@ -738,7 +738,8 @@ static int simulate_topology(const options *opt, const topospec *spec, int sabot
   for (int c = 0; c < opt->ncolls; c++)
     for (int s = 0; s < opt->nsizes; s++) {
       sim_call call;
-      if (sim_call_init(&call, opt->colls[c], opt->sizes[s], opt->per_entry, ts.nranks, ts.topos, err, sizeof err) != 0) {
+      if (sim_call_init(&call, opt->colls[c], opt->sizes[s], opt->per_entry, ts.nranks, ts.topos, err, sizeof err) !=
+          0) {
         printf("%-11s %9d skipped: %s\n", nhood_coll_names[opt->colls[c]], opt->sizes[s], err);
         failed++;
         continue;

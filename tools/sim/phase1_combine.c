@@ -84,8 +84,8 @@ int phase1_combine_run(int nranks, NHOOD_Topo *topos, int theta, const loggp_par
   return failed;
 }
 
-int phase1_node_run(int nranks, NHOOD_Topo *topos, int theta, const loggp_params *model, phase1_stats *stats,
-                    char *err, size_t errlen) {
+int phase1_node_run(int nranks, NHOOD_Topo *topos, int theta, const loggp_params *model, phase1_stats *stats, char *err,
+                    size_t errlen) {
   (void)theta;
   nhood_nodes nodes;
   nhood_nodes_blocks(&nodes, nranks, model->ranks_per_node > 0 ? model->ranks_per_node : 1);

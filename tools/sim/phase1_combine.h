@@ -15,7 +15,7 @@ int phase1_combine_run(int nranks, NHOOD_Topo *topos, int theta, const loggp_par
 
 /* Node-aware aggregation (src/pattern/node.c) over nodes of model->ranks_per_node ranks
  * (each rank its own node where that is 0). */
-int phase1_node_run(int nranks, NHOOD_Topo *topos, int theta, const loggp_params *model, phase1_stats *stats,
-                    char *err, size_t errlen);
+int phase1_node_run(int nranks, NHOOD_Topo *topos, int theta, const loggp_params *model, phase1_stats *stats, char *err,
+                    size_t errlen);
 
 #endif

@@ -31,16 +31,19 @@ static int pack(int n, const int *counts, int *displs, MPI_Aint *bdispls, size_t
 /* The bytes of each send and receive block of rank r in alltoallv and alltoallw: a hash both
  * ends compute (blockdata.h); MPI_PROC_NULL blocks keep their nominal size. With per_entry > 0
  * on a weighted topology (a halo), each edge's weight times per_entry: the halo's own sizes. */
-static void edge_counts(const struct nhood_topo *t, int r, int bytes, int per_entry, int *sendcounts,
-                        int *recvcounts) {
+static void edge_counts(const struct nhood_topo *t, int r, int bytes, int per_entry, int *sendcounts, int *recvcounts) {
   int halo = per_entry > 0 && t->destweights && t->sourceweights;
   for (int j = 0; j < t->outdegree; j++) {
     int q = t->destinations[j];
-    sendcounts[j] = halo ? t->destweights[j] * per_entry : q == MPI_PROC_NULL ? bytes : blockdata_edge_bytes(r, q, bytes);
+    sendcounts[j] = halo                 ? t->destweights[j] * per_entry
+                    : q == MPI_PROC_NULL ? bytes
+                                         : blockdata_edge_bytes(r, q, bytes);
   }
   for (int i = 0; i < t->indegree; i++) {
     int q = t->sources[i];
-    recvcounts[i] = halo ? t->sourceweights[i] * per_entry : q == MPI_PROC_NULL ? bytes : blockdata_edge_bytes(q, r, bytes);
+    recvcounts[i] = halo                 ? t->sourceweights[i] * per_entry
+                    : q == MPI_PROC_NULL ? bytes
+                                         : blockdata_edge_bytes(q, r, bytes);
   }
 }
 

@@ -22,9 +22,9 @@ int sim_topos_create(const topospec *spec, int nranks, NHOOD_Topo *topos, sim_to
       /* A halo (mtx:, rmat:) states its sizes as weights, as codes pass them to
        * MPI_Dist_graph_create_adjacent: node balances its node pairs by them, and
        * --per-entry sizes the v collectives' blocks by them. */
-      code = NHOOD_Topo_create_adjacent(lists.indegree, lists.sources, lists.recv_elems ? lists.recv_elems : MPI_UNWEIGHTED,
-                                        lists.outdegree, lists.destinations,
-                                        lists.send_elems ? lists.send_elems : MPI_UNWEIGHTED, MPI_INFO_NULL, &topos[r]);
+      code = NHOOD_Topo_create_adjacent(
+          lists.indegree, lists.sources, lists.recv_elems ? lists.recv_elems : MPI_UNWEIGHTED, lists.outdegree,
+          lists.destinations, lists.send_elems ? lists.send_elems : MPI_UNWEIGHTED, MPI_INFO_NULL, &topos[r]);
     }
     if (code != MPI_SUCCESS) {
       char message[NHOOD_MAX_ERROR_STRING];
