@@ -103,10 +103,10 @@ int nhood_cost_params_write(FILE *out, const nhood_cost_params *p, const char *h
 typedef struct nhood_cost_round_load {
   int sends, recvs;                /* s, r: messages (between nodes, where nodes are told apart) */
   double sent, received;           /* S, R: their bytes */
-  int node_sends, node_recvs;      /* messages within the node */
-  double node_sent, node_received; /* their bytes */
   double copied;                   /* c: bytes copied or reduced locally */
   int sends_rdv, recvs_rdv;        /* s', r': the messages larger than eager (nhood_cost_is_rendezvous) */
+  int node_sends, node_recvs;      /* messages within the node (last: positional initializers stay valid) */
+  double node_sent, node_received; /* their bytes */
 } nhood_cost_round_load;
 
 /* 1 when a message of `bytes` goes by rendezvous (larger than eager; eager bytes are still
