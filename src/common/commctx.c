@@ -33,7 +33,8 @@ cleanup:
   return rc;
 }
 
-int nhood_ranks_per_node_env(void) {
+/* NHOOD_RANKS_PER_NODE: 0 where unset, -1 where not a positive integer. */
+static int ranks_per_node_env(void) {
   const char *v = getenv("NHOOD_RANKS_PER_NODE");
   if (v == NULL || v[0] == '\0') return 0;
   char *end;
@@ -45,7 +46,7 @@ int nhood_commctx_nodes(nhood_commctx *ctx, const nhood_nodes **out) {
   int rc = MPI_SUCCESS, leader = 0, *labels = NULL;
   MPI_Comm node = MPI_COMM_NULL;
   if (!ctx->nodes_known) {
-    int k = nhood_ranks_per_node_env();
+    int k = ranks_per_node_env();
     if (k < 0)
       return nhood_error(MPI_ERR_ARG, "NHOOD_RANKS_PER_NODE=\"%s\" is not a positive integer",
                          getenv("NHOOD_RANKS_PER_NODE"));

@@ -66,8 +66,6 @@ int nhood_commctx_placement(nhood_commctx *ctx, const nhood_placement **out);
  * makes) and kept. NHOOD_RANKS_PER_NODE=k (the same on every process) emulates nodes of k
  * consecutive ranks instead, with no communication. An unusable value is MPI_ERR_ARG. */
 int nhood_commctx_nodes(nhood_commctx *ctx, const nhood_nodes **out);
-/* NHOOD_RANKS_PER_NODE: 0 where unset, -1 where not a positive integer. */
-int nhood_ranks_per_node_env(void);
 
 /* How many contexts exist now (for the soak test). */
 int nhood_commctx_live(void);

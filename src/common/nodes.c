@@ -36,21 +36,6 @@ int nhood_nodes_from_labels(nhood_nodes *n, int nranks, const int *label) {
   return MPI_SUCCESS;
 }
 
-int nhood_nodes_copy(nhood_nodes *to, const nhood_nodes *from) {
-  *to = *from;
-  to->node_of = to->leader = NULL;
-  if (from->per_node > 0) return MPI_SUCCESS;
-  to->node_of = malloc(sizeof(int) * (size_t)(from->nranks + 1));
-  to->leader = malloc(sizeof(int) * (size_t)(from->nnodes + 1));
-  if (!to->node_of || !to->leader) {
-    nhood_nodes_free(to);
-    return nhood_error(MPI_ERR_NO_MEM, "out of memory copying a node map");
-  }
-  memcpy(to->node_of, from->node_of, sizeof(int) * (size_t)from->nranks);
-  memcpy(to->leader, from->leader, sizeof(int) * (size_t)from->nnodes);
-  return MPI_SUCCESS;
-}
-
 void nhood_nodes_free(nhood_nodes *n) {
   free(n->node_of);
   free(n->leader);

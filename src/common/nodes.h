@@ -22,8 +22,6 @@ void nhood_nodes_blocks(nhood_nodes *n, int nranks, int k);
 /* From each rank's node label (any ints; equal labels share a node): copies what it needs.
  * MPI_SUCCESS or MPI_ERR_NO_MEM. */
 int nhood_nodes_from_labels(nhood_nodes *n, int nranks, const int *label);
-/* A deep copy; MPI_SUCCESS or MPI_ERR_NO_MEM. */
-int nhood_nodes_copy(nhood_nodes *to, const nhood_nodes *from);
 void nhood_nodes_free(nhood_nodes *n);
 
 static inline int nhood_node_of(const nhood_nodes *n, int rank) {

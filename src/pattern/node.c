@@ -285,8 +285,10 @@ static int by_key_then_target(const void *a, const void *b) {
   return (x->target > y->target) - (x->target < y->target);
 }
 
-/* Sends the routed records, grouped by key, to partner_of(key) in round. */
-static int hand_grouped(state *s, int round, routed *r, int n, int round1, nhood_bsp_outbox *out) {
+/* Sends the routed records, grouped by key, to the key (round 0: L(A, B); the group for this
+ * process itself, which is L, is kept as held, ascending by target) or, round 1, to the
+ * receiver on the key's node. */
+static int hand_grouped(state *s, int round, routed *r, int n, nhood_bsp_outbox *out) {
   int rc = MPI_SUCCESS;
   qsort(r, (size_t)n, sizeof *r, by_key_then_target);
   for (int i = 0, j; i < n && rc == MPI_SUCCESS; i = j) {
@@ -295,10 +297,14 @@ static int hand_grouped(state *s, int round, routed *r, int n, int round1, nhood
     for (j = i; j < n && r[j].key == r[i].key && rc == MPI_SUCCESS; j++)
       rc = nhood_records_append(&list, &capacity, r[j].record[0], r[j].record + 2, r[j].record[1], NULL, 0);
     int partner = r[i].key;
-    if (rc == MPI_SUCCESS && round1) {
+    if (rc == MPI_SUCCESS && round == 1) {
       const int *row = table_row(s, r[i].key);
       if (!row || row[2] < 0) rc = nhood_error(MPI_ERR_INTERN, "node-aware: no receiver on node %d", r[i].key);
       partner = row ? row[2] : -1;
+    }
+    if (rc == MPI_SUCCESS && partner == s->me) { /* round 0 only: node pairs join different nodes */
+      s->held = list;
+      continue;
     }
     if (rc == MPI_SUCCESS) rc = hand(s, round, partner, &list, out);
     nhood_records_free(&list);
@@ -306,9 +312,10 @@ static int hand_grouped(state *s, int round, routed *r, int n, int round1, nhood
   return rc;
 }
 
-/* Round 0: this process's blocks for other nodes go to L(A, B), or stay here when it is L. */
+/* Round 0: this process's blocks for other nodes go to L(A, B), or stay here (held) when it
+ * is L. */
 static int step_gather(state *s, const nhood_bsp_inbox *in, nhood_bsp_outbox *out) {
-  int rc = MPI_SUCCESS, n = 0, cap_held = 0;
+  int rc = MPI_SUCCESS, n = 0;
   if (in->nmessages != 1 || in->messages[0].source != s->leader || in->messages[0].count % TABLE_WIDTH)
     return nhood_error(MPI_ERR_INTERN, "node-aware: no node table from the leader");
   s->ntable = in->messages[0].count / TABLE_WIDTH;
@@ -332,30 +339,9 @@ static int step_gather(state *s, const nhood_bsp_inbox *in, nhood_bsp_outbox *ou
     rec[0] = e->rank;
     rec[1] = 1;
     rec[2] = s->me;
-    if (row[1] == s->me)
-      NHOOD_TRY(nhood_records_append(&s->held, &cap_held, rec[0], rec + 2, 1, NULL, 0));
-    else
-      r[n++] = (routed){row[1], rec[0], rec};
+    r[n++] = (routed){row[1], rec[0], rec};
   }
-  /* held ascends by target within a node only; sort it whole for the merges of step 4. */
-  if (s->held.nrecords > 1) {
-    routed *h = malloc(sizeof *h * (size_t)s->held.nrecords);
-    nhood_records sorted = {0};
-    int capacity = 0, m = 0;
-    if (!h) {
-      rc = nhood_error(MPI_ERR_NO_MEM, "node-aware: out of memory");
-      goto cleanup;
-    }
-    for (const int *x = s->held.words; x < NHOOD_RECORDS_END(s->held); x += 2 + x[1]) h[m++] = (routed){0, x[0], x};
-    qsort(h, (size_t)m, sizeof *h, by_key_then_target);
-    for (int k = 0; k < m && rc == MPI_SUCCESS; k++)
-      rc = nhood_records_append(&sorted, &capacity, h[k].record[0], h[k].record + 2, h[k].record[1], NULL, 0);
-    free(h);
-    nhood_records_free(&s->held);
-    s->held = sorted;
-    NHOOD_TRY(rc);
-  }
-  rc = hand_grouped(s, 0, r, n, 0, out);
+  rc = hand_grouped(s, 0, r, n, out);
 cleanup:
   free(records);
   free(r);
@@ -394,7 +380,7 @@ static int step_forward(state *s, const nhood_bsp_inbox *in, nhood_bsp_outbox *o
   if (!r) return nhood_error(MPI_ERR_NO_MEM, "node-aware: out of memory");
   for (const int *x = s->held.words; x < NHOOD_RECORDS_END(s->held); x += 2 + x[1])
     r[n++] = (routed){nhood_node_of(s->nodes, x[0]), x[0], x};
-  rc = hand_grouped(s, 1, r, n, 1, out);
+  rc = hand_grouped(s, 1, r, n, out);
   free(r);
 cleanup:
   return rc;

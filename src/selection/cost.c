@@ -118,40 +118,28 @@ double nhood_cost_predict(const nhood_sched *s, const nhood_cost_params *p, doub
     for (int k = begin; k < s->round_end[r]; k++) {
       const nhood_op *op = &s->ops[k];
       double bytes = op_bytes(op) * scale;
-      int on_node = two_levels && (op->kind == NHOOD_OP_SEND || op->kind == NHOOD_OP_RECV) &&
-                    nhood_same_node(nodes, op->peer, me);
       switch (op->kind) {
         case NHOOD_OP_SEND:
-          if (on_node) {
-            load.node_sends++;
-            load.node_sent += bytes;
-          } else {
-            load.sends++;
-            load.sent += bytes;
+        case NHOOD_OP_RECV: {
+          int in = op->kind == NHOOD_OP_RECV, on_node = two_levels && nhood_same_node(nodes, op->peer, me);
+          int *n = in ? (on_node ? &load.node_recvs : &load.recvs) : (on_node ? &load.node_sends : &load.sends);
+          double *sum =
+              in ? (on_node ? &load.node_received : &load.received) : (on_node ? &load.node_sent : &load.sent);
+          (*n)++;
+          *sum += bytes;
+          *(in ? &load.recvs_rdv : &load.sends_rdv) += nhood_cost_is_rendezvous(p, bytes);
+          if (nic && two_levels && !on_node && op->peer >= 0) { /* through the node's interface */
+            nic[2 * in] += 1;
+            nic[2 * in + 1] += bytes;
           }
-          load.sends_rdv += nhood_cost_is_rendezvous(p, bytes);
           break;
-        case NHOOD_OP_RECV:
-          if (on_node) {
-            load.node_recvs++;
-            load.node_received += bytes;
-          } else {
-            load.recvs++;
-            load.received += bytes;
-          }
-          load.recvs_rdv += nhood_cost_is_rendezvous(p, bytes);
-          break;
+        }
         case NHOOD_OP_COPY:
         case NHOOD_OP_REDUCE:
           load.copied += bytes;
           break;
         default: /* NHOOD_OP_TARGET: the second half of a copy */
           break;
-      }
-      if (nic && two_levels && !on_node && (op->kind == NHOOD_OP_SEND || op->kind == NHOOD_OP_RECV) && op->peer >= 0) {
-        int in = op->kind == NHOOD_OP_RECV;
-        nic[2 * in] += 1;
-        nic[2 * in + 1] += bytes;
       }
     }
     total += nhood_cost_round(p, &load);

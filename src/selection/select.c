@@ -203,13 +203,8 @@ static int predict_algorithm(const nhood_algorithm *alg, const nhood_topo *t, co
   }
   NHOOD_TRY(nhood_algorithm_build(alg, t, &shape, me, &s));
   for (int c = 0; c < NHOOD_SIZE_CLASSES; c++)
-    row[c] = fixed + nhood_cost_predict(&s, p, nhood_size_class_bytes(c), nodes, me, c == 0 ? nic : NULL);
-  if (nic) { /* class 0 moves no bytes: the messages; one byte per block: the bytes per block */
-    double unit[4];
-    nhood_cost_predict(&s, p, 1.0, nodes, me, unit);
-    nic[1] = unit[1];
-    nic[3] = unit[3];
-  }
+    row[c] = fixed + nhood_cost_predict(&s, p, nhood_size_class_bytes(c), nodes, me, NULL);
+  if (nic) nhood_cost_predict(&s, p, 1.0, nodes, me, nic); /* one-byte blocks: messages, bytes per block */
   nhood_sched_free(&s);
 cleanup:
   return rc;

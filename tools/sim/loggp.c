@@ -46,6 +46,38 @@ static int parse_value(const char *key, const char *value, double *out, char *er
   return 0;
 }
 
+void loggp_from_cost(const nhood_cost_params *p, loggp_params *out) {
+  *out = (loggp_params){.L = p->L,
+                        .o = p->o,
+                        .g = p->g,
+                        .G = p->G,
+                        .Gcopy = p->Gcopy,
+                        .eager = p->eager,
+                        .rdv = p->rdv,
+                        .node_L = p->node_L,
+                        .node_o = p->node_o,
+                        .node_g = p->node_g,
+                        .node_G = p->node_G,
+                        .nic_o = p->nic_o,
+                        .nic_G = p->nic_G};
+}
+
+void loggp_to_cost(const loggp_params *m, nhood_cost_params *p) {
+  p->L = m->L;
+  p->o = m->o;
+  p->g = m->g;
+  p->G = m->G;
+  p->Gcopy = m->Gcopy;
+  p->eager = m->eager;
+  p->rdv = m->rdv;
+  p->node_L = m->node_L;
+  p->node_o = m->node_o;
+  p->node_g = m->node_g;
+  p->node_G = m->node_G;
+  p->nic_o = m->nic_o;
+  p->nic_G = m->nic_G;
+}
+
 /* The library's presets (common/cost_model.h), so that nhood-sim predicts with the numbers the
  * cost model of "auto" uses. */
 static int apply_preset(const char *name, loggp_params *out, char *err, size_t errlen) {
@@ -54,19 +86,7 @@ static int apply_preset(const char *name, loggp_params *out, char *err, size_t e
     snprintf(err, errlen, "--model: unknown preset '%s' (known: %s)", name, nhood_cost_preset_names());
     return 1;
   }
-  *out = (loggp_params){.L = p.L,
-                        .o = p.o,
-                        .g = p.g,
-                        .G = p.G,
-                        .Gcopy = p.Gcopy,
-                        .eager = p.eager,
-                        .rdv = p.rdv,
-                        .node_L = p.node_L,
-                        .node_o = p.node_o,
-                        .node_g = p.node_g,
-                        .node_G = p.node_G,
-                        .nic_o = p.nic_o,
-                        .nic_G = p.nic_G};
+  loggp_from_cost(&p, out);
   return 0;
 }
 

@@ -55,6 +55,7 @@
 
 #include <stddef.h>
 
+#include "common/cost_model.h"
 #include "schedule/schedule.h"
 
 typedef struct loggp_params {
@@ -68,6 +69,12 @@ typedef struct loggp_params {
   double nic_o, nic_G;                   /* µs per message, µs per byte */
   int ranks_per_node;                    /* 0: one level, every message priced with L, o, g, G */
 } loggp_params;
+
+/* The parameters both models share, copied field by field: a cost-model set (a preset, a
+ * file) as LogGP parameters (ranks_per_node 0), and LogGP parameters into a cost-model set
+ * (its other fields, mpi_factor, rdv_round and margin, left as they are). */
+void loggp_from_cost(const nhood_cost_params *p, loggp_params *out);
+void loggp_to_cost(const loggp_params *m, nhood_cost_params *p);
 
 /* Parses "loggp:preset=NAME" (ib-edr, shm) or "loggp:L=..,o=..,g=..,G=.." (µs and µs per
  * byte), optionally with Gcopy=.., node_L=.., node_o=.., node_g=.., node_G=.., nic_o=..,

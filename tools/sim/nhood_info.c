@@ -174,20 +174,8 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
       loggp_params m;
       rc = loggp_parse(value, &m, err, errlen);
       /* The eager limit and its cost come from the preset the spec names (none otherwise). */
-      opt->params = (nhood_cost_params){.L = m.L,
-                                        .o = m.o,
-                                        .g = m.g,
-                                        .G = m.G,
-                                        .Gcopy = m.Gcopy,
-                                        .mpi_factor = 1,
-                                        .eager = m.eager,
-                                        .rdv = m.rdv,
-                                        .node_L = m.node_L,
-                                        .node_o = m.node_o,
-                                        .node_g = m.node_g,
-                                        .node_G = m.node_G,
-                                        .nic_o = m.nic_o,
-                                        .nic_G = m.nic_G};
+      opt->params = (nhood_cost_params){.mpi_factor = 1};
+      loggp_to_cost(&m, &opt->params);
       snprintf(opt->params_source, sizeof opt->params_source, "%s", value);
     } else
       opt->json_path = value;

@@ -59,13 +59,7 @@ int phase1_combine_run(int nranks, NHOOD_Topo *topos, int theta, const loggp_par
   params.theta = theta;
   /* The depth is chosen under the model the run is evaluated with (its rendezvous term as the
    * preset gives it; the rest, rdv_round and mpi_factor, are the defaults'). */
-  params.cost.L = model->L;
-  params.cost.o = model->o;
-  params.cost.g = model->g;
-  params.cost.G = model->G;
-  params.cost.Gcopy = model->Gcopy;
-  params.cost.eager = model->eager;
-  params.cost.rdv = model->rdv;
+  loggp_to_cost(model, &params.cost);
   nhood_combine_pattern *patterns = calloc((size_t)nranks, sizeof *patterns);
   nhood_bsp_stats st;
   if (!patterns) {
