@@ -30,6 +30,7 @@
 #include "phase1_combine.h"
 #include "schedule/algorithms.h"
 #include "selection/select.h"
+#include "sim_bound.h"
 #include "sim_call.h"
 #include "sim_exec.h"
 #include "sim_phase1.h"
@@ -95,6 +96,7 @@ typedef struct options {
   int per_entry;      /* --per-entry B: alltoallv/w blocks of a halo are B bytes per entry; 0: not given */
   const char *json_path;
   int verify;
+  int bound; /* --bound: print each call's lower bound (sim_bound.h) */
   int help;
   int algo_width; /* of the table's algo column: the longest --algo name */
 } options;
@@ -130,6 +132,8 @@ static void print_usage(FILE *out) {
           "                     MPI_Dist_graph_create_adjacent; the isomorphic algorithms then run\n"
           "                     on the grid the library finds under the graph)\n"
           "                     mtx:PATH                          SpMV halo of a Matrix Market file\n"
+          "                     rmat:scale=S[,ef=E,seed=S,scramble=0|1]\n"
+          "                                                       a Graph500 R-MAT graph's SpMV halo\n"
           "  --coll LIST      allgather,allgatherv,alltoall,alltoallv,alltoallw (default: all five;\n"
           "                   all but alltoallw with --algo combine, whose alltoallw needs MPI)\n"
           "  --sizes LIST     bytes per block (default 4; --bytes is an alias); the v and w\n"
@@ -160,6 +164,9 @@ static void print_usage(FILE *out) {
           "  --json FILE      also write one JSON object per case to FILE (truncated)\n"
           "  --no-verify      skip the execution check (predictions only; for sizes whose buffers\n"
           "                   do not fit in memory)\n"
+          "  --bound          before each call's rows, a lower bound on any schedule's time under\n"
+          "                   the model: the busiest rank's own bytes, the busiest interface's\n"
+          "                   bytes (tools/sim/sim_bound.h)\n"
           "  --help           this text\n"
           "\n"
           "Exit status: 0 when every case was built, verified and predicted; 1 when a case failed;\n"
@@ -296,6 +303,10 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
     }
     if (strcmp(arg, "--no-verify") == 0) {
       opt->verify = 0;
+      continue;
+    }
+    if (strcmp(arg, "--bound") == 0) {
+      opt->bound = 1;
       continue;
     }
     static const char *const with_value[] = {"--ranks",          "--topo",      "--coll",  "--sizes",
@@ -724,6 +735,25 @@ static void choose_applicable(const options *opt, topo_set *ts, const sim_call *
            nhood_coll_names[call->kind], names);
 }
 
+/* The bound of one call (sim_bound.h), a line before its rows. */
+static void print_bound(const options *opt, const sim_call *call) {
+  sim_bound b;
+  char err[MESSAGE_LEN];
+  if (sim_bound_compute(call, &opt->model, &b, err, sizeof err) != 0) {
+    printf("  bound: %s\n", err);
+    return;
+  }
+  printf("  %s %d: no schedule below %.3f us%s: rank", nhood_coll_names[call->kind], call->bytes, b.us,
+         b.valid ? "" : " (not a bound: g or o below G)");
+  if (b.rank >= 0)
+    printf(" %d sends %lld bytes (%.3f us)", b.rank, b.rank_bytes, b.rank_us);
+  else
+    printf("s send nothing");
+  if (b.node >= 0)
+    printf("; node %d's interface %lld bytes out, %lld in (%.3f us)", b.node, b.node_out, b.node_in, b.nic_us);
+  printf("\n");
+}
+
 /* Every case of one topology; returns the number of cases that failed. */
 static int simulate_topology(const options *opt, const topospec *spec, int sabotage, FILE *json) {
   topo_set ts;
@@ -744,6 +774,7 @@ static int simulate_topology(const options *opt, const topospec *spec, int sabot
         failed++;
         continue;
       }
+      if (opt->bound) print_bound(opt, &call);
       choose_applicable(opt, &ts, &call, runs, left_out, sizeof left_out);
       for (int a = 0; a < opt->nalgos; a++) {
         case_row row;
