@@ -18,6 +18,10 @@ typedef int (*nhood_builder)(const nhood_topo *t, const nhood_coll_args *a, int 
 typedef const char *(*nhood_unfit)(const nhood_topo *t, const nhood_coll_args *a);
 
 int nhood_build_direct(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
+/* Direct's messages, each process sending first to the ranks after its own (cyclically), so
+ * that the processes' first messages do not all head for the lowest ranks' node
+ * (schedule/staggered.c). Applies everywhere. */
+int nhood_build_staggered(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
 
 /* Message combining over common neighborhoods (Phase 2): needs the pattern attached to the
  * topology (pattern/combine.h). It does not apply without a pattern, on Cartesian channels,

@@ -23,31 +23,35 @@ static const char *unfit_native(const nhood_topo *t, const nhood_coll_args *a) {
  * set-up first, MPI's own last (its communicator is collective to create). */
 static const nhood_algorithm algorithms[] = {
     {"direct", "one message per edge in one round, as MPICH and Open MPI do; the baseline", NULL, NULL,
-     nhood_build_direct, NHOOD_PATTERN_NONE, 0, NULL, 0},
+     nhood_build_direct, NHOOD_PATTERN_NONE, 0, NULL, 0, 0},
+    {"staggered",
+     "direct's messages, each process sending first to the ranks after its own (cyclically), so that the first "
+     "messages do not all head for the same node",
+     NULL, "direct", nhood_build_staggered, NHOOD_PATTERN_NONE, 0, NULL, 0, 1},
     {"combine",
      "cumulative message combining over common neighborhoods: about log2 P levels of exchanges with hypercube "
      "partners, then one combined message per target; the pattern is built collectively at first use",
-     nhood_unfit_combine, "direct", nhood_build_combine, NHOOD_PATTERN_COMBINE, 0, nhood_combine_needs_size_pass, 0},
+     nhood_unfit_combine, "direct", nhood_build_combine, NHOOD_PATTERN_COMBINE, 0, nhood_combine_needs_size_pass, 0, 0},
     {"node",
      "node-aware aggregation: blocks for another node gathered on-node, one message per pair of nodes, handed out "
      "on-node; the node pairs spread over each node's processes by volume; the pattern is built collectively at "
      "first use",
-     nhood_unfit_node, "direct", nhood_build_node, NHOOD_PATTERN_NODE, 0, nhood_node_needs_size_pass, 0},
+     nhood_unfit_node, "direct", nhood_build_node, NHOOD_PATTERN_NODE, 0, nhood_node_needs_size_pass, 0, 0},
     {"cart-direct", "isomorphic neighborhoods: a round per offset", nhood_unfit_cart_direct, "direct",
-     nhood_build_cart_direct, NHOOD_PATTERN_NONE, 0, NULL, 1},
+     nhood_build_cart_direct, NHOOD_PATTERN_NONE, 0, NULL, 1, 0},
     {"cart-dim", "isomorphic neighborhoods: combining along dimensions, a round per dimension and coordinate value",
-     nhood_unfit_cart_dim, "cart-direct", nhood_build_cart_dim, NHOOD_PATTERN_NONE, 0, NULL, 1},
+     nhood_unfit_cart_dim, "cart-direct", nhood_build_cart_dim, NHOOD_PATTERN_NONE, 0, NULL, 1, 0},
     {"cart-dim-batch", "isomorphic neighborhoods: combining along dimensions, a round per dimension",
-     nhood_unfit_cart_dim, "cart-direct", nhood_build_cart_dim_batch, NHOOD_PATTERN_NONE, 0, NULL, 1},
+     nhood_unfit_cart_dim, "cart-direct", nhood_build_cart_dim_batch, NHOOD_PATTERN_NONE, 0, NULL, 1, 0},
     {"cart-bruck",
      "isomorphic neighborhoods: Bruck-like hops, logarithmically many; hops no block takes together share a round",
-     nhood_unfit_cart_bruck, "cart-dim", nhood_build_cart_bruck, NHOOD_PATTERN_NONE, 0, NULL, 1},
+     nhood_unfit_cart_bruck, "cart-dim", nhood_build_cart_bruck, NHOOD_PATTERN_NONE, 0, NULL, 1, 0},
     {"cart-2hop",
      "isomorphic neighborhoods: two rounds, each dimension's values in one of them or split by sign (5 + 5 "
      "messages for 3-D Moore r=1)",
-     nhood_unfit_cart_2hop, "cart-dim-batch", nhood_build_cart_2hop, NHOOD_PATTERN_NONE, 0, NULL, 1},
+     nhood_unfit_cart_2hop, "cart-dim-batch", nhood_build_cart_2hop, NHOOD_PATTERN_NONE, 0, NULL, 1, 0},
     {"mpi", "the MPI library's own MPI_Neighbor_* on a distributed-graph communicator nhood creates at first use",
-     unfit_native, "direct", NULL, NHOOD_PATTERN_NONE, 1, NULL, 0},
+     unfit_native, "direct", NULL, NHOOD_PATTERN_NONE, 1, NULL, 0, 0},
 };
 #define NALGORITHMS (sizeof algorithms / sizeof algorithms[0])
 
@@ -231,7 +235,8 @@ int nhood_auto_costs(const nhood_topo *t, const nhood_topo *grid, nhood_coll_kin
     if (alg->native) continue; /* priced from direct's row, below */
     const nhood_topo *on = alg->needs_grid && grid ? grid : t;
     if (nic) memset(nic + 4 * k, 0, 4 * sizeof *nic);
-    if (nhood_algorithm_unfit(alg, on, &a) != NULL) { /* auto considers only what applies */
+    /* auto considers only what applies, and what gains at the interfaces only on several nodes */
+    if (nhood_algorithm_unfit(alg, on, &a) != NULL || (alg->across_nodes && (!nodes || nodes->nnodes < 2))) {
       for (int c = 0; c < NHOOD_SIZE_CLASSES; c++) row[c] = INFINITY;
       continue;
     }

@@ -38,6 +38,9 @@ typedef struct nhood_algorithm {
   /* 1 for the isomorphic algorithms: on a graph topology they run on the view of the grid the
    * API layer finds under it (topology/grid.h), where there is one. */
   int needs_grid;
+  /* 1 where its gain is at the network interfaces only (staggered): on one node it sends what
+   * direct sends at direct's cost, so auto prices it only where processes span nodes. */
+  int across_nodes;
 } nhood_algorithm;
 
 /* NULL when no algorithm has that name ("auto" is not an algorithm but a request to pick). */

@@ -15,7 +15,7 @@ int sim_bound_compute(const sim_call *call, const loggp_params *p, sim_bound *ou
   /* A message's fixed part at the cheaper level: its send and receive overheads, latency. */
   const double fixed = rpn > 0 ? 2 * min2(p->o, p->node_o) + min2(p->L, p->node_L) : 2 * p->o + p->L;
   long long *side = calloc((size_t)2 * (size_t)(nnodes > 0 ? nnodes : 1), sizeof *side); /* out, in per node */
-  int *seen = malloc(sizeof *seen * (size_t)(nnodes > 0 ? nnodes : 1));                 /* allgather: last rank */
+  int *seen = malloc(sizeof *seen * (size_t)(nnodes > 0 ? nnodes : 1));                  /* allgather: last rank */
   if (side == NULL || seen == NULL) {
     free(side);
     free(seen);

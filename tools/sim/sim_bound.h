@@ -31,14 +31,14 @@
 #include "sim_call.h"
 
 typedef struct sim_bound {
-  double us;            /* the bound: max(rank_us, nic_us) */
-  double rank_us;       /* the busiest rank's own bytes */
-  int rank;             /* that rank; -1 when no rank has bytes for another */
-  long long rank_bytes; /* its bytes */
-  double nic_us;        /* the busiest interface side; 0 with one level */
-  int node;             /* its node; -1 when nothing crosses nodes */
+  double us;                   /* the bound: max(rank_us, nic_us) */
+  double rank_us;              /* the busiest rank's own bytes */
+  int rank;                    /* that rank; -1 when no rank has bytes for another */
+  long long rank_bytes;        /* its bytes */
+  double nic_us;               /* the busiest interface side; 0 with one level */
+  int node;                    /* its node; -1 when nothing crosses nodes */
   long long node_out, node_in; /* that node's bytes out and in */
-  int valid;            /* g' >= G' and o' >= G': the rank term is a bound */
+  int valid;                   /* g' >= G' and o' >= G': the rank term is a bound */
 } sim_bound;
 
 /* The bound of call under p (p->ranks_per_node 0: one level, no interface term). Types must
