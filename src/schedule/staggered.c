@@ -46,7 +46,8 @@ int nhood_build_staggered(const nhood_topo *t, const nhood_coll_args *a, int me,
   qsort(order, (size_t)n, sizeof *order, by_key_then_index);
   for (int k = 0; k < n; k++) {
     int j = order[k].index;
-    NHOOD_TRY(nhood_sched_send(s, t->destinations[j], t->send_channel ? t->send_channel[j] : 0, nhood_send_block(a, j)));
+    NHOOD_TRY(
+        nhood_sched_send(s, t->destinations[j], t->send_channel ? t->send_channel[j] : 0, nhood_send_block(a, j)));
   }
   NHOOD_TRY(nhood_sched_finish(s));
   free(order);
