@@ -30,25 +30,38 @@ fi
 cd "$work/mpi4py-$version/test"
 
 tests=(-i test_cco_ngh_buf -i test_cco_ngh_obj -i test_cco_pr_ngh_buf)
+# Each rank writes to a file of its own: on a shared output the ranks' verdicts interleave
+# ("OKRan 36 tests", "(skipped=12)OK") and cannot be counted reliably. The rank comes from the
+# launcher's environment (Open MPI: OMPI_COMM_WORLD_RANK, MPICH's Hydra: PMI_RANK).
+out_dir="$work/out"
+per_rank='exec "$@" >"$0/rank.${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-unknown}}" 2>&1'
 for algorithm in auto direct combine mpi; do
   for np in 1 2 4; do
-    if ! out=$(NHOOD_ALGORITHM=$algorithm NHOOD_COMBINE_THETA=1 NHOOD_COMBINE_LEVELS=64 NHOOD_STATS=1 \
-      "$nhood_run" "$mpiexec" -n "$np" "${flags[@]}" "$venv/bin/python" runtests.py -q "${tests[@]}" 2>&1); then
-      echo "$out"
+    rm -rf "$out_dir" && mkdir -p "$out_dir"
+    # Unbuffered, so that a run stopped by the timeout still shows how far each rank got.
+    if ! PYTHONUNBUFFERED=1 NHOOD_ALGORITHM=$algorithm NHOOD_COMBINE_THETA=1 NHOOD_COMBINE_LEVELS=64 NHOOD_STATS=1 \
+      timeout 300 "$nhood_run" "$mpiexec" -n "$np" "${flags[@]}" \
+      bash -c "$per_rank" "$out_dir" "$venv/bin/python" runtests.py -q "${tests[@]}"; then
+      for file in "$out_dir"/rank.*; do echo "== $file"; cat "$file"; done
       echo "FAILED: mpi4py's tests with NHOOD_ALGORITHM=$algorithm on $np ranks"
       exit 1
     fi
-    # Every rank reports OK, none FAILED, and nhood ran the calls (its NHOOD_STATS table has
-    # rows). The ranks share one output, so a verdict may sit between another rank's dashes.
-    oks=$( (grep -oE '(^|-)OK($|[ (-])' <<<"$out" || true) | wc -l)
-    if grep -q 'FAILED (' <<<"$out"; then oks=0; fi
-    rows=$(grep -cE '^  (allgather|allgatherv|alltoall|alltoallv|alltoallw) ' <<<"$out" || true)
+    # Every rank's own output ends in OK, none says FAILED, and nhood ran the calls (its
+    # NHOOD_STATS table, printed by one rank, has rows).
+    oks=0
+    for ((rank = 0; rank < np; rank++)); do
+      file="$out_dir/rank.$rank"
+      if [ -f "$file" ] && grep -qE '^OK( |$)' "$file" && ! grep -q 'FAILED' "$file"; then
+        oks=$((oks + 1))
+      fi
+    done
+    rows=$(cat "$out_dir"/rank.* | grep -cE '^  (allgather|allgatherv|alltoall|alltoallv|alltoallw) ' || true)
     if [ "$oks" != "$np" ] || [ "$rows" = 0 ]; then
-      echo "$out"
+      for file in "$out_dir"/rank.*; do echo "== $file"; cat "$file"; done
       echo "FAILED: NHOOD_ALGORITHM=$algorithm on $np ranks: $oks of $np ranks OK, $rows NHOOD_STATS rows"
       exit 1
     fi
-    echo "NHOOD_ALGORITHM=$algorithm np=$np: $(grep -m1 '^Ran' <<<"$out"), $(grep -m1 -oE 'OK( \(skipped=[0-9]+\))?' <<<"$out") on every rank"
+    echo "NHOOD_ALGORITHM=$algorithm np=$np: $(grep -m1 '^Ran' "$out_dir/rank.0"), $(grep -m1 -oE '^OK( \(skipped=[0-9]+\))?' "$out_dir/rank.0") on every rank"
   done
 done
 echo "mpi4py $version's neighborhood tests pass through libnhood-mpi.so"
