@@ -134,15 +134,15 @@ static int build_combine(NHOOD_Topo topo, nhood_commctx *ctx, nhood_combine_patt
   return nhood_combine_build_mpi(ctx->comm, nhood_commctx_reserve_tags(ctx, 1), topo, &params, pattern, NULL);
 }
 
-static int build_node(NHOOD_Topo topo, nhood_commctx *ctx, nhood_combine_pattern *pattern) {
+static int build_node(NHOOD_Topo topo, nhood_commctx *ctx, int tree, nhood_combine_pattern *pattern) {
   const nhood_nodes *nodes = NULL;
   int rc = nhood_nodes_for(topo, ctx, &nodes);
   if (rc != MPI_SUCCESS) return rc;
   if (nodes->nnodes <= 1) { /* the same map everywhere: node does not apply, no program to run */
-    pattern->name = "node";
+    pattern->name = tree ? "node-tree" : "node";
     return MPI_SUCCESS;
   }
-  return nhood_node_build_mpi(ctx->comm, nhood_commctx_reserve_tags(ctx, 1), topo, nodes, pattern, NULL);
+  return nhood_node_build_mpi(ctx->comm, nhood_commctx_reserve_tags(ctx, 1), topo, nodes, tree, pattern, NULL);
 }
 
 int nhood_ensure_pattern(NHOOD_Topo topo, nhood_commctx *ctx, nhood_pattern_kind kind) {
@@ -150,7 +150,8 @@ int nhood_ensure_pattern(NHOOD_Topo topo, nhood_commctx *ctx, nhood_pattern_kind
   if (kind == NHOOD_PATTERN_NONE || (nhood_pattern_of(topo, kind, &owner) != NULL && owner == ctx)) return MPI_SUCCESS;
   nhood_combine_pattern *pattern = calloc(1, sizeof *pattern);
   if (!pattern) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a forwarding pattern");
-  int rc = kind == NHOOD_PATTERN_COMBINE ? build_combine(topo, ctx, pattern) : build_node(topo, ctx, pattern);
+  int rc = kind == NHOOD_PATTERN_COMBINE ? build_combine(topo, ctx, pattern)
+                                         : build_node(topo, ctx, kind == NHOOD_PATTERN_NODE_TREE, pattern);
   if (rc != MPI_SUCCESS) {
     free(pattern);
     return rc;
@@ -255,6 +256,7 @@ static int decide(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a,
   MPI_Comm node_comm = MPI_COMM_NULL;
   NHOOD_TRY(nhood_ensure_pattern(topo, ctx, NHOOD_PATTERN_COMBINE));
   NHOOD_TRY(nhood_ensure_pattern(topo, ctx, NHOOD_PATTERN_NODE));
+  NHOOD_TRY(nhood_ensure_pattern(topo, ctx, NHOOD_PATTERN_NODE_TREE));
   NHOOD_TRY(nhood_nodes_for(topo, ctx, &nodes));
   NHOOD_TRY(nhood_grid_of(topo, ctx, &grid));
   local_rc = params_of(ctx, &params);

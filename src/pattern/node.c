@@ -1,19 +1,32 @@
 /*
  * Phase 1 of node-aware aggregation as a bulk-synchronous program (see node.h).
  *
- * Supersteps:
+ * Supersteps of node:
  *   0  every process: its combinable edges grouped by node; volumes to and from each other
  *      node to its leader; a vote where it has an edge to another node
  *   1  nobody voted: done, the pattern stays empty. Leaders: assign the node pairs to their
  *      processes by volume, tell each other node's leader who sends to it and who receives
  *      from it
  *   2  leaders: join both sides into the table (B, L(A,B), R(B,A), L(B,A), R(A,B)), check that
- *      the two sides agree, send it to every process of the node
+ *      the two sides agree, send it and the node's processes to every process of the node
  *   3  every process: its blocks for other nodes to L(A, B) (round 0), named as records
  *   4  L(A, B): what it gathered, merged by target, to R(B, A) (round 1)
  *   5  R(B, A): its final duties (what it received, and its own blocks for its node); tells
  *      each target what it will send it
  *   6  every process: what it will receive; checks it against its sources; done
+ *
+ * node-tree shares supersteps 0-2 (only the node's first P2 processes, P2 the largest power
+ * of two not above its size, take node pairs) and then routes records along a hypercube of
+ * the node's processes, B = log2 of the largest P2 of any node:
+ *   3          a process at local index i >= P2 hands all its records to i - P2 (round 0)
+ *   4 .. 3+B   bit b: records for other nodes whose L's index differs from i in bit b go to
+ *              i ^ 2^b (round 1 + b), merged by target on arrival
+ *   4+B        L(A, B) to R(B, A), as node's round 1 (round 1 + B)
+ *   5+B..4+2B  bit b: records (what arrived, and the blocks for this node's processes, which
+ *              waited here) whose target's index (less P2 where above it) differs in bit b go
+ *              to i ^ 2^b (round 2 + B + b)
+ *   5+2B       records for a target at index >= P2 go to it from index - P2 (round 2 + 2B)
+ *   6+2B       every record held is for this process: its self record; checked; done
  */
 #include "pattern/node.h"
 
@@ -42,7 +55,11 @@ typedef struct {
   int *locals, nlocals;     /* leader: the processes of its node, ascending */
   int *assigned, nassigned; /* leader: (B, L(A,B), R(A,B)) by B */
   int *table, ntable;       /* TABLE_WIDTH ints per node this node exchanges with, by B */
-  nhood_records held;       /* as L(A, B): own blocks for other nodes' processes, by target */
+  int *members, nmembers;   /* the node's processes, ascending (from the leader's table message) */
+  int tree;                 /* node-tree: records travel along a hypercube of the node's processes */
+  int index, p2, bits;      /* node-tree: this process's index among members; P2; B (see the top) */
+  nhood_records held;       /* node: as L(A, B), own blocks for other nodes' processes, by target;
+                               node-tree: every record this process holds, by target */
   nhood_combine_level *x;   /* exchanges so far */
   int nx, capx;
   nhood_combine_pattern pattern;
@@ -108,6 +125,12 @@ typedef struct {
   int node, receiving;
 } role;
 
+static int largest_power_of_two(int n) {
+  int p = 1;
+  while (p <= n / 2) p *= 2;
+  return p;
+}
+
 static int by_volume(const void *a, const void *b) {
   const role *x = a, *y = b;
   if (x->volume != y->volume) return x->volume < y->volume ? 1 : -1;
@@ -157,9 +180,11 @@ static int step_assign(state *s, const nhood_bsp_inbox *in, nhood_bsp_outbox *ou
     goto cleanup;
   }
   for (int b = 0; b < 2 * nnodes; b++) who[b] = -1;
+  /* node-tree's hypercube has the node's first P2 processes; the others hand everything on. */
+  int eligible = s->tree ? largest_power_of_two(s->nlocals) : s->nlocals;
   for (int r = 0; r < nroles; r++) {
     int least = 0;
-    for (int l = 1; l < s->nlocals; l++)
+    for (int l = 1; l < eligible; l++)
       if (load[l] < load[least]) least = l;
     load[least] += roles[r].volume;
     who[2 * roles[r].node + roles[r].receiving] = s->locals[least];
@@ -222,10 +247,45 @@ static int step_table(state *s, const nhood_bsp_inbox *in, nhood_bsp_outbox *out
     i += mine != NULL;
     k += theirs != NULL;
   }
-  for (int l = 0; l < s->nlocals && rc == MPI_SUCCESS; l++)
-    rc = nhood_bsp_send(out, s->locals[l], table, TABLE_WIDTH * rows);
+  /* The message: rows, the table, the node's processes (ascending: the driver delivers by
+   * source rank). */
+  int words = 2 + TABLE_WIDTH * rows + s->nlocals;
+  for (int l = 0; l < s->nlocals && rc == MPI_SUCCESS; l++) {
+    int *m = nhood_bsp_send_reserve(out, s->locals[l], words);
+    if (!m) {
+      rc = nhood_error(MPI_ERR_NO_MEM, "node-aware: out of memory for the node table");
+      break;
+    }
+    m[0] = rows;
+    memcpy(m + 1, table, sizeof(int) * TABLE_WIDTH * (size_t)rows);
+    m[1 + TABLE_WIDTH * rows] = s->nlocals;
+    memcpy(m + 2 + TABLE_WIDTH * rows, s->locals, sizeof(int) * (size_t)s->nlocals);
+  }
   free(table);
   return rc;
+}
+
+/* The leader's table message: the table, the node's processes, this process's index among them. */
+static int read_table(state *s, const nhood_bsp_inbox *in) {
+  const nhood_bsp_message *m = in->nmessages == 1 ? &in->messages[0] : NULL;
+  if (!m || m->source != s->leader || m->count < 2 || m->data[0] < 0 || m->data[0] > (m->count - 2) / TABLE_WIDTH)
+    return nhood_error(MPI_ERR_INTERN, "node-aware: no node table from the leader");
+  int rows = m->data[0], nmembers = m->data[1 + TABLE_WIDTH * rows];
+  if (nmembers != m->count - 2 - TABLE_WIDTH * rows)
+    return nhood_error(MPI_ERR_INTERN, "node-aware: a malformed node table message");
+  s->ntable = rows;
+  s->nmembers = nmembers;
+  s->table = malloc(sizeof(int) * (size_t)(TABLE_WIDTH * rows + 1));
+  s->members = malloc(sizeof(int) * (size_t)(nmembers + 1));
+  if (!s->table || !s->members) return nhood_error(MPI_ERR_NO_MEM, "node-aware: out of memory for the node table");
+  memcpy(s->table, m->data + 1, sizeof(int) * TABLE_WIDTH * (size_t)rows);
+  memcpy(s->members, m->data + 2 + TABLE_WIDTH * rows, sizeof(int) * (size_t)nmembers);
+  s->index = -1;
+  for (int l = 0; l < nmembers; l++)
+    if (s->members[l] == s->me) s->index = l;
+  if (s->index < 0) return nhood_error(MPI_ERR_INTERN, "node-aware: the leader's table does not list this process");
+  s->p2 = largest_power_of_two(nmembers);
+  return MPI_SUCCESS;
 }
 
 static const int *table_row(const state *s, int node) {
@@ -285,10 +345,10 @@ static int by_key_then_target(const void *a, const void *b) {
   return (x->target > y->target) - (x->target < y->target);
 }
 
-/* Sends the routed records, grouped by key, to the key (round 0: L(A, B); the group for this
- * process itself, which is L, is kept as held, ascending by target) or, round 1, to the
- * receiver on the key's node. */
-static int hand_grouped(state *s, int round, routed *r, int n, nhood_bsp_outbox *out) {
+/* Sends the routed records, grouped by key, to the key (L(A, B); the group for this process
+ * itself, which is L, is kept as held, ascending by target) or, to_receiver, to the receiver
+ * on the key's node. */
+static int hand_grouped(state *s, int round, int to_receiver, routed *r, int n, nhood_bsp_outbox *out) {
   int rc = MPI_SUCCESS;
   qsort(r, (size_t)n, sizeof *r, by_key_then_target);
   for (int i = 0, j; i < n && rc == MPI_SUCCESS; i = j) {
@@ -297,12 +357,12 @@ static int hand_grouped(state *s, int round, routed *r, int n, nhood_bsp_outbox 
     for (j = i; j < n && r[j].key == r[i].key && rc == MPI_SUCCESS; j++)
       rc = nhood_records_append(&list, &capacity, r[j].record[0], r[j].record + 2, r[j].record[1], NULL, 0);
     int partner = r[i].key;
-    if (rc == MPI_SUCCESS && round == 1) {
+    if (rc == MPI_SUCCESS && to_receiver) {
       const int *row = table_row(s, r[i].key);
       if (!row || row[2] < 0) rc = nhood_error(MPI_ERR_INTERN, "node-aware: no receiver on node %d", r[i].key);
       partner = row ? row[2] : -1;
     }
-    if (rc == MPI_SUCCESS && partner == s->me) { /* round 0 only: node pairs join different nodes */
+    if (rc == MPI_SUCCESS && partner == s->me) { /* to L only: node pairs join different nodes */
       s->held = list;
       continue;
     }
@@ -315,18 +375,14 @@ static int hand_grouped(state *s, int round, routed *r, int n, nhood_bsp_outbox 
 /* Round 0: this process's blocks for other nodes go to L(A, B), or stay here (held) when it
  * is L. */
 static int step_gather(state *s, const nhood_bsp_inbox *in, nhood_bsp_outbox *out) {
-  int rc = MPI_SUCCESS, n = 0;
-  if (in->nmessages != 1 || in->messages[0].source != s->leader || in->messages[0].count % TABLE_WIDTH)
-    return nhood_error(MPI_ERR_INTERN, "node-aware: no node table from the leader");
-  s->ntable = in->messages[0].count / TABLE_WIDTH;
-  s->table = malloc(sizeof(int) * (size_t)(in->messages[0].count + 1));
+  int rc = read_table(s, in), n = 0;
+  if (rc != MPI_SUCCESS) return rc;
   int *records = malloc(sizeof(int) * 3 * (size_t)(s->nout + 1));
   routed *r = malloc(sizeof *r * (size_t)(s->nout + 1));
-  if (!s->table || !records || !r) {
+  if (!records || !r) {
     rc = nhood_error(MPI_ERR_NO_MEM, "node-aware: out of memory for the node table");
     goto cleanup;
   }
-  memcpy(s->table, in->messages[0].data, sizeof(int) * (size_t)in->messages[0].count);
   for (int i = 0; i < s->nout; i++) {
     const edge *e = &s->out[i];
     if (e->node == s->mynode) continue;
@@ -341,7 +397,7 @@ static int step_gather(state *s, const nhood_bsp_inbox *in, nhood_bsp_outbox *ou
     rec[2] = s->me;
     r[n++] = (routed){row[1], rec[0], rec};
   }
-  rc = hand_grouped(s, 0, r, n, out);
+  rc = hand_grouped(s, 0, 0, r, n, out);
 cleanup:
   free(records);
   free(r);
@@ -380,7 +436,7 @@ static int step_forward(state *s, const nhood_bsp_inbox *in, nhood_bsp_outbox *o
   if (!r) return nhood_error(MPI_ERR_NO_MEM, "node-aware: out of memory");
   for (const int *x = s->held.words; x < NHOOD_RECORDS_END(s->held); x += 2 + x[1])
     r[n++] = (routed){nhood_node_of(s->nodes, x[0]), x[0], x};
-  rc = hand_grouped(s, 1, r, n, out);
+  rc = hand_grouped(s, 1, 1, r, n, out);
   free(r);
 cleanup:
   return rc;
@@ -412,10 +468,181 @@ cleanup:
   return rc;
 }
 
+/* ---- node-tree ------------------------------------------------------------------------------ */
+
+static int member_index(const state *s, int rank) {
+  int lo = 0, hi = s->nmembers;
+  while (lo < hi) {
+    int mid = (lo + hi) / 2;
+    if (s->members[mid] < rank)
+      lo = mid + 1;
+    else
+      hi = mid;
+  }
+  return lo < s->nmembers && s->members[lo] == rank ? lo : -1;
+}
+
+/* Whether a record for target moves to the partner across bit b: gathering, records for
+ * other nodes travel to L(A, B)'s index; scattering, records for this node's processes to
+ * their target's (less P2 where above it, the last hop being the unfold round). */
+static int gather_moves(const state *s, int target, int b) {
+  int node = nhood_node_of(s->nodes, target);
+  if (node == s->mynode) return 0;
+  const int *row = table_row(s, node);
+  int key = row ? member_index(s, row[1]) : -1;
+  return key >= 0 && ((key ^ s->index) >> b & 1);
+}
+
+static int scatter_moves(const state *s, int target, int b) {
+  int key = member_index(s, target);
+  if (key >= s->p2) key -= s->p2;
+  return key >= 0 && ((key ^ s->index) >> b & 1);
+}
+
+/* Hands the held records that move across bit b to the partner there, in round; keeps the rest. */
+static int hand_across(state *s, int round, int b, int (*moves)(const state *, int, int), nhood_bsp_outbox *out) {
+  int rc = MPI_SUCCESS, cap_stay = 0, cap_move = 0;
+  nhood_records stay = {0}, move = {0};
+  if (s->index >= s->p2 || (1 << b) >= s->p2 || s->held.nrecords == 0) return MPI_SUCCESS;
+  for (const int *x = s->held.words; x < NHOOD_RECORDS_END(s->held); x += 2 + x[1]) {
+    int moving = moves(s, x[0], b);
+    NHOOD_TRY(nhood_records_append(moving ? &move : &stay, moving ? &cap_move : &cap_stay, x[0], x + 2, x[1], NULL, 0));
+  }
+  if (move.nrecords) NHOOD_TRY(hand(s, round, s->members[s->index ^ (1 << b)], &move, out));
+  nhood_records_free(&s->held);
+  s->held = stay;
+  memset(&stay, 0, sizeof stay);
+cleanup:
+  nhood_records_free(&stay);
+  nhood_records_free(&move);
+  return rc;
+}
+
+static int by_int(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* Superstep 3: every combinable destination as a record of this process's block; a process
+ * outside the hypercube hands them all to its partner inside (round 0). */
+static int tree_start(state *s, const nhood_bsp_inbox *in, nhood_bsp_outbox *out) {
+  int rc = MPI_SUCCESS, capacity = 0;
+  int *targets = NULL;
+  NHOOD_TRY(read_table(s, in));
+  if (!(targets = malloc(sizeof(int) * (size_t)(s->nout + 1))))
+    return nhood_error(MPI_ERR_NO_MEM, "node-tree: out of memory for the records");
+  for (int i = 0; i < s->nout; i++) targets[i] = s->out[i].rank;
+  qsort(targets, (size_t)s->nout, sizeof *targets, by_int);
+  for (int i = 0; i < s->nout; i++)
+    NHOOD_TRY(nhood_records_append(&s->held, &capacity, targets[i], &s->me, 1, NULL, 0));
+  if (s->index >= s->p2 && s->held.nrecords) NHOOD_TRY(hand(s, 0, s->members[s->index - s->p2], &s->held, out));
+cleanup:
+  free(targets);
+  return rc;
+}
+
+/* The records of the previous superstep's exchanges (labelled round), merged into held. */
+static int tree_take(state *s, int round, const nhood_bsp_inbox *in) { return take_exchanges(s, round, in, &s->held); }
+
+/* Superstep 4 + B: each L(A, B) sends R(B, A) the records for B's processes (round 1 + B). */
+static int tree_network(state *s, const nhood_bsp_inbox *in, nhood_bsp_outbox *out) {
+  int rc = MPI_SUCCESS, n = 0, capacity = 0;
+  nhood_records stay = {0};
+  routed *r = NULL;
+  NHOOD_TRY(tree_take(s, s->bits, in));
+  if (!(r = malloc(sizeof *r * (size_t)(s->held.nrecords + 1))))
+    return nhood_error(MPI_ERR_NO_MEM, "node-tree: out of memory");
+  for (const int *x = s->held.words; x < NHOOD_RECORDS_END(s->held); x += 2 + x[1]) {
+    int node = nhood_node_of(s->nodes, x[0]);
+    if (node != s->mynode)
+      r[n++] = (routed){node, x[0], x};
+    else
+      NHOOD_TRY(nhood_records_append(&stay, &capacity, x[0], x + 2, x[1], NULL, 0));
+  }
+  NHOOD_TRY(hand_grouped(s, 1 + s->bits, 1, r, n, out));
+  nhood_records_free(&s->held);
+  s->held = stay;
+  memset(&stay, 0, sizeof stay);
+cleanup:
+  free(r);
+  nhood_records_free(&stay);
+  return rc;
+}
+
+/* Superstep 5 + 2B: a record for a process at index >= P2 goes to it (round 2 + 2B). */
+static int tree_unfold(state *s, const nhood_bsp_inbox *in, nhood_bsp_outbox *out) {
+  int rc = MPI_SUCCESS, capacity = 0;
+  nhood_records stay = {0};
+  NHOOD_TRY(tree_take(s, 1 + 2 * s->bits, in));
+  for (const int *x = s->held.words; x < NHOOD_RECORDS_END(s->held); x += 2 + x[1]) {
+    if (member_index(s, x[0]) < s->p2) {
+      NHOOD_TRY(nhood_records_append(&stay, &capacity, x[0], x + 2, x[1], NULL, 0));
+      continue;
+    }
+    nhood_records one = {0};
+    int cap_one = 0;
+    rc = nhood_records_append(&one, &cap_one, x[0], x + 2, x[1], NULL, 0);
+    if (rc == MPI_SUCCESS) rc = hand(s, 2 + 2 * s->bits, x[0], &one, out);
+    nhood_records_free(&one);
+    if (rc != MPI_SUCCESS) goto cleanup;
+  }
+  nhood_records_free(&s->held);
+  s->held = stay;
+  memset(&stay, 0, sizeof stay);
+cleanup:
+  nhood_records_free(&stay);
+  return rc;
+}
+
+/* Superstep 6 + 2B: what is held is this process's own: the self record. */
+static int tree_finish(state *s, const nhood_bsp_inbox *in) {
+  int rc = MPI_SUCCESS, capacity = 0;
+  NHOOD_TRY(tree_take(s, 2 + 2 * s->bits, in));
+  for (const int *x = s->held.words; x < NHOOD_RECORDS_END(s->held); x += 2 + x[1]) {
+    if (x[0] != s->me)
+      return nhood_error(MPI_ERR_INTERN, "node-tree: a record for rank %d ends at rank %d", x[0], s->me);
+    NHOOD_TRY(nhood_records_append(&s->pattern.self, &capacity, x[0], x + 2, x[1], NULL, 0));
+  }
+cleanup:
+  return rc;
+}
+
+static int tree_step(state *s, const nhood_bsp_inbox *in, nhood_bsp_outbox *out) {
+  int step = in->superstep, B = s->bits, rc = MPI_SUCCESS;
+  if (step == 3) return tree_start(s, in, out);
+  if (step < 4 + B) { /* gather, bit step - 4 */
+    NHOOD_TRY(tree_take(s, step - 4, in));
+    return hand_across(s, step - 3, step - 4, gather_moves, out);
+  }
+  if (step == 4 + B) return tree_network(s, in, out);
+  if (step < 5 + 2 * B) { /* scatter, bit step - 5 - B */
+    NHOOD_TRY(tree_take(s, step - 4, in));
+    return hand_across(s, step - 3, step - 5 - B, scatter_moves, out);
+  }
+  return tree_unfold(s, in, out);
+cleanup:
+  return rc;
+}
+
 static int by_round_then_partner(const void *a, const void *b) {
   const nhood_combine_level *x = a, *y = b;
   if (x->round != y->round) return x->round - y->round;
   return (x->partner > y->partner) - (x->partner < y->partner);
+}
+
+static const char *pattern_name(const state *s) { return s->tree ? "node-tree" : "node"; }
+
+/* The exchanges into the pattern, ordered as the schedule runs them; the delivery checked. */
+static int finish_pattern(state *s, int nrounds) {
+  nhood_combine_pattern *p = &s->pattern;
+  if (s->nx > 1) qsort(s->x, (size_t)s->nx, sizeof *s->x, by_round_then_partner);
+  p->levels = s->x;
+  p->nlevels = s->nx;
+  p->nrounds = nrounds;
+  p->name = pattern_name(s);
+  s->x = NULL;
+  s->nx = s->capx = 0;
+  return nhood_pattern_check_delivery(s->topo, s->me, p);
 }
 
 static int step_incoming(state *s, const nhood_bsp_inbox *in) {
@@ -425,14 +652,7 @@ static int step_incoming(state *s, const nhood_bsp_inbox *in) {
     rc = nhood_records_append(&p->incoming, &capacity, in->messages[k].source, in->messages[k].data,
                               in->messages[k].count, NULL, 0);
   if (rc != MPI_SUCCESS) return rc;
-  if (s->nx > 1) qsort(s->x, (size_t)s->nx, sizeof *s->x, by_round_then_partner);
-  p->levels = s->x;
-  p->nlevels = s->nx;
-  p->nrounds = 2;
-  p->name = "node";
-  s->x = NULL;
-  s->nx = s->capx = 0;
-  return nhood_pattern_check_delivery(s->topo, s->me, p);
+  return finish_pattern(s, 2);
 }
 
 static int node_step(void *st, const nhood_bsp_inbox *in, nhood_bsp_outbox *out) {
@@ -443,13 +663,24 @@ static int node_step(void *st, const nhood_bsp_inbox *in, nhood_bsp_outbox *out)
       return step_volumes(s, out);
     case 1:
       if (!in->any_vote) { /* no edge between nodes anywhere: the pattern stays empty */
-        s->pattern.name = "node";
+        s->pattern.name = pattern_name(s);
         out->done = 1;
         return MPI_SUCCESS;
       }
       return leads ? step_assign(s, in, out) : MPI_SUCCESS;
     case 2:
       return leads ? step_table(s, in, out) : MPI_SUCCESS;
+    default:
+      break;
+  }
+  if (s->tree) {
+    if (in->superstep < 6 + 2 * s->bits) return tree_step(s, in, out);
+    rc = tree_finish(s, in);
+    if (rc == MPI_SUCCESS) rc = finish_pattern(s, 3 + 2 * s->bits);
+    out->done = 1;
+    return rc;
+  }
+  switch (in->superstep) {
     case 3:
       return step_gather(s, in, out);
     case 4:
@@ -466,6 +697,7 @@ static int node_step(void *st, const nhood_bsp_inbox *in, nhood_bsp_outbox *out)
 /* ---- drivers ---------------------------------------------------------------------------- */
 
 static void free_state(state *s) {
+  free(s->members);
   free(s->out);
   free(s->in);
   free(s->locals);
@@ -480,7 +712,24 @@ static void free_state(state *s) {
   nhood_combine_pattern_free(&s->pattern);
 }
 
-static int init_state(state *s, int me, int nranks, NHOOD_Topo topo, const nhood_nodes *nodes) {
+/* B: log2 of the largest P2 of any node (the same on every process). */
+static int hypercube_bits(const nhood_nodes *nodes, int *bits) {
+  int largest = 0;
+  if (nodes->per_node > 0) {
+    largest = nodes->per_node < nodes->nranks ? nodes->per_node : nodes->nranks;
+  } else {
+    int *size = calloc((size_t)nodes->nnodes + 1, sizeof *size);
+    if (!size) return nhood_error(MPI_ERR_NO_MEM, "node-tree: out of memory for node sizes");
+    for (int r = 0; r < nodes->nranks; r++) size[nodes->node_of[r]]++;
+    for (int n = 0; n < nodes->nnodes; n++) largest = size[n] > largest ? size[n] : largest;
+    free(size);
+  }
+  *bits = 0;
+  while ((2 << *bits) <= largest) ++*bits;
+  return MPI_SUCCESS;
+}
+
+static int init_state(state *s, int me, int nranks, NHOOD_Topo topo, const nhood_nodes *nodes, int tree, int bits) {
   memset(s, 0, sizeof *s);
   if (nodes->nranks != nranks)
     return nhood_error(MPI_ERR_INTERN, "node-aware: a node map of %d ranks for %d processes", nodes->nranks, nranks);
@@ -489,19 +738,23 @@ static int init_state(state *s, int me, int nranks, NHOOD_Topo topo, const nhood
   s->nodes = nodes;
   s->mynode = nhood_node_of(nodes, me);
   s->leader = nhood_node_leader(nodes, s->mynode);
+  s->tree = tree;
+  s->bits = bits;
   return MPI_SUCCESS;
 }
 
-enum { MAX_SUPERSTEPS = 8 };
+/* node: 7 supersteps; node-tree: 7 + 2B, B < 31. */
+enum { MAX_SUPERSTEPS = 7 + 2 * 31 };
 
-int nhood_node_build_mpi(MPI_Comm comm, int tag, NHOOD_Topo topo, const nhood_nodes *nodes,
+int nhood_node_build_mpi(MPI_Comm comm, int tag, NHOOD_Topo topo, const nhood_nodes *nodes, int tree,
                          nhood_combine_pattern *pattern, nhood_bsp_stats *stats) {
-  int rc = MPI_SUCCESS, rank = 0, size = 1;
+  int rc = MPI_SUCCESS, rank = 0, size = 1, bits = 0;
   state s;
   memset(&s, 0, sizeof s);
   NHOOD_MPI_CALL(MPI_Comm_rank(comm, &rank));
   NHOOD_MPI_CALL(MPI_Comm_size(comm, &size));
-  NHOOD_TRY(init_state(&s, rank, size, topo, nodes));
+  NHOOD_TRY(hypercube_bits(nodes, &bits));
+  NHOOD_TRY(init_state(&s, rank, size, topo, nodes, tree, bits));
   NHOOD_TRY(nhood_bsp_run_mpi(comm, tag, &s, node_step, MAX_SUPERSTEPS, stats));
   *pattern = s.pattern;
   memset(&s.pattern, 0, sizeof s.pattern);
@@ -510,17 +763,18 @@ cleanup:
   return rc;
 }
 
-int nhood_node_build_local(int nranks, const NHOOD_Topo topos[], const nhood_nodes *nodes,
+int nhood_node_build_local(int nranks, const NHOOD_Topo topos[], const nhood_nodes *nodes, int tree,
                            nhood_combine_pattern patterns[], nhood_bsp_stats *stats) {
-  int rc = MPI_SUCCESS, initialized = 0;
+  int rc = MPI_SUCCESS, initialized = 0, bits = 0;
   state *states = calloc((size_t)nranks + 1, sizeof *states);
   void **pointers = calloc((size_t)nranks + 1, sizeof(void *));
   if (!states || !pointers) {
     rc = nhood_error(MPI_ERR_NO_MEM, "node-aware: out of memory for %d virtual ranks", nranks);
     goto cleanup;
   }
+  NHOOD_TRY(hypercube_bits(nodes, &bits));
   for (; initialized < nranks; initialized++) {
-    NHOOD_TRY(init_state(&states[initialized], initialized, nranks, topos[initialized], nodes));
+    NHOOD_TRY(init_state(&states[initialized], initialized, nranks, topos[initialized], nodes, tree, bits));
     pointers[initialized] = &states[initialized];
   }
   NHOOD_TRY(nhood_bsp_run_local(nranks, pointers, node_step, MAX_SUPERSTEPS, stats));

@@ -30,6 +30,18 @@
  * for one of its destination nodes one; a leader sends one message per node it exchanges
  * with and one per process of its node; L(A, B) one to R(B, A); every process one to each
  * target of its final round, which lets targets check what they will receive.
+ *
+ * node-tree, for small blocks: round 0 and the final round of node cost a process one
+ * message per process of its node that it exchanges blocks with (up to k - 1 for k processes
+ * per node), which is most of node's time where blocks are small and k large. node-tree
+ * moves the same records along a hypercube of the node's processes instead: log2 k rounds of
+ * one message each gather a node's blocks for B at L(A, B) (records for one target merge on
+ * the way, so an allgather block goes once), L(A, B) sends R(B, A) one message, and log2 k
+ * rounds hand the arrivals, and the node's own blocks for its processes, to their targets;
+ * a node of k processes that is not a power of two first folds its processes above the
+ * largest power of two P2 onto the first P2, and unfolds at the end. 2 log2 P2 + 3 rounds,
+ * every block copied once per hop. Phase 1 takes 7 + 2 log2 P2 supersteps of at most one
+ * message per process each, except the network one.
  */
 #ifndef NHOOD_PATTERN_NODE_H
 #define NHOOD_PATTERN_NODE_H
@@ -42,14 +54,15 @@
 #include "pattern/combine.h"
 
 /* Phase 1 over MPI, collectively over comm (private to the library), for this process's
- * topology; nodes maps comm's ranks to nodes. The pattern has nrounds 0 where no process has
- * an edge to another node (the algorithm does not apply), else 2. stats is optional. */
-int nhood_node_build_mpi(MPI_Comm comm, int tag, NHOOD_Topo topo, const nhood_nodes *nodes,
+ * topology; nodes maps comm's ranks to nodes; tree: node-tree's pattern, else node's. The
+ * pattern has nrounds 0 where no process has an edge to another node (the algorithm does not
+ * apply). stats is optional. */
+int nhood_node_build_mpi(MPI_Comm comm, int tag, NHOOD_Topo topo, const nhood_nodes *nodes, int tree,
                          nhood_combine_pattern *pattern, nhood_bsp_stats *stats);
 
 /* Phase 1 in this process for nranks virtual ranks (topos[r] is rank r's topology, nodes maps
  * them); patterns[r] receives rank r's pattern. Makes no MPI call. */
-int nhood_node_build_local(int nranks, const NHOOD_Topo topos[], const nhood_nodes *nodes,
+int nhood_node_build_local(int nranks, const NHOOD_Topo topos[], const nhood_nodes *nodes, int tree,
                            nhood_combine_pattern patterns[], nhood_bsp_stats *stats);
 
 #endif

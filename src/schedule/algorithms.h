@@ -49,9 +49,20 @@ int nhood_build_combine_sized(const nhood_topo *t, const struct nhood_combine_pa
 int nhood_build_node(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
 const char *nhood_unfit_node(const nhood_topo *t, const nhood_coll_args *a);
 int nhood_node_needs_size_pass(const nhood_topo *t, const nhood_coll_args *a);
+/* node-tree (pattern/node.h): node's routes with the on-node steps along a hypercube of the
+ * node's processes, log2 k rounds of one message each instead of up to k - 1 messages. */
+int nhood_build_node_tree(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
+const char *nhood_unfit_node_tree(const nhood_topo *t, const nhood_coll_args *a);
+int nhood_node_tree_needs_size_pass(const nhood_topo *t, const nhood_coll_args *a);
 
 /* The forwarding patterns a topology may carry, one per algorithm that has a Phase 1. */
-typedef enum { NHOOD_PATTERN_NONE, NHOOD_PATTERN_COMBINE, NHOOD_PATTERN_NODE, NHOOD_PATTERN_KINDS } nhood_pattern_kind;
+typedef enum {
+  NHOOD_PATTERN_NONE,
+  NHOOD_PATTERN_COMBINE,
+  NHOOD_PATTERN_NODE,
+  NHOOD_PATTERN_NODE_TREE,
+  NHOOD_PATTERN_KINDS
+} nhood_pattern_kind;
 
 /* The pattern of a kind attached to a topology: by the API layer at the first use on a
  * communicator context (owner, retained; NULL for nhood-sim's virtual ranks). Attaching takes

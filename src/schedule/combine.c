@@ -336,11 +336,17 @@ cleanup:
   return rc;
 }
 
-/* What the schedule is called (what ran, as requests report it): the pattern's algorithm. */
+/* The algorithm of each pattern kind, and its size pass: what its schedules are called (what
+ * ran, as requests report it). */
+static const char *const kind_names[NHOOD_PATTERN_KINDS] = {"none", "combine", "node", "node-tree"};
+static const char *const size_pass_names[NHOOD_PATTERN_KINDS] = {"none", "combine (size pass)", "node (size pass)",
+                                                                 "node-tree (size pass)"};
+
 static const char *schedule_name(const nhood_combine_pattern *p, build_mode mode) {
-  int node = p->name && strcmp(p->name, "node") == 0;
-  if (mode == SIZE_PASS) return node ? "node (size pass)" : "combine (size pass)";
-  return node ? "node" : "combine";
+  int kind = NHOOD_PATTERN_COMBINE;
+  for (int k = NHOOD_PATTERN_COMBINE; k < NHOOD_PATTERN_KINDS; k++)
+    if (p->name && strcmp(p->name, kind_names[k]) == 0) kind = k;
+  return mode == SIZE_PASS ? size_pass_names[kind] : kind_names[kind];
 }
 
 /* Builds the schedule of one mode; own_sizes (SIZE_PASS) receives this process's block sizes. */
@@ -418,7 +424,7 @@ static const char *unfit_pattern(const nhood_topo *t, nhood_pattern_kind kind) {
 }
 
 static int build_equal(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s, nhood_pattern_kind kind) {
-  const char *name = kind == NHOOD_PATTERN_COMBINE ? "combine" : "node";
+  const char *name = kind_names[kind];
   if (unfit_pattern(t, kind)) return nhood_error(MPI_ERR_INTERN, "%s built for a topology it does not apply to", name);
   if (!equal_blocks(a))
     return nhood_error(MPI_ERR_INTERN, "%s: a %s takes a size pass first (nhood_build_combine_size_pass)", name,
@@ -436,6 +442,11 @@ const char *nhood_unfit_node(const nhood_topo *t, const nhood_coll_args *a) {
   return unfit_pattern(t, NHOOD_PATTERN_NODE);
 }
 
+const char *nhood_unfit_node_tree(const nhood_topo *t, const nhood_coll_args *a) {
+  (void)a;
+  return unfit_pattern(t, NHOOD_PATTERN_NODE_TREE);
+}
+
 int nhood_combine_needs_size_pass(const nhood_topo *t, const nhood_coll_args *a) {
   return !unfit_pattern(t, NHOOD_PATTERN_COMBINE) && !equal_blocks(a);
 }
@@ -444,12 +455,20 @@ int nhood_node_needs_size_pass(const nhood_topo *t, const nhood_coll_args *a) {
   return !unfit_pattern(t, NHOOD_PATTERN_NODE) && !equal_blocks(a);
 }
 
+int nhood_node_tree_needs_size_pass(const nhood_topo *t, const nhood_coll_args *a) {
+  return !unfit_pattern(t, NHOOD_PATTERN_NODE_TREE) && !equal_blocks(a);
+}
+
 int nhood_build_combine(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
   return build_equal(t, a, me, s, NHOOD_PATTERN_COMBINE);
 }
 
 int nhood_build_node(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
   return build_equal(t, a, me, s, NHOOD_PATTERN_NODE);
+}
+
+int nhood_build_node_tree(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
+  return build_equal(t, a, me, s, NHOOD_PATTERN_NODE_TREE);
 }
 
 int nhood_build_combine_size_pass(const nhood_topo *t, const nhood_combine_pattern *p, const nhood_coll_args *a, int me,
@@ -483,9 +502,9 @@ static void detach(void *value) {
   free(a);
 }
 
-static nhood_topo_key pattern_keys[NHOOD_PATTERN_KINDS] = {NHOOD_TOPO_KEY("no pattern", detach),
-                                                           NHOOD_TOPO_KEY("combining pattern", detach),
-                                                           NHOOD_TOPO_KEY("node pattern", detach)};
+static nhood_topo_key pattern_keys[NHOOD_PATTERN_KINDS] = {
+    NHOOD_TOPO_KEY("no pattern", detach), NHOOD_TOPO_KEY("combining pattern", detach),
+    NHOOD_TOPO_KEY("node pattern", detach), NHOOD_TOPO_KEY("node-tree pattern", detach)};
 
 nhood_combine_pattern *nhood_pattern_of(const nhood_topo *t, nhood_pattern_kind kind, const nhood_commctx **owner) {
   const attached_pattern *a = kind > NHOOD_PATTERN_NONE && kind < NHOOD_PATTERN_KINDS

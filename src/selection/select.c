@@ -37,6 +37,12 @@ static const nhood_algorithm algorithms[] = {
      "on-node; the node pairs spread over each node's processes by volume; the pattern is built collectively at "
      "first use",
      nhood_unfit_node, "direct", nhood_build_node, NHOOD_PATTERN_NODE, 0, nhood_node_needs_size_pass, 0, 0},
+    {"node-tree",
+     "node-aware aggregation for small blocks: node's routes, with the on-node gather and hand-out along a "
+     "hypercube of the node's processes (log2 k rounds of one message each, not up to k - 1 messages); the pattern "
+     "is built collectively at first use",
+     nhood_unfit_node_tree, "direct", nhood_build_node_tree, NHOOD_PATTERN_NODE_TREE, 0,
+     nhood_node_tree_needs_size_pass, 0, 0},
     {"cart-direct", "isomorphic neighborhoods: a round per offset", nhood_unfit_cart_direct, "direct",
      nhood_build_cart_direct, NHOOD_PATTERN_NONE, 0, NULL, 1, 0},
     {"cart-dim", "isomorphic neighborhoods: combining along dimensions, a round per dimension and coordinate value",

@@ -420,7 +420,8 @@ static int run_topology(const options *opt, const char *text, FILE *json, char *
   phase1_stats p1;
   if (phase1_combine_run(opt->ranks, topos, opt->theta, &model, &p1, err, errlen) != 0) goto cleanup;
   /* Without --ranks-per-node the ranks share one node, where node does not apply. */
-  if (opt->ranks_per_node > 0 && phase1_node_run(opt->ranks, topos, opt->theta, &model, &p1, err, errlen) != 0)
+  if (opt->ranks_per_node > 0 && (phase1_node_run(opt->ranks, topos, opt->theta, &model, &p1, err, errlen) != 0 ||
+                                  phase1_node_tree_run(opt->ranks, topos, opt->theta, &model, &p1, err, errlen) != 0))
     goto cleanup;
   /* The grid under a graph, as the library searches it at its first call (api/first_use.h). */
   if (sim_grid_find(opt->ranks, topos, &grid, err, errlen) != 0) goto cleanup;

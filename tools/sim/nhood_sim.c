@@ -65,7 +65,8 @@ static double now_s(void) {
 /* ------------------------------------------------------------------------------------- */
 
 /* Algorithms with a Phase 1 (sim_phase1.h), terminated by a NULL name. */
-static const phase1_hook phase1_hooks[] = {{"combine", phase1_combine_run}, {"node", phase1_node_run}, {NULL, NULL}};
+static const phase1_hook phase1_hooks[] = {
+    {"combine", phase1_combine_run}, {"node", phase1_node_run}, {"node-tree", phase1_node_tree_run}, {NULL, NULL}};
 
 static const phase1_hook *phase1_hook_of(const char *algorithm) {
   for (const phase1_hook *h = phase1_hooks; h->algorithm != NULL; h++)

@@ -78,25 +78,38 @@ int phase1_combine_run(int nranks, NHOOD_Topo *topos, int theta, const loggp_par
   return failed;
 }
 
-int phase1_node_run(int nranks, NHOOD_Topo *topos, int theta, const loggp_params *model, phase1_stats *stats, char *err,
+static int node_run(int nranks, NHOOD_Topo *topos, int tree, const loggp_params *model, phase1_stats *stats, char *err,
                     size_t errlen) {
-  (void)theta;
+  const char *name = tree ? "node-tree" : "node";
   nhood_nodes nodes;
   nhood_nodes_blocks(&nodes, nranks, model->ranks_per_node > 0 ? model->ranks_per_node : 1);
   nhood_combine_pattern *patterns = calloc((size_t)nranks + 1, sizeof *patterns);
   nhood_bsp_stats st;
   if (!patterns) {
-    snprintf(err, errlen, "node: out of memory for %d pattern%s", nranks, cli_plural(nranks));
+    snprintf(err, errlen, "%s: out of memory for %d pattern%s", name, nranks, cli_plural(nranks));
     return 1;
   }
-  if (nhood_node_build_local(nranks, topos, &nodes, patterns, &st) != MPI_SUCCESS) {
+  if (nhood_node_build_local(nranks, topos, &nodes, tree, patterns, &st) != MPI_SUCCESS) {
     char msg[NHOOD_MAX_ERROR_STRING];
     NHOOD_Error_message(msg, NULL);
-    snprintf(err, errlen, "node Phase 1: %s", msg);
+    snprintf(err, errlen, "%s Phase 1: %s", name, msg);
     free(patterns);
     return 1;
   }
-  int failed = attach_all(nranks, topos, NHOOD_PATTERN_NODE, patterns, &st, model, stats);
-  if (failed) snprintf(err, errlen, "node: out of memory attaching patterns");
+  int failed =
+      attach_all(nranks, topos, tree ? NHOOD_PATTERN_NODE_TREE : NHOOD_PATTERN_NODE, patterns, &st, model, stats);
+  if (failed) snprintf(err, errlen, "%s: out of memory attaching patterns", name);
   return failed;
+}
+
+int phase1_node_run(int nranks, NHOOD_Topo *topos, int theta, const loggp_params *model, phase1_stats *stats, char *err,
+                    size_t errlen) {
+  (void)theta;
+  return node_run(nranks, topos, 0, model, stats, err, errlen);
+}
+
+int phase1_node_tree_run(int nranks, NHOOD_Topo *topos, int theta, const loggp_params *model, phase1_stats *stats,
+                         char *err, size_t errlen) {
+  (void)theta;
+  return node_run(nranks, topos, 1, model, stats, err, errlen);
 }

@@ -17,5 +17,8 @@ int phase1_combine_run(int nranks, NHOOD_Topo *topos, int theta, const loggp_par
  * (each rank its own node where that is 0). */
 int phase1_node_run(int nranks, NHOOD_Topo *topos, int theta, const loggp_params *model, phase1_stats *stats, char *err,
                     size_t errlen);
+/* node-tree (the same program, its on-node steps along a hypercube), on the same nodes. */
+int phase1_node_tree_run(int nranks, NHOOD_Topo *topos, int theta, const loggp_params *model, phase1_stats *stats,
+                         char *err, size_t errlen);
 
 #endif
