@@ -450,6 +450,20 @@ int NHOOD_Testall(int count, NHOOD_Request requests[], int *flag);
 int NHOOD_Request_free(NHOOD_Request *request);
 
 /**
+ * Asynchronous progress. By default a non-blocking or persistent collective moves on only
+ * inside nhood's calls (NHOOD_Test, NHOOD_Wait, any nhood collective), so a schedule of several
+ * rounds overlaps little with computation unless the program tests it. With the environment
+ * variable NHOOD_PROGRESS=thread, and MPI initialized at MPI_THREAD_MULTIPLE, a thread of
+ * nhood's advances every request in flight, polling every NHOOD_PROGRESS_INTERVAL
+ * microseconds (default 20; 0: yield between passes) while some are, and sleeping while none
+ * are; it costs that share of a core. Below MPI_THREAD_MULTIPLE nhood says so on stderr once
+ * and runs without it. *mode receives "thread" or "off" (static strings); the choice is made
+ * at the first call of this function or of a non-blocking or persistent collective, and
+ * holds for the process.
+ */
+int NHOOD_Progress_mode(const char **mode);
+
+/**
  * The algorithms nhood has (its registry), for tools and tests that enumerate them: k from 0
  * to count - 1, in a fixed order. The strings are static.
  */

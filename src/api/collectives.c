@@ -8,6 +8,7 @@
 
 #include "api/call_cache.h"
 #include "api/first_use.h"
+#include "api/progress.h"
 #include "api/request.h"
 #include "api/threads.h"
 #include "api/topologies.h"
@@ -376,6 +377,7 @@ static int run_with_request(const nhood_coll_args *args, MPI_Comm comm, NHOOD_To
     req->active = 1;
   }
   NHOOD_TRY(nhood_handle_register(req, NHOOD_HANDLE_REQUEST));
+  if (req->active && nhood_progress_on()) nhood_progress_add(req);
   *request = req;
   return MPI_SUCCESS;
 cleanup:

@@ -22,6 +22,10 @@ struct nhood_request {
    * persistent request whose trial has not decided. */
   char selection[NHOOD_SELECTION_TEXT_MAX];
   unsigned selection_id; /* a number per description of a blocking call's (api/collectives.c) */
+  /* The progress thread's (api/progress.h), under its lock: whether the request is listed
+   * there, whether the thread completed its run, and the run's result and message. */
+  int listed, bg_done, bg_rc;
+  char *bg_message;
 };
 
 /* How the calling thread's last blocking call chose its algorithm, into text; 0 before the

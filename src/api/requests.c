@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "api/progress.h"
 #include "api/request.h"
 #include "api/threads.h"
 #include "common/errors.h"
@@ -65,10 +66,12 @@ NHOOD_HOT static int req_start(NHOOD_Request *request) {
   if (req->active)
     return nhood_error(MPI_ERR_REQUEST, "*request is already active; wait for it before starting it again");
   rc = nhood_request_begin(req);
-  if (rc == MPI_SUCCESS)
+  if (rc == MPI_SUCCESS) {
     req->active = 1;
-  else
+    if (nhood_progress_on()) nhood_progress_add(req);
+  } else {
     nhood_request_error_context(req);
+  }
   return rc;
 }
 
@@ -87,8 +90,11 @@ NHOOD_HOT static int req_wait(NHOOD_Request *request) {
   if (*request == NHOOD_REQUEST_NULL) return MPI_SUCCESS;
   int rc = validate(*request, "*request");
   if (rc != MPI_SUCCESS || !(*request)->active) return rc;
-  rc = nhood_request_wait(*request);
-  if (rc != MPI_SUCCESS) nhood_request_error_context(*request);
+  /* The progress thread's request becomes the caller's again, unless the thread finished it. */
+  if (!(*request)->listed || !nhood_progress_take(*request, &rc)) {
+    rc = nhood_request_wait(*request);
+    if (rc != MPI_SUCCESS) nhood_request_error_context(*request);
+  }
   complete(request);
   return rc;
 }
@@ -111,6 +117,7 @@ NHOOD_HOT static int progress(NHOOD_Request req, int *done) {
     *done = 1;
     return MPI_SUCCESS;
   }
+  if (req->listed) return nhood_progress_test(req, done);
   int rc = nhood_task_progress(req->task, done);
   if (rc != MPI_SUCCESS) {
     nhood_request_error_context(req);

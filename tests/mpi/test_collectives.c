@@ -1005,7 +1005,7 @@ static void parse_options(test_context *t, int argc, char **argv) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
+  test_mpi_init(&argc, &argv);
   test_context t;
   memset(&t, 0, sizeof t);
   MPI_Comm_rank(MPI_COMM_WORLD, &t.rank);

@@ -168,7 +168,7 @@ static void run_case(call *c, const char *alg, int isomorphic, kind k) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
+  test_mpi_init(&argc, &argv);
   const char *filter = NULL;
   for (int i = 1; i + 1 < argc; i++)
     if (strcmp(argv[i], "--algorithm") == 0) filter = argv[++i];

@@ -245,7 +245,7 @@ static void run_entry(test_context *t, const corpus_entry *e) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv);
+  test_mpi_init(&argc, &argv);
   test_context t;
   memset(&t, 0, sizeof t);
   MPI_Comm_rank(MPI_COMM_WORLD, &t.rank);

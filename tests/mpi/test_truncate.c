@@ -141,7 +141,7 @@ static void run_case(setup *s, const char *alg, kind k, mode m) {
 }
 
 int main(int argc, char **argv) {
-  MPI_Init(&argc, &argv); /* MPI's error handlers stay as they are: errors are fatal */
+  test_mpi_init(&argc, &argv); /* MPI's error handlers stay as they are: errors are fatal */
   const char *filter = NULL;
   for (int i = 1; i + 1 < argc; i++)
     if (strcmp(argv[i], "--algorithm") == 0) filter = argv[++i];

@@ -121,3 +121,19 @@ int test_finish(const char *name, int failures) {
   MPI_Finalize();
   return all != 0;
 }
+
+void test_mpi_init(int *argc, char ***argv) {
+  const char *progress = getenv("NHOOD_PROGRESS");
+  if (progress == NULL || strcmp(progress, "thread") != 0) {
+    MPI_Init(argc, argv);
+    return;
+  }
+  int provided = MPI_THREAD_SINGLE;
+  MPI_Init_thread(argc, argv, MPI_THREAD_MULTIPLE, &provided);
+  const char *mode = NULL;
+  if (provided != MPI_THREAD_MULTIPLE || NHOOD_Progress_mode(&mode) != MPI_SUCCESS || strcmp(mode, "thread") != 0) {
+    fprintf(stderr, "NHOOD_PROGRESS=thread: MPI gave thread level %d, nhood's progress mode is %s\n", provided,
+            mode ? mode : "unknown");
+    MPI_Abort(MPI_COMM_WORLD, 2);
+  }
+}

@@ -16,6 +16,11 @@
 
 _Noreturn void test_fatal(const char *file, int line, const char *what, int rc);
 
+/* MPI_Init, or MPI_Init_thread at MPI_THREAD_MULTIPLE where NHOOD_PROGRESS=thread asks for
+ * nhood's progress thread, so that every test runs under it unchanged; with the thread
+ * asked for, a process whose MPI does not give it (or nhood does not start it) fails. */
+void test_mpi_init(int *argc, char ***argv);
+
 /* Allocation that aborts the test when memory runs out; never returns NULL. */
 void *test_malloc(size_t bytes);
 void *test_calloc(size_t count, size_t size);

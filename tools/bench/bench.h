@@ -15,7 +15,9 @@
 typedef enum { COLL_ALLGATHER, COLL_ALLGATHERV, COLL_ALLTOALL, COLL_ALLTOALLV, COLL_ALLTOALLW, NCOLLS } coll_kind;
 extern const char *const coll_names[NCOLLS];
 
-typedef enum { MODE_BLOCKING, MODE_NONBLOCKING, MODE_PERSISTENT, NMODES } mode_kind;
+/* overlap: a non-blocking call posted, computation as long as the call's own latency, then
+ * the wait (OSU's method); the row reports how much of the latency the computation hid. */
+typedef enum { MODE_BLOCKING, MODE_NONBLOCKING, MODE_PERSISTENT, MODE_OVERLAP, NMODES } mode_kind;
 extern const char *const mode_names[NMODES];
 
 /* A failure's message: nhood's longest, and room for the call and the rank it came from. */
@@ -66,7 +68,9 @@ typedef struct bench {
   int rank, size;
   FILE *json;
   char mpi_library[128];
-  int algo_width; /* of the table's algo column: the longest name it prints */
+  const char *progress;  /* nhood's asynchronous progress: "thread" or "off" (NHOOD_Progress_mode) */
+  double compute_per_us; /* overlap mode: iterations of the compute kernel per microsecond */
+  int algo_width;        /* of the table's algo column: the longest name it prints */
 } bench;
 
 typedef struct result_row {
@@ -81,6 +85,11 @@ typedef struct result_row {
   int validated;
   double us_per_nbr;          /* sched_build rows only, else < 0 */
   const char *mpi_persistent; /* "mpi" rows of persistent mode */
+  /* overlap rows: the call alone, the computation alone, and the share of the call's latency
+   * the computation hid, 100 (1 - (median - compute_us) / pure_us) clamped to [0, 100]; the
+   * median is then post + compute + wait. overlap_pct < 0 elsewhere. */
+  double pure_us, compute_us, overlap_pct;
+  const char *progress;
   const char *error;
 } result_row;
 

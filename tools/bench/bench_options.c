@@ -10,7 +10,7 @@
 #define DEFAULT_WARMUP 20
 
 const char *const coll_names[NCOLLS] = {"allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"};
-const char *const mode_names[NMODES] = {"blocking", "nonblocking", "persistent"};
+const char *const mode_names[NMODES] = {"blocking", "nonblocking", "persistent", "overlap"};
 
 void print_usage(FILE *out) {
   fprintf(
@@ -32,7 +32,11 @@ void print_usage(FILE *out) {
       "                  that or half of it per edge, chosen by a hash of the edge\n"
       "  --algo LIST     mpi and nhood algorithm names (direct, auto, ...; default mpi,direct;\n"
       "                  all: mpi, auto and every algorithm of nhood's registry)\n"
-      "  --mode LIST     blocking, nonblocking, persistent (default blocking)\n"
+      "  --mode LIST     blocking, nonblocking, persistent, overlap (default blocking); overlap:\n"
+      "                  each algorithm's non-blocking call alone (its latency t), then posted,\n"
+      "                  followed by t of computation, then waited for (OSU's method): the\n"
+      "                  note says how much of t the computation hid; NHOOD_PROGRESS=thread\n"
+      "                  runs nhood's progress thread (MPI_THREAD_MULTIPLE is asked for)\n"
       "  --iters N       timed calls per algorithm and case (default %d)\n"
       "  --warmup W      untimed calls per algorithm before timing (default %d)\n"
       "  --theta N       combine: least common targets for partners to merge (default: the\n"

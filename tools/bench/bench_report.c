@@ -43,6 +43,11 @@ void emit_row(const bench *b, const result_row *row) {
     snprintf(note, sizeof note, "%.3f us/neighbor", row->us_per_nbr);
   else if (row->mpi_persistent != NULL && strcmp(row->mpi_persistent, "native") != 0)
     snprintf(note, sizeof note, "persistent: %s", row->mpi_persistent);
+  else if (row->overlap_pct >= 0)
+    snprintf(note, sizeof note, "overlap %.0f%% (call %.2f us, compute %.2f us, progress %s)%s%s", row->overlap_pct,
+             row->pure_us, row->compute_us, row->progress ? row->progress : "off",
+             row->algo_resolved && strcmp(row->algo_resolved, row->algo) != 0 ? "; ran " : "",
+             row->algo_resolved && strcmp(row->algo_resolved, row->algo) != 0 ? row->algo_resolved : "");
   else if (row->algo_resolved != NULL && strcmp(row->algo_resolved, row->algo) != 0)
     snprintf(note, sizeof note, "ran %s", row->algo_resolved);
   char median[32] = "-", min[32] = "-", max[32] = "-";
@@ -77,6 +82,10 @@ void emit_row(const bench *b, const result_row *row) {
   fprintf(out, ",\"validated\":%s", row->validated ? "true" : "false");
   if (row->us_per_nbr >= 0) fprintf(out, ",\"us_per_nbr\":%.4f", row->us_per_nbr);
   if (row->mpi_persistent != NULL) json_field(out, "mpi_persistent", row->mpi_persistent);
+  if (row->overlap_pct >= 0)
+    fprintf(out, ",\"overlap_pct\":%.2f,\"pure_us\":%.3f,\"compute_us\":%.3f", row->overlap_pct, row->pure_us,
+            row->compute_us);
+  if (row->progress != NULL) json_field(out, "progress", row->progress);
   if (row->error != NULL) json_field(out, "error", row->error);
   json_field(out, "mpi_library", b->mpi_library);
   fprintf(out, "}\n");

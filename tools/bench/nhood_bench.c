@@ -285,6 +285,10 @@ typedef struct runner {
   int validated;
   double *samples;
   int nsamples;
+  /* overlap mode: the call alone (median over calls of the slowest rank, us), the
+   * computation alone per call (seconds) */
+  double pure_us;
+  double *compute_samples;
 } runner;
 
 /* ------------------------------------------------------------------------------------- */
@@ -505,7 +509,8 @@ static void bench_creation(const bench *b, const neighborhood *nb) {
                     .msgs = -1,
                     .rounds = -1,
                     .validated = 1,
-                    .us_per_nbr = -1};
+                    .us_per_nbr = -1,
+                    .overlap_pct = -1};
   for (int k = 0; k < CREATE_REPS_MPI; k++) {
     MPI_Comm comm;
     /* The MPI creation is collective: a barrier keeps late ranks from inflating it. */
@@ -599,7 +604,8 @@ static void bench_schedule_build(const bench *b, const neighborhood *nb, algorit
                       .warmup = 1,
                       .msgs = -1,
                       .rounds = -1,
-                      .us_per_nbr = -1};
+                      .us_per_nbr = -1,
+                      .overlap_pct = -1};
     if (algo->failed) {
       row.error = algo->error;
       emit_row(b, &row);
@@ -640,6 +646,8 @@ static void runner_teardown(runner *r) {
   if (r->nhood_request != NHOOD_REQUEST_NULL) NHOOD_Request_free(&r->nhood_request);
   free(r->samples);
   r->samples = NULL;
+  free(r->compute_samples);
+  r->compute_samples = NULL;
 }
 
 /* One call of the runner's algorithm in its mode, complete when it returns. */
@@ -749,6 +757,86 @@ static void time_runners(const bench *b, const neighborhood *nb, const exchange 
   free(order);
 }
 
+/* ------------------------------------------------------------------------------------- */
+/* Overlap (OSU's method)                                                                 */
+/* ------------------------------------------------------------------------------------- */
+
+static volatile double compute_sink;
+
+/* Floating-point work that touches no memory, as the computation a program overlaps. The
+ * empty asm makes each step opaque, so the compiler cannot fold the loop away. */
+static void compute(long iterations) {
+  double a = 1.0, b = 1e-9;
+  for (long k = 0; k < iterations; k++) {
+    a = a * 0.999999999 + b;
+#if defined(__GNUC__)
+    __asm__ __volatile__("" : "+g"(a));
+#endif
+  }
+  compute_sink = a;
+}
+
+/* Iterations of compute per microsecond on this rank: the fastest of a few timed runs. */
+static double calibrate_compute(void) {
+  const long n = 2000000;
+  double best = 1e30;
+  for (int k = 0; k < 5; k++) {
+    double t0 = MPI_Wtime();
+    compute(n);
+    double t = MPI_Wtime() - t0;
+    if (t > 0 && t < best) best = t;
+  }
+  return (double)n / (best * 1e6);
+}
+
+/* The median over calls of the slowest rank, in us, on every rank. */
+static double slowest_median_us(const double *samples, int n) {
+  double *slowest = xmalloc((size_t)n * sizeof *slowest);
+  MPI_Allreduce(samples, slowest, n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+  double median = cli_median(slowest, n) * 1e6;
+  free(slowest);
+  return median;
+}
+
+/* After the runners' non-blocking calls were timed alone: each is posted, followed by
+ * computation as long as its latency, then waited for; the computation is also timed alone.
+ * Batches and barriers as time_runners. */
+static void time_overlap(const bench *b, const neighborhood *nb, const exchange *x, runner *runners) {
+  int n = b->opt.nalgos;
+  long *iterations = xcalloc((size_t)n, sizeof *iterations);
+  for (int a = 0; a < n; a++) {
+    runner *r = &runners[a];
+    if (!r->ok) continue;
+    r->pure_us = slowest_median_us(r->samples, r->nsamples);
+    iterations[a] = (long)(r->pure_us * b->compute_per_us);
+    r->nsamples = 0;
+    r->compute_samples = xmalloc((size_t)b->opt.iters * sizeof(double));
+  }
+  for (int batch = 0; batch < b->opt.iters; batch++)
+    for (int turn = 0; turn < n; turn++) {
+      runner *r = &runners[(turn + batch) % n];
+      if (!r->ok) continue;
+      MPI_Barrier(MPI_COMM_WORLD);
+      double t0 = MPI_Wtime();
+      compute(iterations[(turn + batch) % n]);
+      r->compute_samples[batch] = MPI_Wtime() - t0;
+      MPI_Barrier(MPI_COMM_WORLD);
+      t0 = MPI_Wtime();
+      int rc = coll_call(nb, x, r->algo, MODE_NONBLOCKING, &r->mpi_request, &r->nhood_request);
+      compute(iterations[(turn + batch) % n]);
+      if (rc == MPI_SUCCESS)
+        rc = r->algo->is_mpi ? MPI_Wait(&r->mpi_request, MPI_STATUS_IGNORE) : NHOOD_Wait(&r->nhood_request);
+      r->samples[r->nsamples++] = MPI_Wtime() - t0;
+      if (rc != MPI_SUCCESS) {
+        nhood_failure(r->error, "non-blocking call with computation", rc);
+        fprintf(stderr, "nhood-bench: rank %d: %s: %s after a successful validation\n", b->rank, r->algo->name,
+                r->error);
+        MPI_Abort(MPI_COMM_WORLD, 1);
+      }
+    }
+  free(iterations);
+}
+
 /* The rows of one case, reduced over ranks; emitted once "mpi"'s median is known. */
 static void report_case(const bench *b, const neighborhood *nb, const exchange *x, mode_kind mode, runner *runners) {
   result_row *rows = xcalloc((size_t)b->opt.nalgos, sizeof *rows);
@@ -765,13 +853,21 @@ static void report_case(const bench *b, const neighborhood *nb, const exchange *
                         .warmup = b->opt.warmup,
                         .msgs = -1,
                         .rounds = -1,
-                        .us_per_nbr = -1};
+                        .us_per_nbr = -1,
+                        .overlap_pct = -1};
     if (r->algo->is_mpi && mode == MODE_PERSISTENT) row->mpi_persistent = PERSISTENT_KIND;
     if (!r->ok) {
       row->error = r->error;
       continue;
     }
     reduce_latency(r->samples, r->nsamples, row);
+    if (mode == MODE_OVERLAP) {
+      row->pure_us = r->pure_us;
+      row->compute_us = slowest_median_us(r->compute_samples, b->opt.iters);
+      double hidden = r->pure_us > 0 ? 100.0 * (1.0 - (row->median - row->compute_us) / r->pure_us) : 0;
+      row->overlap_pct = hidden < 0 ? 0 : hidden > 100 ? 100 : hidden;
+      row->progress = b->progress;
+    }
     row->algo_resolved = r->resolved;
     if (r->selection[0]) row->selection = r->selection;
     row->msgs = max_over_ranks(r->sends);
@@ -802,13 +898,14 @@ static void bench_case(const bench *b, const neighborhood *nb, algorithm *algos,
   for (int a = 0; a < b->opt.nalgos; a++) {
     runner *r = &runners[a];
     r->algo = &algos[a];
-    r->mode = r->algo->is_mpi ? mpi_effective_mode(mode) : mode;
+    r->mode = mode == MODE_OVERLAP ? MODE_NONBLOCKING : r->algo->is_mpi ? mpi_effective_mode(mode) : mode;
     r->mpi_request = MPI_REQUEST_NULL;
     r->nhood_request = NHOOD_REQUEST_NULL;
     r->samples = xmalloc((size_t)b->opt.iters * sizeof(double));
   }
   validate_runners(b, nb, &x, runners);
   time_runners(b, nb, &x, runners);
+  if (mode == MODE_OVERLAP) time_overlap(b, nb, &x, runners);
   report_case(b, nb, &x, mode, runners);
 
   for (int a = 0; a < b->opt.nalgos; a++) runner_teardown(&runners[a]);
@@ -878,7 +975,14 @@ int main(int argc, char **argv) {
   topospec *specs = NULL;
   char err[512] = "";
   int exit_code = 0;
-  MPI_Init(&argc, &argv);
+  /* nhood's progress thread calls MPI beside the program: it needs MPI_THREAD_MULTIPLE. */
+  const char *progress = getenv("NHOOD_PROGRESS");
+  if (progress != NULL && strcmp(progress, "thread") == 0) {
+    int provided = MPI_THREAD_SINGLE;
+    MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &provided);
+  } else {
+    MPI_Init(&argc, &argv);
+  }
   MPI_Comm_rank(MPI_COMM_WORLD, &b.rank);
   MPI_Comm_size(MPI_COMM_WORLD, &b.size);
 
@@ -932,9 +1036,12 @@ int main(int argc, char **argv) {
         (int)strlen(CART_OFFSETS_ROW) > b.algo_width)
       b.algo_width = (int)strlen(CART_OFFSETS_ROW);
   short_library_version(b.mpi_library, sizeof b.mpi_library);
+  NHOOD_Progress_mode(&b.progress);
+  for (int m = 0; m < b.opt.nmodes; m++)
+    if (b.opt.modes[m] == MODE_OVERLAP) b.compute_per_us = calibrate_compute();
   if (b.rank == 0)
-    printf("nhood-bench: %d rank%s, %s, iters %d, warmup %d, MPI persistent collectives: %s\n", b.size,
-           cli_plural(b.size), b.mpi_library, b.opt.iters, b.opt.warmup, PERSISTENT_KIND);
+    printf("nhood-bench: %d rank%s, %s, iters %d, warmup %d, MPI persistent collectives: %s, nhood progress: %s\n",
+           b.size, cli_plural(b.size), b.mpi_library, b.opt.iters, b.opt.warmup, PERSISTENT_KIND, b.progress);
   for (int t = 0; t < b.opt.ntopos; t++) bench_topology(&b, &specs[t]);
 
 cleanup:
