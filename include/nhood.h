@@ -202,6 +202,26 @@ int NHOOD_Topo_create_cart_offsets(MPI_Comm comm, int noffsets, const int offset
  */
 int NHOOD_Topo_reverse(NHOOD_Topo topo, NHOOD_Topo *reverse);
 
+/** How NHOOD_Topo_split assigns an edge s -> d to a part: s mod nparts, or d mod nparts. */
+#define NHOOD_SPLIT_BY_SOURCE 1
+#define NHOOD_SPLIT_BY_DESTINATION 2
+
+/**
+ * Cuts a topology into nparts sub-neighborhoods, locally, so that one exchange can run as
+ * nparts smaller non-blocking ones, each overlapped with work on the data of the ones before
+ * (a pipeline, as the 2-D BFS of Kandalla et al. does). Edge s -> d goes to part s mod nparts
+ * (NHOOD_SPLIT_BY_SOURCE: a process's blocks for an allgather all go in one part, and each
+ * part brings the blocks of some sources) or d mod nparts (NHOOD_SPLIT_BY_DESTINATION: an
+ * alltoall's blocks for some destinations per part). Both ends of an edge compute the same
+ * part from the ranks alone, so where topo is consistent over comm's processes, so is every
+ * part. Part k keeps topo's order of the kept neighbors (and their weights); MPI_PROC_NULL
+ * neighbors are left out. comm gives this process's rank (no communication). info applies to
+ * every part as at creation. Topologies from lists, graph communicators and offsets; not a
+ * Cartesian communicator's (MPI_ERR_TOPOLOGY: its blocks pair by direction).
+ * @return MPI_ERR_ARG (nparts < 1, unknown by, NULL parts), MPI_ERR_TOPOLOGY, MPI_ERR_COMM.
+ */
+int NHOOD_Topo_split(NHOOD_Topo topo, MPI_Comm comm, int nparts, int by, MPI_Info info, NHOOD_Topo parts[]);
+
 /**
  * Degrees of a topology.
  *

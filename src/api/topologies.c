@@ -139,6 +139,26 @@ int NHOOD_Topo_reverse(NHOOD_Topo topo, NHOOD_Topo *reverse) {
   return rc == MPI_SUCCESS ? nhood_topo_publish(r, MPI_INFO_NULL, reverse) : rc;
 }
 
+int NHOOD_Topo_split(NHOOD_Topo topo, MPI_Comm comm, int nparts, int by, MPI_Info info, NHOOD_Topo parts[]) {
+  int rc = nhood_topo_validate(topo, "topo"), me = 0, made = 0;
+  if (rc != MPI_SUCCESS) return rc;
+  if (nparts < 1) return nhood_error(MPI_ERR_ARG, "nparts is %d (at least 1)", nparts);
+  if (by != NHOOD_SPLIT_BY_SOURCE && by != NHOOD_SPLIT_BY_DESTINATION)
+    return nhood_error(MPI_ERR_ARG, "by is %d (NHOOD_SPLIT_BY_SOURCE or NHOOD_SPLIT_BY_DESTINATION)", by);
+  if (parts == NULL) return nhood_error(MPI_ERR_ARG, "parts (the output array) is NULL");
+  if (comm == MPI_COMM_NULL) return nhood_error(MPI_ERR_COMM, "comm is MPI_COMM_NULL");
+  NHOOD_MPI_CALL(MPI_Comm_rank(comm, &me));
+  for (; made < nparts; made++) {
+    NHOOD_Topo t = NULL;
+    NHOOD_TRY(nhood_topo_part(topo, me, nparts, by == NHOOD_SPLIT_BY_SOURCE, made, &t));
+    NHOOD_TRY(nhood_topo_publish(t, info, &parts[made]));
+  }
+  return MPI_SUCCESS;
+cleanup:
+  while (made > 0) NHOOD_Topo_free(&parts[--made]);
+  return rc;
+}
+
 int NHOOD_Topo_free(NHOOD_Topo *topo) {
   if (topo == NULL) return nhood_error(MPI_ERR_ARG, "topo (the handle pointer) is NULL");
   int rc = nhood_topo_validate(*topo, "*topo");

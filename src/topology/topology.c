@@ -279,6 +279,43 @@ cleanup:
   return rc;
 }
 
+/* The part of edge source -> destination. */
+static int part_of(int by_source, int source, int destination, int nparts) {
+  return (by_source ? source : destination) % nparts;
+}
+
+int nhood_topo_part(NHOOD_Topo topo, int me, int nparts, int by_source, int part, NHOOD_Topo *out) {
+  int rc = MPI_SUCCESS, in = 0, outd = 0;
+  NHOOD_Topo r = NULL;
+  if (topo->nchannels != 1)
+    return nhood_error(MPI_ERR_TOPOLOGY,
+                       "topo has Cartesian channels (a communicator's Cartesian topology), where blocks of one "
+                       "neighbor pair by direction; split a topology from lists or offsets instead");
+  for (int i = 0; i < topo->indegree; i++)
+    in += topo->sources[i] != MPI_PROC_NULL && part_of(by_source, topo->sources[i], me, nparts) == part;
+  for (int j = 0; j < topo->outdegree; j++)
+    outd += topo->destinations[j] != MPI_PROC_NULL && part_of(by_source, me, topo->destinations[j], nparts) == part;
+  NHOOD_TRY(nhood_topo_alloc(NHOOD_TOPO_ADJACENT, in, outd, topo->sourceweights != NULL, 0, 0, 0, &r));
+  in = outd = 0;
+  for (int i = 0; i < topo->indegree; i++)
+    if (topo->sources[i] != MPI_PROC_NULL && part_of(by_source, topo->sources[i], me, nparts) == part) {
+      if (r->sourceweights) r->sourceweights[in] = topo->sourceweights[i];
+      r->sources[in++] = topo->sources[i];
+    }
+  for (int j = 0; j < topo->outdegree; j++)
+    if (topo->destinations[j] != MPI_PROC_NULL && part_of(by_source, me, topo->destinations[j], nparts) == part) {
+      if (r->destweights) r->destweights[outd] = topo->destweights[j];
+      r->destinations[outd++] = topo->destinations[j];
+    }
+  r->nchannels = 1;
+  strcpy(r->algorithm, topo->algorithm);
+  r->ranks_per_node = topo->ranks_per_node;
+  nhood_topo_finish(r);
+  *out = r;
+cleanup:
+  return rc;
+}
+
 static int count_real(int n, const int ranks[]) {
   int c = 0;
   for (int i = 0; i < n; i++) c += ranks[i] != MPI_PROC_NULL;

@@ -98,6 +98,11 @@ int nhood_topo_from_cart_offsets(int ndims, const int dims[], const int periods[
 /* The grid of a Cartesian communicator (MPI_ERR_COMM / MPI_ERR_TOPOLOGY otherwise). */
 int nhood_topo_cart_grid(MPI_Comm comm, int *ndims, int dims[], int periods[], int coords[]);
 int nhood_topo_reversed(NHOOD_Topo topo, NHOOD_Topo *reverse);
+/* Part `part` of nparts of topo as seen by rank me (NHOOD_Topo_split): an adjacency topology of
+ * the edges whose source (by_source) or destination rank is part modulo nparts, in topo's
+ * order, with their weights; MPI_PROC_NULL neighbors left out. Not for Cartesian channels
+ * (MPI_ERR_TOPOLOGY). */
+int nhood_topo_part(NHOOD_Topo topo, int me, int nparts, int by_source, int part, NHOOD_Topo *out);
 
 /* Pure Cartesian arithmetic, also used by tools with virtual ranks (no MPI calls). */
 /* Rank of coords (row-major) or MPI_PROC_NULL if outside a non-periodic dimension;
