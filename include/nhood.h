@@ -476,7 +476,8 @@ int NHOOD_Request_free(NHOOD_Request *request);
  * variable NHOOD_PROGRESS=thread, and MPI initialized at MPI_THREAD_MULTIPLE, a thread of
  * nhood's advances every request in flight, polling every NHOOD_PROGRESS_INTERVAL
  * microseconds (default 20; 0: yield between passes) while some are, and sleeping while none
- * are; it costs that share of a core. Below MPI_THREAD_MULTIPLE nhood says so on stderr once
+ * are; it costs that share of a core. It leaves a request alone for its first interval, so a
+ * call followed at once by its wait runs as without the thread. Below MPI_THREAD_MULTIPLE nhood says so on stderr once
  * and runs without it. *mode receives "thread" or "off" (static strings); the choice is made
  * at the first call of this function or of a non-blocking or persistent collective, and
  * holds for the process.

@@ -502,6 +502,8 @@ static int run_method(int method, const halo *h, const options *o, double *sendb
                       double *t_exchange, double value_base) {
   int K = o->changing, n = h->nnbr, rc;
   MPI_Request *reqs = xmalloc(sizeof(MPI_Request) * (2 * (size_t)n + 1));
+  MPI_Status *statuses =
+      xmalloc(sizeof(MPI_Status) * (2 * (size_t)n + 1)); /* (MPI_STATUSES_IGNORE trips GCC 12 with MPICH) */
   MPI_Comm graph = MPI_COMM_NULL;
   NHOOD_Topo topo = NHOOD_TOPO_NULL;
   NHOOD_Request nreq = NHOOD_REQUEST_NULL;
@@ -549,11 +551,11 @@ static int run_method(int method, const halo *h, const options *o, double *sendb
           MPI_Irecv(recvbuf + h->rdispl[k], h->rcount[k], MPI_DOUBLE, h->nbr[k], 7, MPI_COMM_WORLD, &reqs[k]);
         for (int k = 0; k < n; k++)
           MPI_Isend(sendbuf + h->sdispl[k], h->scount[k], MPI_DOUBLE, h->nbr[k], 7, MPI_COMM_WORLD, &reqs[n + k]);
-        MPI_Waitall(2 * n, reqs, MPI_STATUSES_IGNORE);
+        MPI_Waitall(2 * n, reqs, statuses);
         break;
       case M_P2P_PERSIST:
         MPI_Startall(2 * n, reqs);
-        MPI_Waitall(2 * n, reqs, MPI_STATUSES_IGNORE);
+        MPI_Waitall(2 * n, reqs, statuses);
         break;
       case M_NHOOD:
         rc = NHOOD_Neighbor_alltoallv(sendbuf, h->scount, h->sdispl, MPI_DOUBLE, recvbuf, h->rcount, h->rdispl,
@@ -587,6 +589,7 @@ static int run_method(int method, const halo *h, const options *o, double *sendb
   *t_setup = (t1 - t0) + (t3 - t2);
   *t_exchange = t2 - t1;
   free(reqs);
+  free(statuses);
   int ok = 1;
   for (int k = 0; k < h->nrecv; k++) ok &= recvbuf[k] == value_base + h->ridx[k];
   return ok;

@@ -80,11 +80,12 @@ int nhood_progress_on(void) {
   return m == MODE_THREAD;
 }
 
-/* One pass over the listed requests, under lock: a run that completes keeps its result. */
-static void advance_all(void) {
+/* One pass over the listed requests that have been in flight for an interval, under lock: a
+ * run that completes keeps its result. */
+static void advance_all(double now) {
   for (int k = 0; k < nlisted; k++) {
     struct nhood_request *req = listed[k];
-    if (req->bg_done) continue;
+    if (req->bg_done || now < req->listed_at + interval_us * 1e-6) continue;
     int done = 0, rc = nhood_task_progress(req->task, &done);
     if (rc != MPI_SUCCESS) {
       done = 1;
@@ -98,29 +99,60 @@ static void advance_all(void) {
   }
 }
 
-static int pending(void) {
+/* The earliest time a listed request becomes the thread's (an interval after it was listed),
+ * or a negative value where none is in flight. */
+static double next_due(void) {
+  double due = -1;
   for (int k = 0; k < nlisted; k++)
-    if (!listed[k]->bg_done) return 1;
-  return 0;
+    if (!listed[k]->bg_done) {
+      double at = listed[k]->listed_at + interval_us * 1e-6;
+      if (due < 0 || at < due) due = at;
+    }
+  return due;
 }
 
+/* How long the thread keeps polling after the last request left before it sleeps until the
+ * next one: a program that posts requests again and again then does not pay for waking it. */
+#define LINGER_S 0.002
+
+static int sleeping; /* under lock: the thread waits for a request to be listed */
+
+static void pause_unlocked(double seconds) {
+  pthread_mutex_unlock(&lock);
+  if (seconds > 0) {
+    struct timespec ts = {(time_t)seconds, (long)((seconds - (double)(time_t)seconds) * 1e9)};
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
+  } else {
+    sched_yield();
+  }
+  pthread_mutex_lock(&lock);
+}
+
+/* A pass every interval over the requests in flight for at least an interval (so that a call
+ * waited for at once is the caller's alone: a pass takes the lock and the CPU the caller may
+ * run on); while none is listed it keeps polling for LINGER_S, then sleeps until one is. */
 static void *progress_main(void *arg) {
   (void)arg;
+  double idle_since = -1;
   pthread_mutex_lock(&lock);
   while (!stopping) {
-    if (!pending()) {
-      pthread_cond_wait(&wake, &lock);
-      continue;
+    double now = MPI_Wtime(), due = next_due();
+    if (due >= 0 && now >= due) {
+      advance_all(now);
+      idle_since = -1;
+    } else if (nlisted == 0) {
+      if (idle_since < 0) idle_since = now;
+      if (now - idle_since > LINGER_S) {
+        sleeping = 1;
+        pthread_cond_wait(&wake, &lock);
+        sleeping = 0;
+        idle_since = -1;
+        continue;
+      }
     }
-    advance_all();
-    pthread_mutex_unlock(&lock);
-    if (interval_us > 0) {
-      struct timespec ts = {interval_us / 1000000, (interval_us % 1000000) * 1000};
-      while (nanosleep(&ts, &ts) != 0 && errno == EINTR) {}
-    } else {
-      sched_yield();
-    }
-    pthread_mutex_lock(&lock);
+    double wait = interval_us * 1e-6;
+    if (due > now && due - now < wait) wait = due - now;
+    pause_unlocked(wait);
   }
   pthread_mutex_unlock(&lock);
   return NULL;
@@ -180,8 +212,9 @@ void nhood_progress_add(struct nhood_request *req) {
     req->bg_done = 0;
     req->bg_rc = MPI_SUCCESS;
     req->bg_message = NULL;
+    req->listed_at = MPI_Wtime();
     listed[nlisted++] = req;
-    pthread_cond_signal(&wake);
+    if (sleeping) pthread_cond_signal(&wake);
   }
   pthread_mutex_unlock(&lock);
   if (rc != MPI_SUCCESS) {

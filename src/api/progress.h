@@ -7,7 +7,9 @@
  * below that level nhood says so once on stderr and runs without it. The thread starts at the
  * first request begun with the mode on, sleeps on a condition variable while no request is in
  * flight, polls every NHOOD_PROGRESS_INTERVAL microseconds (default 20; 0: it only yields the
- * CPU between passes) while some are, and is stopped and joined when MPI_Finalize begins.
+ * CPU between passes) while some are, and is stopped and joined when MPI_Finalize begins. It
+ * leaves a request alone for its first interval, so that a call waited for at once costs
+ * nothing more than without the thread.
  *
  * A request in flight is either the thread's (listed here) or the caller's. The thread and a
  * caller's NHOOD_Test take one lock to advance a listed request, so its task is never advanced

@@ -26,6 +26,7 @@ struct nhood_request {
    * there, whether the thread completed its run, and the run's result and message. */
   int listed, bg_done, bg_rc;
   char *bg_message;
+  double listed_at; /* when it was listed (MPI_Wtime): the thread leaves it alone for an interval */
 };
 
 /* How the calling thread's last blocking call chose its algorithm, into text; 0 before the
