@@ -474,13 +474,15 @@ int NHOOD_Request_free(NHOOD_Request *request);
  * inside nhood's calls (NHOOD_Test, NHOOD_Wait, any nhood collective), so a schedule of several
  * rounds overlaps little with computation unless the program tests it. With the environment
  * variable NHOOD_PROGRESS=thread, and MPI initialized at MPI_THREAD_MULTIPLE, a thread of
- * nhood's advances every request in flight, polling every NHOOD_PROGRESS_INTERVAL
- * microseconds (default 20; 0: yield between passes) while some are, and sleeping while none
- * are; it costs that share of a core. It leaves a request alone for its first interval, so a
- * call followed at once by its wait runs as without the thread. Below MPI_THREAD_MULTIPLE nhood says so on stderr once
- * and runs without it. *mode receives "thread" or "off" (static strings); the choice is made
- * at the first call of this function or of a non-blocking or persistent collective, and
- * holds for the process.
+ * nhood's advances every request in flight: it passes over them again and again, yielding the
+ * CPU between passes, while any is in flight and for 2 ms after, and sleeps otherwise. It wants
+ * a core of its own (run fewer ranks than cores, without binding each rank to one core):
+ * measured, 2 ranks on a 16-core machine hid 57-79% of multi-round 64 KiB exchanges, while on
+ * 2 ranks with 2 cores it hid nothing. NHOOD_PROGRESS_INTERVAL=us makes it sleep that long
+ * between passes instead (a request is left alone for its first interval). Below
+ * MPI_THREAD_MULTIPLE nhood says so on stderr once and runs without it. *mode receives
+ * "thread" or "off" (static strings); the choice is made at the first call of this function or
+ * of a non-blocking or persistent collective, and holds for the process.
  */
 int NHOOD_Progress_mode(const char **mode);
 

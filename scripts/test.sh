@@ -37,8 +37,8 @@ for flavor in "${flavors[@]}"; do
     mpi=openmpi dir=build/sanitize-openmpi jobs=$(nproc)
     extra=(-DNHOOD_SANITIZE=ON "-DNHOOD_TEST_RANKS=1;2;4" -DNHOOD_TEST_MPI4PY=OFF)
   elif [ "$flavor" = tsan ]; then
-    # The tests that run threads; the rest have one thread per process.
-    mpi=openmpi dir=build/tsan-openmpi only=(-R threads)
+    # The tests that run threads (nhood's progress thread among them); the rest have one thread per process.
+    mpi=openmpi dir=build/tsan-openmpi only=(-R "threads|progress")
     extra=(-DNHOOD_TSAN=ON "-DNHOOD_TEST_RANKS=1;2;4" -DNHOOD_TEST_MPI4PY=OFF)
   elif [ "$flavor" = fuzz ]; then
     # The library and the fuzz targets only, with clang; the targets run two at a time.

@@ -46,6 +46,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/app_util.h"
 #include "nhood.h"
 #include "topospec.h"
 
@@ -61,27 +62,6 @@ typedef struct {
   int versions[NVERSIONS];
   const char *algo, *json;
 } options;
-
-/* MPI_UNWEIGHTED through a variable (Open MPI's constant (int *)2 trips GCC 12's array-bounds
- * warnings where it reaches an array parameter). */
-static const int *volatile unweighted;
-
-static void *xmalloc(size_t n) {
-  void *p = malloc(n ? n : 1);
-  if (!p) {
-    fprintf(stderr, "nhood-bfs: out of memory (%zu bytes)\n", n);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  return p;
-}
-
-static void check(int rc, const char *what) {
-  if (rc == MPI_SUCCESS) return;
-  char msg[NHOOD_MAX_ERROR_STRING];
-  NHOOD_Error_message(msg, NULL);
-  fprintf(stderr, "nhood-bfs: %s failed: %s\n", what, msg);
-  MPI_Abort(MPI_COMM_WORLD, 1);
-}
 
 static void usage(FILE *out) {
   fprintf(out,
@@ -259,7 +239,7 @@ static void pack(bfs *s, bucket *buckets) {
   for (int k = 0, at = 0; k < pc; k++) {
     s->cand_count[k] = buckets[k].npairs;
     s->cand_displ[k] = at;
-    memcpy(s->cand + at, buckets[k].pairs, sizeof(int) * (size_t)buckets[k].npairs);
+    if (buckets[k].npairs) memcpy(s->cand + at, buckets[k].pairs, sizeof(int) * (size_t)buckets[k].npairs);
     at += buckets[k].npairs;
     buckets[k].npairs = 0;
   }
@@ -493,11 +473,11 @@ static void make_topologies(bfs *s, MPI_Info info) {
   s->row_members = xmalloc(sizeof(int) * (size_t)pc);
   for (int k = 0; k < pr; k++) s->col_members[k] = d->j * pr + k;
   for (int k = 0; k < pc; k++) s->row_members[k] = d->i + k * pr;
-  check(NHOOD_Topo_create_adjacent(pr, s->col_members, (const int *)unweighted, pr, s->col_members,
-                                   (const int *)unweighted, info, &s->col_topo),
+  check(NHOOD_Topo_create_adjacent(pr, s->col_members, (const int *)app_unweighted, pr, s->col_members,
+                                   (const int *)app_unweighted, info, &s->col_topo),
         "column topology");
-  check(NHOOD_Topo_create_adjacent(pc, s->row_members, (const int *)unweighted, pc, s->row_members,
-                                   (const int *)unweighted, info, &s->row_topo),
+  check(NHOOD_Topo_create_adjacent(pc, s->row_members, (const int *)app_unweighted, pc, s->row_members,
+                                   (const int *)app_unweighted, info, &s->row_topo),
         "row topology");
   s->col_parts = xmalloc(sizeof(NHOOD_Topo) * (size_t)K);
   s->row_parts = xmalloc(sizeof(NHOOD_Topo) * (size_t)K);
@@ -516,7 +496,7 @@ int main(int argc, char **argv) {
   int rank, size;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  unweighted = MPI_UNWEIGHTED;
+  app_init("nhood-bfs");
   options o;
   int prc = parse(argc, argv, size, &o);
   if (prc != 0) {

@@ -45,6 +45,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "../common/app_util.h"
 #include "nhood.h"
 #include "topospec.h"
 
@@ -106,27 +107,6 @@ static int parse(int argc, char **argv, options *o) {
   }
   if (o->algo == NULL) o->algo = o->changing ? "direct" : "auto";
   return 0;
-}
-
-static void *xmalloc(size_t n) {
-  void *p = malloc(n ? n : 1);
-  if (!p) {
-    fprintf(stderr, "nhood-cg: out of memory (%zu bytes)\n", n);
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  }
-  return p;
-}
-
-/* (const int *)unweighted through a variable: Open MPI defines it as the constant (int *)2, which GCC
- * 12 reports as reading from a region of size 0 wherever it reaches an array parameter. */
-static const int *volatile unweighted;
-
-static void check(int rc, const char *what) {
-  if (rc == MPI_SUCCESS) return;
-  char msg[NHOOD_MAX_ERROR_STRING];
-  NHOOD_Error_message(msg, NULL);
-  fprintf(stderr, "nhood-cg: %s failed: %s\n", what, msg);
-  MPI_Abort(MPI_COMM_WORLD, 1);
 }
 
 /* ---- the matrix ------------------------------------------------------------------------- */
@@ -404,8 +384,8 @@ static int solve(const options *o, const pattern *p, int rank, int size) {
   MPI_Info_create(&info);
   MPI_Info_set(info, NHOOD_INFO_ALGORITHM, o->algo);
   NHOOD_Topo topo;
-  check(NHOOD_Topo_create_adjacent(h.nnbr, h.nbr, (const int *)unweighted, h.nnbr, h.nbr, (const int *)unweighted, info,
-                                   &topo),
+  check(NHOOD_Topo_create_adjacent(h.nnbr, h.nbr, (const int *)app_unweighted, h.nnbr, h.nbr,
+                                   (const int *)app_unweighted, info, &topo),
         "NHOOD_Topo_create_adjacent");
   NHOOD_Request req;
   check(NHOOD_Neighbor_alltoallv_init(sendbuf, h.scount, h.sdispl, MPI_DOUBLE, recvbuf, h.rcount, h.rdispl, MPI_DOUBLE,
@@ -512,8 +492,8 @@ static int run_method(int method, const halo *h, const options *o, double *sendb
   double t0 = MPI_Wtime();
   switch (method) {
     case M_GRAPH:
-      MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, n, h->nbr, (const int *)unweighted, n, h->nbr,
-                                     (const int *)unweighted, MPI_INFO_NULL, 0, &graph);
+      MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, n, h->nbr, (const int *)app_unweighted, n, h->nbr,
+                                     (const int *)app_unweighted, MPI_INFO_NULL, 0, &graph);
       break;
     case M_P2P_PERSIST:
       for (int k = 0; k < n; k++) {
@@ -526,8 +506,8 @@ static int run_method(int method, const halo *h, const options *o, double *sendb
       MPI_Info info;
       MPI_Info_create(&info);
       MPI_Info_set(info, NHOOD_INFO_ALGORITHM, o->algo);
-      check(NHOOD_Topo_create_adjacent(n, h->nbr, (const int *)unweighted, n, h->nbr, (const int *)unweighted, info,
-                                       &topo),
+      check(NHOOD_Topo_create_adjacent(n, h->nbr, (const int *)app_unweighted, n, h->nbr, (const int *)app_unweighted,
+                                       info, &topo),
             "NHOOD_Topo_create_adjacent");
       MPI_Info_free(&info);
       if (method == M_NHOOD_PERSIST)
@@ -687,7 +667,7 @@ static int changing(const options *o, const pattern *p, int rank, int size) {
 
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
-  unweighted = MPI_UNWEIGHTED;
+  app_init("nhood-cg");
   int rank, size, rc = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);

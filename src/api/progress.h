@@ -5,11 +5,12 @@
  *
  * Off by default. It needs MPI_THREAD_MULTIPLE (the thread calls MPI while the program does);
  * below that level nhood says so once on stderr and runs without it. The thread starts at the
- * first request begun with the mode on, sleeps on a condition variable while no request is in
- * flight, polls every NHOOD_PROGRESS_INTERVAL microseconds (default 20; 0: it only yields the
- * CPU between passes) while some are, and is stopped and joined when MPI_Finalize begins. It
- * leaves a request alone for its first interval, so that a call waited for at once costs
- * nothing more than without the thread.
+ * first request begun with the mode on and is stopped and joined when MPI_Finalize begins.
+ * While requests are in flight, and for 2 ms after the last, it passes over them again and
+ * again, yielding the CPU between passes (NHOOD_PROGRESS_INTERVAL=us: sleeping that long
+ * instead, and leaving a request alone for its first interval); otherwise it sleeps until a
+ * request is begun. A call lasts microseconds and Linux wakes a sleeping thread tens of
+ * microseconds late, so only the yielding thread keeps up with it, on a core of its own.
  *
  * A request in flight is either the thread's (listed here) or the caller's. The thread and a
  * caller's NHOOD_Test take one lock to advance a listed request, so its task is never advanced

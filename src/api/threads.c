@@ -10,7 +10,7 @@ static atomic_int inside;                        /* entry points in progress in 
 static _Thread_local int depth NHOOD_FAST_TLS;   /* this thread's nested entry points */
 static _Thread_local int checked NHOOD_FAST_TLS; /* this thread was found allowed to call */
 
-static const char *level_name(int l) {
+const char *nhood_thread_level_name(int l) {
   switch (l) {
     case MPI_THREAD_SINGLE:
       return "MPI_THREAD_SINGLE";
@@ -53,7 +53,7 @@ NHOOD_HOT static int enter_checked(int l) {
                        "called from a thread other than the one that initialized MPI, which provides %s only; "
                        "initialize MPI with MPI_Init_thread and MPI_THREAD_SERIALIZED (or MPI_THREAD_MULTIPLE "
                        "for calls from several threads at once)",
-                       level_name(l));
+                       nhood_thread_level_name(l));
       goto cleanup;
     }
   }
@@ -63,7 +63,7 @@ NHOOD_HOT static int enter_checked(int l) {
     rc = nhood_error(MPI_ERR_OTHER,
                      "called while another thread of this process is in an nhood call, but MPI provides %s only; "
                      "initialize MPI with MPI_Init_thread and MPI_THREAD_MULTIPLE for concurrent calls",
-                     level_name(l));
+                     nhood_thread_level_name(l));
     goto cleanup;
   }
   return MPI_SUCCESS;

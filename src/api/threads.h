@@ -15,6 +15,9 @@
 
 #include <mpi.h>
 
+/* "MPI_THREAD_SINGLE" ... "MPI_THREAD_MULTIPLE": a thread level's name, for messages. */
+const char *nhood_thread_level_name(int level);
+
 /* At the start of an entry point: MPI_SUCCESS (then nhood_thread_leave must follow) or the
  * error, recorded. Calls nest (an entry point calling another counts once). */
 int nhood_thread_enter(void);

@@ -187,9 +187,21 @@ static int begin_run(ip_request *r) {
 /* Completes the generalized request of a run whose nhood request completed. A run the
  * program freed meanwhile is freed now (MPICH forgets a generalized request freed before it
  * completed, so the program's MPI_Request_free only marked it): that may free r. */
+static atomic_uint completions; /* runs finished: the hand-over below, as ThreadSanitizer sees it */
+
+/* After MPI says a request completed: what the thread that finished an nhood run wrote (its
+ * last round's local copies into the program's buffers) is visible to this one. MPI orders it
+ * already, through its own atomics that ThreadSanitizer cannot see; this acquire pairs with
+ * finish_run's release, so the race detector sees the same order. */
+static inline int synced(int rc) {
+  (void)atomic_load_explicit(&completions, memory_order_acquire);
+  return rc;
+}
+
 static void finish_run(ip_request *r) {
   MPI_Request greq = r->greq;
   int orphaned = r->orphaned;
+  atomic_fetch_add_explicit(&completions, 1, memory_order_release);
   PMPI_Grequest_complete(greq);
   if (orphaned) PMPI_Request_free(&greq);
 }
@@ -316,7 +328,7 @@ static void wait_alone(MPI_Request h) {
 }
 
 int MPI_Wait(MPI_Request *request, MPI_Status *status) {
-  if (none_of_ours() || request == NULL) return PMPI_Wait(request, status);
+  if (none_of_ours() || request == NULL) return synced(PMPI_Wait(request, status));
   ip_request *mine = NULL;
   MPI_Request tmp = stand_in(*request, &mine);
   int rc = MPI_SUCCESS, flag = 0, spins = 0;
@@ -332,23 +344,23 @@ int MPI_Wait(MPI_Request *request, MPI_Status *status) {
     idle(&spins);
   }
   if (!mine) *request = tmp;
-  return rc;
+  return synced(rc);
 }
 
 int MPI_Test(MPI_Request *request, int *flag, MPI_Status *status) {
-  if (none_of_ours() || request == NULL) return PMPI_Test(request, flag, status);
+  if (none_of_ours() || request == NULL) return synced(PMPI_Test(request, flag, status));
   progress_all();
   ip_request *mine = NULL;
   MPI_Request tmp = stand_in(*request, &mine);
   int rc = PMPI_Test(&tmp, flag, status);
   if (!mine) *request = tmp;
-  return rc;
+  return synced(rc);
 }
 
 int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
-  if (none_of_ours()) return PMPI_Request_get_status(request, flag, status);
+  if (none_of_ours()) return synced(PMPI_Request_get_status(request, flag, status));
   progress_all();
-  return PMPI_Request_get_status(stand_in(request, NULL), flag, status);
+  return synced(PMPI_Request_get_status(stand_in(request, NULL), flag, status));
 }
 
 /* The array functions share one shape: advance nhood's runs, then ask MPI about the stand-ins;
@@ -360,16 +372,17 @@ int MPI_Request_get_status(MPI_Request request, int *flag, MPI_Status *status) {
   if (!tmp) return ip_raise_message(MPI_COMM_WORLD, MPI_ERR_NO_MEM, "requests", "out of memory"); \
   rc = pmpi_call;                                                                                 \
   write_back(count, requests, tmp, local);                                                        \
-  return rc
+  return synced(rc)
 
 int MPI_Testall(int count, MPI_Request requests[], int *flag, MPI_Status statuses[]) {
-  if (none_of_ours() || count <= 0 || requests == NULL) return PMPI_Testall(count, requests, flag, statuses);
+  if (none_of_ours() || count <= 0 || requests == NULL) return synced(PMPI_Testall(count, requests, flag, statuses));
   progress_all();
   ARRAY_CALL(PMPI_Testall(count, tmp, flag, statuses));
 }
 
 int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_Status *status) {
-  if (none_of_ours() || count <= 0 || requests == NULL) return PMPI_Testany(count, requests, index, flag, status);
+  if (none_of_ours() || count <= 0 || requests == NULL)
+    return synced(PMPI_Testany(count, requests, index, flag, status));
   progress_all();
   ARRAY_CALL(PMPI_Testany(count, tmp, index, flag, status));
 }
@@ -377,7 +390,7 @@ int MPI_Testany(int count, MPI_Request requests[], int *index, int *flag, MPI_St
 int MPI_Testsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[]) {
   int count = incount;
   if (none_of_ours() || count <= 0 || requests == NULL)
-    return PMPI_Testsome(incount, requests, outcount, indices, statuses);
+    return synced(PMPI_Testsome(incount, requests, outcount, indices, statuses));
   progress_all();
   ARRAY_CALL(PMPI_Testsome(count, tmp, outcount, indices, statuses));
 }
@@ -416,19 +429,19 @@ static int waitsome_loop(int count, MPI_Request tmp[], int *outcount, int indice
 }
 
 int MPI_Waitall(int count, MPI_Request requests[], MPI_Status statuses[]) {
-  if (none_of_ours() || count <= 0 || requests == NULL) return PMPI_Waitall(count, requests, statuses);
+  if (none_of_ours() || count <= 0 || requests == NULL) return synced(PMPI_Waitall(count, requests, statuses));
   ARRAY_CALL(waitall_loop(count, tmp, statuses));
 }
 
 int MPI_Waitany(int count, MPI_Request requests[], int *index, MPI_Status *status) {
-  if (none_of_ours() || count <= 0 || requests == NULL) return PMPI_Waitany(count, requests, index, status);
+  if (none_of_ours() || count <= 0 || requests == NULL) return synced(PMPI_Waitany(count, requests, index, status));
   ARRAY_CALL(waitany_loop(count, tmp, index, status));
 }
 
 int MPI_Waitsome(int incount, MPI_Request requests[], int *outcount, int indices[], MPI_Status statuses[]) {
   int count = incount;
   if (none_of_ours() || count <= 0 || requests == NULL)
-    return PMPI_Waitsome(incount, requests, outcount, indices, statuses);
+    return synced(PMPI_Waitsome(incount, requests, outcount, indices, statuses));
   ARRAY_CALL(waitsome_loop(count, tmp, outcount, indices, statuses));
 }
 
