@@ -477,12 +477,13 @@ int NHOOD_Request_free(NHOOD_Request *request);
  * nhood's advances every request in flight: it passes over them again and again, yielding the
  * CPU between passes, while any is in flight and for 2 ms after, and sleeps otherwise. It wants
  * a core of its own (run fewer ranks than cores, without binding each rank to one core):
- * measured, 2 ranks on a 16-core machine hid 57-79% of multi-round 64 KiB exchanges, while on
- * 2 ranks with 2 cores it hid nothing. NHOOD_PROGRESS_INTERVAL=us makes it sleep that long
- * between passes instead (a request is left alone for its first interval). Below
- * MPI_THREAD_MULTIPLE nhood says so on stderr once and runs without it. *mode receives
- * "thread" or "off" (static strings); the choice is made at the first call of this function or
- * of a non-blocking or persistent collective, and holds for the process.
+ * measured with nhood-bench --mode overlap, 2 ranks on a 16-core machine hid 57-71% of 64 KiB
+ * exchanges of 2-4 rounds (cart-bruck, cart-dim), while 2 ranks on 2 cores hid nothing.
+ * NHOOD_PROGRESS_INTERVAL=us makes it sleep that long between passes instead (a request is
+ * left alone for its first interval). Below MPI_THREAD_MULTIPLE nhood says so on stderr once
+ * and runs without it. *mode receives "thread" or "off" (static strings); the choice is made at
+ * the first call of this function or of a non-blocking or persistent collective, and holds for
+ * the process.
  */
 int NHOOD_Progress_mode(const char **mode);
 
