@@ -86,7 +86,8 @@ typedef struct nhood_request *NHOOD_Request;
  *  (per-round latency, per-message overheads, per-byte costs; parameters from the file named
  *  by NHOOD_PARAMS, written by nhood-calibrate, else built-in InfiniBand-like defaults), takes
  *  the maximum over processes in one allreduce (so this first call synchronizes) and keeps
- *  the table; later calls look their block size up locally. Overrides, first match wins:
+ *  the table; later calls look their block size up locally. Persistent requests are priced
+ *  without the size pass that the v collectives of forwarding algorithms run once at init. Overrides, first match wins:
  *  NHOOD_INFO_TUNE at persistent init, NHOOD_INFO_TUNE at topology creation, the environment
  *  variable NHOOD_TUNE; their syntax is in docs/TUNING.md. nhood-info prints the table.
  *

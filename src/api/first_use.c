@@ -20,7 +20,8 @@ typedef struct decision {
   int fixed_class;                         /* >= 0: every call uses this class (see nhood_auto_resolve) */
   double fixed_bytes;                      /* the block size that class came from, for the tuning rules */
   nhood_trial *trials[NHOOD_SIZE_CLASSES]; /* of blocking calls, per class; NULL: none yet */
-  double costs[];                          /* nhood_algorithm_count() x NHOOD_SIZE_CLASSES */
+  double costs[];                          /* nhood_algorithm_count() x NHOOD_SIZE_CLASSES for calls, then as many for a
+                                              persistent request's starts (a v collective's size pass left out) */
 } decision;
 
 static void free_decision(decision *d) {
@@ -245,7 +246,7 @@ cleanup:
  * a failure flag, so that a process that cannot predict fails the call everywhere. */
 static int decide(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a, decision **out) {
   int rc = MPI_SUCCESS, local_rc = MPI_SUCCESS;
-  size_t ncosts = (size_t)nhood_algorithm_count() * NHOOD_SIZE_CLASSES, n = ncosts + 4;
+  size_t ncosts = (size_t)nhood_algorithm_count() * NHOOD_SIZE_CLASSES * 2, n = ncosts + 4;
   const nhood_cost_params *params = NULL;
   decision *d = NULL;
   double *v = calloc(n, sizeof *v);
@@ -270,11 +271,14 @@ static int decide(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a,
   }
   if (local_rc == MPI_SUCCESS)
     local_rc = nhood_auto_costs(topo, grid ? grid->topo : NULL, a->kind, a->isomorphic_sizes, ctx->rank, params, nodes,
-                                v, nic);
+                                v, v + ncosts / 2, nic);
   if (nic_bound) {
     NHOOD_MPI_CALL(MPI_Comm_split(ctx->comm, nhood_node_of(nodes, ctx->rank), ctx->rank, &node_comm));
     NHOOD_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, nic, 4 * nhood_algorithm_count(), MPI_DOUBLE, MPI_SUM, node_comm));
-    if (local_rc == MPI_SUCCESS) nhood_auto_add_nic(params, nic, v);
+    if (local_rc == MPI_SUCCESS) {
+      nhood_auto_add_nic(params, nic, v);
+      nhood_auto_add_nic(params, nic, v + ncosts / 2);
+    }
   }
   double bytes = nhood_call_block_bytes(a, topo);
   int cls = nhood_size_class(bytes);
@@ -355,7 +359,8 @@ int nhood_auto_resolve(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_arg
     return MPI_SUCCESS;
   }
   /* The margin of the parameters the table was priced with (decide chose them on ctx). */
-  int n = nhood_auto_shortlist((*d)->costs, cls, persistent, ctx->params.margin, list);
+  const double *costs = (*d)->costs + (persistent ? (size_t)nhood_algorithm_count() * NHOOD_SIZE_CLASSES : 0);
+  int n = nhood_auto_shortlist(costs, cls, persistent, ctx->params.margin, list);
   *alg = list[0];
   if (mode == NHOOD_NONBLOCKING || n == 1 || nhood_trial_rounds() == 0) return MPI_SUCCESS;
   if (persistent) { /* the request's own trial (api/collectives.c builds its task) */

@@ -194,9 +194,11 @@ static nhood_coll_args unit_call(nhood_coll_kind kind, int isomorphic_sizes, int
                            .isomorphic_sizes = isomorphic_sizes};
 }
 
-/* Predictions of one algorithm's schedule at every class into row[]. */
+/* Predictions of one algorithm's schedule at every class into row[] (a call) and, where
+ * prow is not NULL, prow[] (a persistent request's start: without the size pass). */
 static int predict_algorithm(const nhood_algorithm *alg, const nhood_topo *t, const nhood_coll_args *a, int me,
-                             const nhood_cost_params *p, const nhood_nodes *nodes, double row[], double nic[4]) {
+                             const nhood_cost_params *p, const nhood_nodes *nodes, double row[], double prow[],
+                             double nic[4]) {
   int rc = MPI_SUCCESS;
   double fixed = 0; /* time that does not grow with the blocks: a size pass */
   nhood_sched s = {0};
@@ -212,8 +214,10 @@ static int predict_algorithm(const nhood_algorithm *alg, const nhood_topo *t, co
     shape.kind = a->kind == NHOOD_ALLGATHERV ? NHOOD_ALLGATHER : NHOOD_ALLTOALL;
   }
   NHOOD_TRY(nhood_algorithm_build(alg, t, &shape, me, &s));
-  for (int c = 0; c < NHOOD_SIZE_CLASSES; c++)
+  for (int c = 0; c < NHOOD_SIZE_CLASSES; c++) {
     row[c] = fixed + nhood_cost_predict(&s, p, nhood_size_class_bytes(c), nodes, me, NULL);
+    if (prow) prow[c] = row[c] - fixed;
+  }
   if (nic) nhood_cost_predict(&s, p, 1.0, nodes, me, nic); /* one-byte blocks: messages, bytes per block */
   nhood_sched_free(&s);
 cleanup:
@@ -221,7 +225,8 @@ cleanup:
 }
 
 int nhood_auto_costs(const nhood_topo *t, const nhood_topo *grid, nhood_coll_kind kind, int isomorphic_sizes, int me,
-                     const nhood_cost_params *p, const nhood_nodes *nodes, double *costs, double *nic) {
+                     const nhood_cost_params *p, const nhood_nodes *nodes, double *costs, double *persistent_costs,
+                     double *nic) {
   int rc = MPI_SUCCESS, n = t->indegree > t->outdegree ? t->indegree : t->outdegree;
   if (grid && grid->indegree > n) n = grid->indegree; /* a view has a block per offset */
   int *ones = malloc(((size_t)n + 1) * 2 * sizeof(int));
@@ -236,7 +241,8 @@ int nhood_auto_costs(const nhood_topo *t, const nhood_topo *grid, nhood_coll_kin
   nhood_coll_args a = unit_call(kind, isomorphic_sizes, ones, displs, bdispls, types);
   int direct = -1;
   for (int k = 0; k < (int)NALGORITHMS; k++) {
-    double *row = costs + (size_t)k * NHOOD_SIZE_CLASSES;
+    double *row = costs + (size_t)k * NHOOD_SIZE_CLASSES,
+           *prow = persistent_costs ? persistent_costs + (size_t)k * NHOOD_SIZE_CLASSES : NULL;
     const nhood_algorithm *alg = &algorithms[k];
     if (alg->native) continue; /* priced from direct's row, below */
     const nhood_topo *on = alg->needs_grid && grid ? grid : t;
@@ -244,9 +250,10 @@ int nhood_auto_costs(const nhood_topo *t, const nhood_topo *grid, nhood_coll_kin
     /* auto considers only what applies, and what gains at the interfaces only on several nodes */
     if (nhood_algorithm_unfit(alg, on, &a) != NULL || (alg->across_nodes && (!nodes || nodes->nnodes < 2))) {
       for (int c = 0; c < NHOOD_SIZE_CLASSES; c++) row[c] = INFINITY;
+      if (prow) memcpy(prow, row, NHOOD_SIZE_CLASSES * sizeof *prow);
       continue;
     }
-    NHOOD_TRY(predict_algorithm(alg, on, &a, me, p, nodes, row, nic ? nic + 4 * k : NULL));
+    NHOOD_TRY(predict_algorithm(alg, on, &a, me, p, nodes, row, prow, nic ? nic + 4 * k : NULL));
     if (alg->fallback == NULL) direct = k; /* the one that always applies */
   }
   for (int k = 0; k < (int)NALGORITHMS; k++) {
@@ -254,9 +261,11 @@ int nhood_auto_costs(const nhood_topo *t, const nhood_topo *grid, nhood_coll_kin
     if (nic) memset(nic + 4 * k, 0, 4 * sizeof *nic);
     int ok = direct >= 0 && nhood_algorithm_unfit(&algorithms[k], t, &a) == NULL;
     if (nic && direct >= 0) memcpy(nic + 4 * k, nic + 4 * direct, 4 * sizeof *nic); /* the same messages */
-    for (int c = 0; c < NHOOD_SIZE_CLASSES; c++)
-      costs[(size_t)k * NHOOD_SIZE_CLASSES + c] =
-          ok ? p->mpi_factor * costs[(size_t)direct * NHOOD_SIZE_CLASSES + c] : INFINITY;
+    for (int c = 0; c < NHOOD_SIZE_CLASSES; c++) {
+      size_t at = (size_t)k * NHOOD_SIZE_CLASSES + c, from = (size_t)direct * NHOOD_SIZE_CLASSES + c;
+      costs[at] = ok ? p->mpi_factor * costs[from] : INFINITY;
+      if (persistent_costs) persistent_costs[at] = ok ? p->mpi_factor * persistent_costs[from] : INFINITY;
+    }
   }
 cleanup:
   free(ones);

@@ -100,9 +100,12 @@ double nhood_call_block_bytes(const nhood_coll_args *a, const nhood_topo *t);
  * priced on it. nodes (NULL: one level) tells on-node messages from network ones
  * (nhood_cost_predict); then nic (NULL: not wanted) receives, per algorithm k, what this
  * process puts through its node's network interface per call, nic[4k..4k+3]: messages and
- * bytes per one-byte block sent, then received (the size pass's messages not counted). */
+ * bytes per one-byte block sent, then received (the size pass's messages not counted).
+ * persistent_costs (NULL: not wanted) receives the same table for a persistent request's
+ * starts: a v collective's size pass runs once, at init, so it is left out there. */
 int nhood_auto_costs(const nhood_topo *t, const nhood_topo *grid, nhood_coll_kind kind, int isomorphic_sizes, int me,
-                     const nhood_cost_params *p, const nhood_nodes *nodes, double *costs, double *nic);
+                     const nhood_cost_params *p, const nhood_nodes *nodes, double *costs, double *persistent_costs,
+                     double *nic);
 /* The two levels' last term: each algorithm's time at each class is at least what its node's
  * network interface takes for the node's traffic, nic summed over the node's processes. */
 void nhood_auto_add_nic(const nhood_cost_params *p, const double *nic, double *costs);

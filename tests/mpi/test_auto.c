@@ -6,6 +6,10 @@
  *   test_auto --expect direct       NHOOD_PARAMS given by the test: the small-block choice must
  *   test_auto --expect combining    be direct / one of the combining cart-* algorithms
  *   test_auto --expect error        NHOOD_PARAMS is unreadable: every call fails alike
+ *   test_auto --expect persistent   NHOOD_PARAMS the ib-edr preset, NHOOD_TRIAL=off, 8 ranks: on
+ *                                   the complete graph a blocking alltoallv runs direct, a
+ *                                   persistent one combine (its size pass runs once, at init;
+ *                                   nhood-info --mode persistent shows both tables)
  *
  * Topology: the Moore radius-1 offsets on a periodic Cartesian grid of all processes. Every
  * result is checked against the data MPI-4.1 defines (allgather of one int per process and
@@ -169,12 +173,56 @@ static void test_params(const char *expect) {
   grid_free(&g);
 }
 
+/* A persistent request is priced without the size pass it runs once at init. */
+static void test_persistent(void) {
+  NHOOD_Topo topo;
+  int *ranks = malloc(sizeof(int) * (size_t)size * 5), *counts = ranks + size, *displs = counts + size;
+  int *send = displs + size, *recv = send + size;
+  for (int i = 0; i < size; i++) ranks[i] = i, counts[i] = 1, displs[i] = i, send[i] = 1000 * rank + i;
+  TEST_CHECK(
+      NHOOD_Topo_create_adjacent(size, ranks, MPI_UNWEIGHTED, size, ranks, MPI_UNWEIGHTED, MPI_INFO_NULL, &topo));
+  const char *name = NULL;
+  char text[256] = "";
+  for (int round = 0; round < 2; round++) { /* blocking, then persistent */
+    for (int i = 0; i < size; i++) recv[i] = -1;
+    if (round == 0) {
+      TEST_CHECK(
+          NHOOD_Neighbor_alltoallv(send, counts, displs, MPI_INT, recv, counts, displs, MPI_INT, MPI_COMM_WORLD, topo));
+      TEST_CHECK(NHOOD_Last_algorithm(&name));
+      expect_name(name, "direct", "blocking alltoallv, the size pass at every call");
+    } else {
+      NHOOD_Request req;
+      TEST_CHECK(NHOOD_Neighbor_alltoallv_init(send, counts, displs, MPI_INT, recv, counts, displs, MPI_INT,
+                                               MPI_COMM_WORLD, topo, MPI_INFO_NULL, &req));
+      TEST_CHECK(NHOOD_Start(&req));
+      TEST_CHECK(NHOOD_Wait(&req));
+      TEST_CHECK(NHOOD_Selection_info(req, text, sizeof text));
+      TEST_CHECK(NHOOD_Request_free(&req));
+      if (strcmp(text, "cost model: combine") != 0) {
+        char message[320];
+        snprintf(message, sizeof message, "persistent alltoallv: \"%s\", expected \"cost model: combine\"", text);
+        fail(message);
+      }
+    }
+    for (int i = 0; i < size; i++)
+      if (recv[i] != 1000 * i + rank) {
+        fail(round == 0 ? "blocking alltoallv: wrong data" : "persistent alltoallv: wrong data");
+        break;
+      }
+  }
+  if (rank == 0) printf("complete graph of %d: blocking ran %s, persistent \"%s\"\n", size, name, text);
+  NHOOD_Topo_free(&topo);
+  free(ranks);
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   watchdog_arm("test_auto");
-  if (argc == 3 && strcmp(argv[1], "--expect") == 0)
+  if (argc == 3 && strcmp(argv[1], "--expect") == 0 && strcmp(argv[2], "persistent") == 0)
+    test_persistent();
+  else if (argc == 3 && strcmp(argv[1], "--expect") == 0)
     test_params(argv[2]);
   else
     test_overrides();

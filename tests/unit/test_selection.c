@@ -243,7 +243,7 @@ static const nhood_algorithm *choose(const nhood_cost_params *p, double bytes) {
     CHECK(
         nhood_topo_create_cart_offsets_on_grid(2, dims, periods, coords, 8, offsets, MPI_INFO_NULL, &t) == MPI_SUCCESS,
         "topology");
-    CHECK(nhood_auto_costs(t, NULL, NHOOD_ALLGATHER, 0, r, p, NULL, mine, NULL) == MPI_SUCCESS, "costs");
+    CHECK(nhood_auto_costs(t, NULL, NHOOD_ALLGATHER, 0, r, p, NULL, mine, NULL, NULL) == MPI_SUCCESS, "costs");
     for (size_t i = 0; i < n; i++) costs[i] = mine[i] > costs[i] ? mine[i] : costs[i];
     NHOOD_Topo_free(&t);
   }

@@ -51,12 +51,13 @@ typedef struct options {
   const char *json_path;
   int algorithms;  /* --algorithms */
   int colls_given; /* --coll was given */
+  int persistent;  /* --mode persistent: the table of a persistent request's starts */
 } options;
 
 static void usage(FILE *out) {
   fprintf(out,
           "usage: nhood-info [--ranks P] [--topo SPEC ...] [--coll LIST] [--sizes LIST]\n"
-          "                  [--params FILE | --model M] [--theta N] [--json FILE]\n"
+          "                  [--params FILE | --model M] [--theta N] [--mode M] [--json FILE]\n"
           "       nhood-info --algorithms [--ranks P] [--topo SPEC ...] [--coll LIST] [--theta N]\n"
           "\n"
           "Prints nhood's algorithms, the cost-model parameters and, per topology and collective,\n"
@@ -75,6 +76,8 @@ static void usage(FILE *out) {
           "  --params FILE  parameters in NHOOD_PARAMS format (default: NHOOD_PARAMS, else built-in)\n"
           "  --model M      loggp:preset=ib-edr|shm or loggp:L=..,o=..,g=..,G=..[,Gcopy=..]\n"
           "  --theta N      combining threshold for Phase 1 (default 1, the library's)\n"
+          "  --mode M       blocking (default; nonblocking prices the same) or persistent: a\n"
+          "                 persistent request's starts, a v collective's size pass run at init\n"
           "  --json FILE    one JSON line per (topology, collective, size, algorithm)\n"
           "  --algorithms   instead: nhood's algorithms (its registry), each with what it does and\n"
           "                 what runs where it does not apply; with --topo, for each collective\n"
@@ -120,8 +123,8 @@ static int parse_colls(const char *value, options *opt, char *err, size_t errlen
 }
 
 static int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen) {
-  static const char *const with_value[] = {"--ranks", "--topo",  "--coll", "--sizes",         "--params",
-                                           "--model", "--theta", "--json", "--ranks-per-node"};
+  static const char *const with_value[] = {"--ranks", "--topo",  "--coll", "--sizes",          "--params",
+                                           "--model", "--theta", "--json", "--ranks-per-node", "--mode"};
   const nhood_cost_params *active;
   const char *source;
   opt->ranks = 32;
@@ -177,6 +180,12 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
       opt->params = (nhood_cost_params){.mpi_factor = 1};
       loggp_to_cost(&m, &opt->params);
       snprintf(opt->params_source, sizeof opt->params_source, "%s", value);
+    } else if (strcmp(name, "--mode") == 0) {
+      if (strcmp(value, "blocking") != 0 && strcmp(value, "persistent") != 0) {
+        snprintf(err, errlen, "--mode: '%s' is neither blocking nor persistent", value);
+        return 1;
+      }
+      opt->persistent = strcmp(value, "persistent") == 0;
     } else
       opt->json_path = value;
     if (rc != 0) return 1;
@@ -321,7 +330,7 @@ static int predict_all(const options *opt, NHOOD_Topo *topos, nhood_grid_view *c
   nhood_nodes nodes;
   nhood_nodes_blocks(&nodes, opt->ranks, opt->ranks_per_node > 0 ? opt->ranks_per_node : opt->ranks);
   const nhood_nodes *two_levels = opt->ranks_per_node > 0 ? &nodes : NULL;
-  double *mine = malloc(n * sizeof *mine), *node_costs = malloc(n * sizeof *node_costs);
+  double *mine = malloc(2 * n * sizeof *mine), *node_costs = malloc(n * sizeof *node_costs);
   double *nic = calloc(4 * (size_t)nalg, sizeof *nic), *node_nic = calloc(4 * (size_t)nalg, sizeof *node_nic);
   if (!mine || !node_costs || !nic || !node_nic) {
     snprintf(err, errlen, "out of memory");
@@ -329,7 +338,9 @@ static int predict_all(const options *opt, NHOOD_Topo *topos, nhood_grid_view *c
   }
   for (size_t k = 0; k < n; k++) costs[k] = node_costs[k] = -INFINITY;
   for (int r = 0; r < opt->ranks; r++) {
-    if (nhood_auto_costs(topos[r], grid && grid[r] ? grid[r]->topo : NULL, kind, 0, r, &opt->params, two_levels, mine,
+    /* mine: the table of the mode asked for; mine + n: the other one */
+    if (nhood_auto_costs(topos[r], grid && grid[r] ? grid[r]->topo : NULL, kind, 0, r, &opt->params, two_levels,
+                         opt->persistent ? mine + n : mine, opt->persistent ? mine : mine + n,
                          two_levels ? nic : NULL) != MPI_SUCCESS) {
       NHOOD_Error_message(err, NULL);
       goto cleanup;
@@ -356,17 +367,17 @@ cleanup:
 
 static void print_table(const options *opt, const char *topo, nhood_coll_kind kind, const double *costs, FILE *json) {
   int nalg = nhood_algorithm_count();
-  printf("\n# %s, %d rank%s, %s: predicted us (slowest rank) per block size\n", topo, opt->ranks,
-         cli_plural(opt->ranks), nhood_coll_names[kind]);
+  printf("\n# %s, %d rank%s, %s%s: predicted us (slowest rank) per block size\n", topo, opt->ranks,
+         cli_plural(opt->ranks), nhood_coll_names[kind], opt->persistent ? ", persistent request's start" : "");
   printf("%9s", "bytes");
   for (int k = 0; k < nalg; k++) printf(" %14s", nhood_algorithm_at(k)->name);
   printf("  auto\n");
   const nhood_algorithm *previous = NULL;
   for (int s = 0; s < opt->nsizes; s++) {
     int cls = nhood_size_class(opt->sizes[s]);
-    const nhood_algorithm *choice = nhood_auto_choose(costs, cls, 0, opt->params.margin);
+    const nhood_algorithm *choice = nhood_auto_choose(costs, cls, opt->persistent, opt->params.margin);
     const nhood_algorithm *list[NHOOD_SHORTLIST_MAX];
-    int nlist = nhood_auto_shortlist(costs, cls, 0, opt->params.margin, list);
+    int nlist = nhood_auto_shortlist(costs, cls, opt->persistent, opt->params.margin, list);
     printf("%9.0f", opt->sizes[s]);
     for (int k = 0; k < nalg; k++) {
       double c = costs[(size_t)k * NHOOD_SIZE_CLASSES + cls];
@@ -379,9 +390,9 @@ static void print_table(const options *opt, const char *topo, nhood_coll_kind ki
         cli_json_string(json, topo);
         fprintf(json,
                 ",\"ranks\":%d,\"coll\":\"%s\",\"bytes\":%.0f,\"algo\":\"%s\",\"model_us\":%.4f,"
-                "\"chosen\":%s,\"params\":",
+                "\"chosen\":%s,\"mode\":\"%s\",\"params\":",
                 opt->ranks, nhood_coll_names[kind], opt->sizes[s], nhood_algorithm_at(k)->name, c,
-                nhood_algorithm_at(k) == choice ? "true" : "false");
+                nhood_algorithm_at(k) == choice ? "true" : "false", opt->persistent ? "persistent" : "blocking");
         cli_json_string(json, opt->params_source);
         fprintf(json, "}\n");
       }

@@ -8,7 +8,7 @@
  *       --coll allgather|allgatherv|alltoall|alltoallv|alltoallw[,...] --sizes B[,...]
  *       --algo direct[,...]|all|applicable [--theta 4]
  *       [--model loggp:preset=NAME | loggp:L=..,o=..,g=..,G=..] [--ranks-per-node K]
- *       [--json FILE] [--no-verify]
+ *       [--mode blocking|persistent] [--json FILE] [--no-verify] [--bound]
  *
  * --bytes is an alias of --sizes (its name before nhood-bench's and nhood-info's spelling
  * became the one).
@@ -97,7 +97,8 @@ typedef struct options {
   int per_entry;      /* --per-entry B: alltoallv/w blocks of a halo are B bytes per entry; 0: not given */
   const char *json_path;
   int verify;
-  int bound; /* --bound: print each call's lower bound (sim_bound.h) */
+  int bound;      /* --bound: print each call's lower bound (sim_bound.h) */
+  int persistent; /* --mode persistent: a call is a persistent request's start (size pass at init) */
   int help;
   int algo_width; /* of the table's algo column: the longest --algo name */
 } options;
@@ -162,6 +163,10 @@ static void print_usage(FILE *out) {
           "                   rank r is on node r / K: messages within a node are priced with\n"
           "                   node_*, messages between nodes queue at both nodes' interfaces\n"
           "                   (default: one level, every message priced with L, o, g, G)\n"
+          "  --mode M         blocking (default): a call of a v collective whose algorithm forwards\n"
+          "                   blocks includes the size pass that tells forwarders their sizes;\n"
+          "                   persistent: a call is a persistent request's start, the size pass\n"
+          "                   ran once at init (its time is shown apart)\n"
           "  --json FILE      also write one JSON object per case to FILE (truncated)\n"
           "  --no-verify      skip the execution check (predictions only; for sizes whose buffers\n"
           "                   do not fit in memory)\n"
@@ -312,7 +317,7 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
     }
     static const char *const with_value[] = {"--ranks",          "--topo",      "--coll",  "--sizes",
                                              "--bytes",          "--algo",      "--theta", "--model",
-                                             "--ranks-per-node", "--per-entry", "--json"};
+                                             "--ranks-per-node", "--per-entry", "--json",  "--mode"};
     const char *name, *value;
     if (cli_option_with_value(argc, argv, &i, with_value, sizeof with_value / sizeof with_value[0], &name, &value, err,
                               errlen) != 0)
@@ -336,7 +341,13 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
       rc = cli_parse_int(name, value, 1, &opt->ranks_per_node, err, errlen);
     else if (strcmp(name, "--per-entry") == 0)
       rc = cli_parse_int(name, value, 1, &opt->per_entry, err, errlen);
-    else
+    else if (strcmp(name, "--mode") == 0) {
+      if (strcmp(value, "blocking") != 0 && strcmp(value, "persistent") != 0) {
+        snprintf(err, errlen, "--mode: '%s' is neither blocking nor persistent", value);
+        return 1;
+      }
+      opt->persistent = strcmp(value, "persistent") == 0;
+    } else
       opt->json_path = value;
     if (rc != 0) return 1;
   }
@@ -427,6 +438,7 @@ typedef struct case_row {
   int bytes;
   int built, predicted;
   double pred_us;
+  double pass_us; /* the size pass's predicted time; -1 where the call takes none */
   int msgs_max, rounds_max;
   long long msgs_total;
   double build_us_per_nbr;
@@ -512,7 +524,8 @@ static int run_size_pass(const topo_set *ts, const sim_call *call, const nhood_a
 
 /* Builds every rank's schedule with the algorithm's own builder, timed as a whole (with the
  * size pass's build and in-process run, where there is one). */
-static int build_schedules(const topo_set *ts, const sim_call *call, const char *algo, case_scheds *cs, case_row *row) {
+static int build_schedules(const options *opt, const topo_set *ts, const sim_call *call, const char *algo,
+                           case_scheds *cs, case_row *row) {
   const nhood_algorithm *chosen = NULL, *mine = NULL;
   for (int r = 0; r < ts->nranks; r++) {
     nhood_coll_args a = call->args[r];
@@ -544,7 +557,7 @@ static int build_schedules(const topo_set *ts, const sim_call *call, const char 
   for (int r = 0; r < ts->nranks; r++) {
     if (check_byte_schedule(&cs->data[r], r, row->error, sizeof row->error) != 0) return 1;
     int msgs = cs->data[r].nsends, rounds = cs->data[r].comm_rounds;
-    if (cs->npasses) {
+    if (cs->npasses && !opt->persistent) { /* a persistent request ran its size pass at init */
       msgs += cs->pass[r].nsends;
       rounds += cs->pass[r].comm_rounds;
     }
@@ -559,7 +572,8 @@ static int build_schedules(const topo_set *ts, const sim_call *call, const char 
 static void run_case(const options *opt, topo_set *ts, const sim_call *call, int a, int sabotage, case_row *row) {
   case_scheds cs = {.nranks = ts->nranks};
   cs.data = calloc((size_t)ts->nranks, sizeof *cs.data);
-  *row = (case_row){.coll = nhood_coll_names[call->kind], .algo = opt->algos[a], .bytes = call->bytes, .verified = -1};
+  *row = (case_row){
+      .coll = nhood_coll_names[call->kind], .algo = opt->algos[a], .bytes = call->bytes, .verified = -1, .pass_us = -1};
   if (cs.data == NULL) {
     snprintf(row->error, sizeof row->error, "out of memory for %d schedule%s", ts->nranks, cli_plural(ts->nranks));
     goto cleanup;
@@ -567,7 +581,7 @@ static void run_case(const options *opt, topo_set *ts, const sim_call *call, int
   if (ensure_phase1(ts, opt, a, row->error, sizeof row->error) != 0) goto cleanup;
   if (ensure_grid(ts, opt->algos[a], row->error, sizeof row->error) != 0) goto cleanup;
   row->phase1 = ts->phase1[a];
-  if (build_schedules(ts, call, opt->algos[a], &cs, row) != 0) goto cleanup;
+  if (build_schedules(opt, ts, call, opt->algos[a], &cs, row) != 0) goto cleanup;
   if (opt->verify) {
     double t0 = now_s();
     sim_verdict verdict = sim_exec_verify(call, cs.data, sabotage, row->error, sizeof row->error);
@@ -575,7 +589,8 @@ static void run_case(const options *opt, topo_set *ts, const sim_call *call, int
     if (verdict != SIM_CANNOT_RUN) row->verified = verdict == SIM_VERIFIED;
   }
   /* A size pass and its data schedule run one after the other: their predicted times add up
-   * (an upper bound, as a rank may begin its data schedule before the slowest finishes). */
+   * (an upper bound, as a rank may begin its data schedule before the slowest finishes). A
+   * persistent request runs its size pass once, at init: its starts cost the data schedule. */
   loggp_prediction prediction, pass_prediction = {0};
   char err[NHOOD_MAX_ERROR_STRING];
   if (loggp_predict(ts->nranks, cs.data, &opt->model, &prediction, err, sizeof err) != 0 ||
@@ -583,7 +598,8 @@ static void run_case(const options *opt, topo_set *ts, const sim_call *call, int
     if (row->error[0] == '\0') snprintf(row->error, sizeof row->error, "LogGP: %s", err);
     goto cleanup;
   }
-  row->pred_us = prediction.time_us + pass_prediction.time_us;
+  row->pred_us = prediction.time_us + (opt->persistent ? 0 : pass_prediction.time_us);
+  row->pass_us = cs.npasses ? pass_prediction.time_us : -1;
   row->predicted = 1;
 cleanup:
   case_scheds_free(&cs);
@@ -604,9 +620,9 @@ static void print_header(const options *opt) {
              m->nic_G);
   printf(
       "nhood-sim: %d virtual rank%s, model %s (L %g us, o %g us, g %g us, G %.4g us/B, "
-      "Gcopy %.4g us/B)%s%s\n",
+      "Gcopy %.4g us/B)%s%s%s\n",
       opt->nranks, cli_plural(opt->nranks), opt->model_spec, m->L, m->o, m->g, m->G, m->Gcopy, levels,
-      opt->verify ? "" : ", not verifying");
+      opt->persistent ? ", persistent requests (a size pass at init)" : "", opt->verify ? "" : ", not verifying");
 }
 
 static void print_topology(const options *opt, const topo_set *ts) {
@@ -634,8 +650,12 @@ static void print_row(const options *opt, const case_row *row) {
   /* A fallback that ran is named at the end, as nhood-bench's note does. */
   char ran[NHOOD_ALGORITHM_NAME_MAX + 8] = "";
   if (row->ran != NULL && strcmp(row->ran, row->algo) != 0) snprintf(ran, sizeof ran, "  ran %s", row->ran);
-  printf("%-11s %9d %-*s %12s %9s %6s %12s %-8s %8.2f %s%s\n", row->coll, row->bytes, opt->algo_width, row->algo, pred,
-         msgs, rounds, build, verified, row->verify_s, phase1, ran);
+  /* The size pass of a v collective: part of pred_us, or a persistent request's init. */
+  char pass[64] = "";
+  if (row->predicted && row->pass_us >= 0)
+    snprintf(pass, sizeof pass, "  size pass %.3f us%s", row->pass_us, opt->persistent ? " at init" : " included");
+  printf("%-11s %9d %-*s %12s %9s %6s %12s %-8s %8.2f %s%s%s\n", row->coll, row->bytes, opt->algo_width, row->algo,
+         pred, msgs, rounds, build, verified, row->verify_s, phase1, ran, pass);
   if (row->error[0] != '\0') printf("  %s: %s\n", row->verified == 0 ? "verification failed" : "error", row->error);
   fflush(stdout);
 }
@@ -658,6 +678,12 @@ static void json_row(FILE *out, const options *opt, const topo_set *ts, const ca
     fprintf(out, ",\"pred_us\":%.6f", row->pred_us);
   else
     fprintf(out, ",\"pred_us\":null");
+  /* size_pass_us: null where the call takes none; included in pred_us unless persistent */
+  fprintf(out, ",\"mode\":\"%s\"", opt->persistent ? "persistent" : "blocking");
+  if (row->predicted && row->pass_us >= 0)
+    fprintf(out, ",\"size_pass_us\":%.6f", row->pass_us);
+  else
+    fprintf(out, ",\"size_pass_us\":null");
   if (row->built)
     fprintf(out,
             ",\"msgs_sent_max\":%d,\"msgs_total\":%lld,\"rounds_max\":%d,"
