@@ -25,6 +25,8 @@ nhood_ensure_deps() {
     case "$flavor" in
       # clang, with libFuzzer and the sanitizers' run-time (the fuzz targets, tests/fuzz).
       clang) command -v clang >/dev/null 2>&1 || missing="$missing clang" ;;
+      # gdb: a test case that hangs prints every thread's stack with it (tests/mpi/testutil.c).
+      gdb) command -v gdb >/dev/null 2>&1 || missing="$missing gdb" ;;
       *) command -v "mpicc.$flavor" >/dev/null 2>&1 || missing="$missing $(nhood_packages_for "$flavor")" ;;
     esac
   done

@@ -1,4 +1,4 @@
-#define _POSIX_C_SOURCE 200809L /* alarm, sigaction, write */
+#define _GNU_SOURCE /* alarm, sigaction, write, fork, execlp; prctl's PR_SET_PTRACER */
 
 #include "testutil.h"
 
@@ -6,7 +6,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
+#if defined(__linux__)
+#include <sys/prctl.h>
+#endif
 
 #include "nhood.h"
 
@@ -42,11 +46,32 @@ const int *test_unweighted(void) { return MPI_UNWEIGHTED; }
 static char watchdog_message[512];
 static size_t watchdog_message_length;
 static unsigned watchdog_seconds;
+static char watchdog_pid[24];
+static int watchdog_stacks; /* print every thread's stack at a timeout (NHOOD_TEST_NO_STACKS unset) */
+
+/* Where every thread is when a case hangs: gdb, where installed, attaches to this process and
+ * prints each thread's stack (at most 30 s; nothing if gdb is missing or cannot attach). Only
+ * async-signal-safe calls: prctl, fork, execvp, waitpid, write, _exit. */
+static void print_stacks(void) {
+#if defined(__linux__) && defined(PR_SET_PTRACER)
+  prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0); /* Yama: a child may not attach otherwise */
+#endif
+  pid_t child = fork();
+  if (child == 0) {
+    dup2(STDERR_FILENO, STDOUT_FILENO);
+    char *argv[] = {"timeout", "30", "gdb", "-q", "-nx", "-batch", "-p", watchdog_pid, "-ex", "thread apply all bt 20",
+                    NULL};
+    execvp("timeout", argv);
+    _exit(127);
+  }
+  if (child > 0) waitpid(child, NULL, 0);
+}
 
 static void watchdog_fire(int signo) {
   (void)signo;
   ssize_t ignored = write(STDERR_FILENO, watchdog_message, watchdog_message_length);
   (void)ignored;
+  if (watchdog_stacks) print_stacks();
   _exit(3);
 }
 
@@ -59,6 +84,8 @@ void watchdog_arm(const char *case_description) {
     action.sa_handler = watchdog_fire;
     sigemptyset(&action.sa_mask);
     sigaction(SIGALRM, &action, NULL);
+    snprintf(watchdog_pid, sizeof watchdog_pid, "%ld", (long)getpid());
+    watchdog_stacks = getenv("NHOOD_TEST_NO_STACKS") == NULL;
   }
   int rank = -1;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);

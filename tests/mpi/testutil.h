@@ -32,7 +32,8 @@ const int *test_unweighted(void);
 
 /* The watchdog turns a hang into a diagnosis: when a case runs longer than the limit
  * (environment NHOOD_TEST_CASE_TIMEOUT, seconds, default 60), the process prints the case
- * it is stuck in and exits with status 3. watchdog_arm restarts the clock. */
+ * it is stuck in, every thread's stack where gdb is installed (NHOOD_TEST_NO_STACKS=1: not),
+ * and exits with status 3. watchdog_arm restarts the clock. */
 void watchdog_arm(const char *case_description);
 void watchdog_disarm(void);
 
