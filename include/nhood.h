@@ -87,9 +87,10 @@ typedef struct nhood_request *NHOOD_Request;
  *  by NHOOD_PARAMS, written by nhood-calibrate, else built-in InfiniBand-like defaults), takes
  *  the maximum over processes in one allreduce (so this first call synchronizes) and keeps
  *  the table; later calls look their block size up locally. Persistent requests are priced
- *  without the size pass that the v collectives of forwarding algorithms run once at init. Overrides, first match wins:
- *  NHOOD_INFO_TUNE at persistent init, NHOOD_INFO_TUNE at topology creation, the environment
- *  variable NHOOD_TUNE; their syntax is in docs/TUNING.md. nhood-info prints the table.
+ *  without the size pass that the v collectives of forwarding algorithms run once at init.
+ *  Overrides, first match wins: NHOOD_INFO_TUNE at persistent init, NHOOD_INFO_TUNE at
+ *  topology creation, the environment variable NHOOD_TUNE; their syntax is in docs/TUNING.md.
+ *  nhood-info prints the table.
  *
  *  Graphs on a grid: on a topology from adjacency lists or a (dist) graph communicator, the
  *  first call that could use a cart-* algorithm (auto's first call, an explicit request,

@@ -24,6 +24,9 @@ typedef struct decision {
                                               persistent request's starts (a v collective's size pass left out) */
 } decision;
 
+/* The entries of one table of a decision's costs. */
+static size_t table_entries(void) { return (size_t)nhood_algorithm_count() * NHOOD_SIZE_CLASSES; }
+
 static void free_decision(decision *d) {
   if (d == NULL) return;
   for (int c = 0; c < NHOOD_SIZE_CLASSES; c++) free(d->trials[c]);
@@ -246,7 +249,7 @@ cleanup:
  * a failure flag, so that a process that cannot predict fails the call everywhere. */
 static int decide(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a, decision **out) {
   int rc = MPI_SUCCESS, local_rc = MPI_SUCCESS;
-  size_t ncosts = (size_t)nhood_algorithm_count() * NHOOD_SIZE_CLASSES * 2, n = ncosts + 4;
+  size_t ntable = table_entries(), ncosts = 2 * ntable, n = ncosts + 4;
   const nhood_cost_params *params = NULL;
   decision *d = NULL;
   double *v = calloc(n, sizeof *v);
@@ -271,13 +274,13 @@ static int decide(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a,
   }
   if (local_rc == MPI_SUCCESS)
     local_rc = nhood_auto_costs(topo, grid ? grid->topo : NULL, a->kind, a->isomorphic_sizes, ctx->rank, params, nodes,
-                                v, v + ncosts / 2, nic);
+                                v, v + ntable, nic);
   if (nic_bound) {
     NHOOD_MPI_CALL(MPI_Comm_split(ctx->comm, nhood_node_of(nodes, ctx->rank), ctx->rank, &node_comm));
     NHOOD_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, nic, 4 * nhood_algorithm_count(), MPI_DOUBLE, MPI_SUM, node_comm));
     if (local_rc == MPI_SUCCESS) {
       nhood_auto_add_nic(params, nic, v);
-      nhood_auto_add_nic(params, nic, v + ncosts / 2);
+      nhood_auto_add_nic(params, nic, v + ntable);
     }
   }
   double bytes = nhood_call_block_bytes(a, topo);
@@ -359,7 +362,7 @@ int nhood_auto_resolve(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_arg
     return MPI_SUCCESS;
   }
   /* The margin of the parameters the table was priced with (decide chose them on ctx). */
-  const double *costs = (*d)->costs + (persistent ? (size_t)nhood_algorithm_count() * NHOOD_SIZE_CLASSES : 0);
+  const double *costs = (*d)->costs + (persistent ? table_entries() : 0);
   int n = nhood_auto_shortlist(costs, cls, persistent, ctx->params.margin, list);
   *alg = list[0];
   if (mode == NHOOD_NONBLOCKING || n == 1 || nhood_trial_rounds() == 0) return MPI_SUCCESS;

@@ -215,8 +215,9 @@ static int predict_algorithm(const nhood_algorithm *alg, const nhood_topo *t, co
   }
   NHOOD_TRY(nhood_algorithm_build(alg, t, &shape, me, &s));
   for (int c = 0; c < NHOOD_SIZE_CLASSES; c++) {
-    row[c] = fixed + nhood_cost_predict(&s, p, nhood_size_class_bytes(c), nodes, me, NULL);
-    if (prow) prow[c] = row[c] - fixed;
+    double data = nhood_cost_predict(&s, p, nhood_size_class_bytes(c), nodes, me, NULL);
+    row[c] = fixed + data;
+    if (prow) prow[c] = data;
   }
   if (nic) nhood_cost_predict(&s, p, 1.0, nodes, me, nic); /* one-byte blocks: messages, bytes per block */
   nhood_sched_free(&s);

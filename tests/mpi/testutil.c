@@ -1,4 +1,4 @@
-#define _GNU_SOURCE /* alarm, sigaction, write, fork, execlp; prctl's PR_SET_PTRACER */
+#define _GNU_SOURCE /* alarm, sigaction, write, fork, execvp; prctl's PR_SET_PTRACER */
 
 #include "testutil.h"
 
@@ -51,7 +51,7 @@ static int watchdog_stacks; /* print every thread's stack at a timeout (NHOOD_TE
 
 /* Where every thread is when a case hangs: gdb, where installed, attaches to this process and
  * prints each thread's stack (at most 30 s; nothing if gdb is missing or cannot attach). Only
- * async-signal-safe calls: prctl, fork, execvp, waitpid, write, _exit. */
+ * async-signal-safe calls: prctl, fork, dup2, execvp, waitpid, _exit. */
 static void print_stacks(void) {
 #if defined(__linux__) && defined(PR_SET_PTRACER)
   prctl(PR_SET_PTRACER, PR_SET_PTRACER_ANY, 0, 0, 0); /* Yama: a child may not attach otherwise */

@@ -18,6 +18,15 @@ int cli_parse_int(const char *option, const char *value, int min, int *out, char
   return 0;
 }
 
+int cli_parse_mode(const char *option, const char *value, int *persistent, char *err, size_t errlen) {
+  if (strcmp(value, "blocking") != 0 && strcmp(value, "persistent") != 0) {
+    snprintf(err, errlen, "%s: '%s' is neither blocking nor persistent", option, value);
+    return 1;
+  }
+  *persistent = strcmp(value, "persistent") == 0;
+  return 0;
+}
+
 int cli_option_with_value(int argc, char **argv, int *i, const char *const names[], size_t n, const char **name,
                           const char **value, char *err, size_t errlen) {
   const char *arg = argv[*i];

@@ -8,6 +8,10 @@
 /* Parses value as a decimal int >= min for the named option. 0, or 1 with a message. */
 int cli_parse_int(const char *option, const char *value, int min, int *out, char *err, size_t errlen);
 
+/* Parses a --mode value of nhood-sim and nhood-info: "blocking" (*persistent = 0) or
+ * "persistent" (1). 0, or 1 with a message. */
+int cli_parse_mode(const char *option, const char *value, int *persistent, char *err, size_t errlen);
+
 /* Reads argv[*i] as one of the options in names[n] that take a value, given as "--name value"
  * or "--name=value" (advancing *i past a separate value). 0 with *name (an entry of names)
  * and *value; 1 with a message for an unknown option or a missing value. */

@@ -181,11 +181,7 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
       loggp_to_cost(&m, &opt->params);
       snprintf(opt->params_source, sizeof opt->params_source, "%s", value);
     } else if (strcmp(name, "--mode") == 0) {
-      if (strcmp(value, "blocking") != 0 && strcmp(value, "persistent") != 0) {
-        snprintf(err, errlen, "--mode: '%s' is neither blocking nor persistent", value);
-        return 1;
-      }
-      opt->persistent = strcmp(value, "persistent") == 0;
+      rc = cli_parse_mode(name, value, &opt->persistent, err, errlen);
     } else
       opt->json_path = value;
     if (rc != 0) return 1;

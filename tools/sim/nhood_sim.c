@@ -341,13 +341,9 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
       rc = cli_parse_int(name, value, 1, &opt->ranks_per_node, err, errlen);
     else if (strcmp(name, "--per-entry") == 0)
       rc = cli_parse_int(name, value, 1, &opt->per_entry, err, errlen);
-    else if (strcmp(name, "--mode") == 0) {
-      if (strcmp(value, "blocking") != 0 && strcmp(value, "persistent") != 0) {
-        snprintf(err, errlen, "--mode: '%s' is neither blocking nor persistent", value);
-        return 1;
-      }
-      opt->persistent = strcmp(value, "persistent") == 0;
-    } else
+    else if (strcmp(name, "--mode") == 0)
+      rc = cli_parse_mode(name, value, &opt->persistent, err, errlen);
+    else
       opt->json_path = value;
     if (rc != 0) return 1;
   }
