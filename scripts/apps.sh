@@ -34,8 +34,9 @@ for np in ${NPS:-4 16}; do
   done
 done
 
+nhood_need_file data/matrices/delaunay_n16.mtx.gz
 for np in ${CG_NPS:-16 64}; do
   echo "== nhood-cg --changing, $np ranks"
-  "mpiexec.$flavor" -n "$np" "${flags[@]}" "$dir/nhood-cg" --matrix ../shared/matrices/delaunay_n16.mtx \
+  "mpiexec.$flavor" -n "$np" "${flags[@]}" "$dir/nhood-cg" --matrix data/matrices/delaunay_n16.mtx.gz \
     --changing "${EXCHANGES:-10}" --rounds "${ROUNDS:-20}" --json "out/cg-changing-np$np.json"
 done

@@ -26,7 +26,7 @@ iters=${ITERS:-100}
 runs=${RUNS:-1}
 params=${PARAMS:-}
 sizes=1,4,16,64,256,1024,4096,16384,65536,262144,1048576
-matrices=../shared/matrices
+matrices=data/matrices
 
 nhood_ensure_deps "$flavor"
 dir="build/flagship-$flavor"
@@ -44,7 +44,8 @@ else
 fi
 topos=(--topo er:density=0.2,seed=1 --topo moore:d=2,r=2)
 for m in delaunay_n15 rgg_n_2_15_s0; do
-  if [ -f "$matrices/$m.mtx" ]; then topos+=(--topo "mtx:$matrices/$m.mtx"); else echo "note: $matrices/$m.mtx not found"; fi
+  nhood_need_file "$matrices/$m.mtx.gz"
+  topos+=(--topo "mtx:$matrices/$m.mtx.gz")
 done
 # shellcheck disable=SC2046
 bench() { "mpiexec.$flavor" -n "$np" $(nhood_mpiexec_flags "$flavor") "${env_args[@]}" "$dir/tools/bench/nhood-bench" "$@" \

@@ -14,6 +14,8 @@ nhood_ensure_deps() {
   command -v cc >/dev/null 2>&1 || missing="$missing gcc make"
   # pkg-config: the install test (tests/install) is registered only when it is there.
   command -v pkg-config >/dev/null 2>&1 || missing="$missing pkg-config"
+  # zlib's headers: the tools read the gzip-compressed matrices of data/matrices through it.
+  echo '#include <zlib.h>' | cc -E -x c - >/dev/null 2>&1 || missing="$missing zlib1g-dev"
   # clang-format: the style test (scripts/check_format.sh) is registered only when it is there.
   command -v clang-format >/dev/null 2>&1 || missing="$missing clang-format"
   # Python's venv and headers: mpi4py's tests (tests/interpose) build mpi4py against the MPI.
@@ -27,6 +29,8 @@ nhood_ensure_deps() {
       clang) command -v clang >/dev/null 2>&1 || missing="$missing clang" ;;
       # gdb: a test case that hangs prints every thread's stack with it (tests/mpi/testutil.c).
       gdb) command -v gdb >/dev/null 2>&1 || missing="$missing gdb" ;;
+      # gfortran: Fortran programs through the interposition library (tests/fortran).
+      gfortran) command -v gfortran >/dev/null 2>&1 || missing="$missing gfortran" ;;
       *) command -v "mpicc.$flavor" >/dev/null 2>&1 || missing="$missing $(nhood_packages_for "$flavor")" ;;
     esac
   done
@@ -55,6 +59,12 @@ nhood_release_build() {
     -DMPI_C_COMPILER="mpicc.$flavor" -DMPIEXEC_EXECUTABLE="$(command -v "mpiexec.$flavor")" >"$dir.configure.log" 2>&1 \
     || { cat "$dir.configure.log"; return 1; }
   cmake --build "$dir" -j"$(nproc)" --target "$@" >/dev/null
+}
+
+# Fails, naming it, when an input file a script reads is missing or unreadable: a case is never
+# dropped quietly. The repository holds every input (data/matrices).
+nhood_need_file() {
+  [ -r "$1" ] || { echo "error: cannot read $1 (an input of $(basename "$0"); it is part of the repository)" >&2; exit 1; }
 }
 
 # mpiexec flags for running more ranks than cores.

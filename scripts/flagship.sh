@@ -40,8 +40,9 @@ run "$dir/tools/calibrate/nhood-calibrate" --out out/nhood-params.txt | tail -9
 export NHOOD_PARAMS=$PWD/out/nhood-params.txt
 
 topos=(--topo er:density=0.2,seed=1 --topo moore:d=2,r=2)
-matrix=../shared/matrices/delaunay_n15.mtx
-if [ -f "$matrix" ]; then topos+=(--topo "mtx:$matrix"); else echo "note: $matrix not found, skipping the SpMV halo pattern"; fi
+matrix=data/matrices/delaunay_n15.mtx.gz
+nhood_need_file "$matrix"
+topos+=(--topo "mtx:$matrix")
 step 3 "nhood-bench on $np ranks ($flavor): allgather at $sizes bytes per block"
 rm -f out/flagship.json
 run -x NHOOD_PARAMS "$dir/tools/bench/nhood-bench" "${topos[@]}" --coll allgather --sizes "$sizes" \
@@ -57,7 +58,7 @@ step 4 "projection to $sim_ranks ranks (nhood-sim, LogGP ib-edr) and auto's choi
 
 step 5 "auto against the best algorithm, and plots"
 py=${NHOOD_PYTHON:-python3}
-command -v "$py" >/dev/null 2>&1 && "$py" tools/plot/nhood_auto_report.py out/flagship.json || true
+"$py" tools/plot/nhood_auto_report.py out/flagship.json
 if [ -n "${NHOOD_PYTHON:-}" ]; then
   "$NHOOD_PYTHON" tools/plot/nhood_plot.py --out out/plots out/flagship.json out/flagship-sim.json
 fi

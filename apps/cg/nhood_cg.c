@@ -8,7 +8,7 @@
  *   nhood-cg --matrix PATH [--tol T] [--maxit N] [--algo NAME] [--sabotage 1]
  *   nhood-cg --matrix PATH --changing K [--rounds R] [--algo NAME] [--json FILE]
  *
- * The matrix: the pattern of a Matrix Market file (../shared/matrices; symmetric files are
+ * The matrix: the pattern of a Matrix Market file, gzip-compressed or not (data/matrices; symmetric files are
  * expanded, and an unsymmetric pattern is symmetrized) made symmetric positive definite as
  * A = L + I, L the graph Laplacian of the pattern (degree on the diagonal, -1 per edge, self
  * loops dropped): strictly diagonally dominant with a positive diagonal. Rows and x are split

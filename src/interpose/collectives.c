@@ -84,15 +84,15 @@ static int request_done(MPI_Comm comm, int rc, int slot, NHOOD_Request nreq, int
   rc = nhood_call;                                          \
   return blocking_done(comm, rc, slot, coll, bytes, t0, __func__)
 
-#define REQUEST_BODY(coll, persistent, pmpi_call, nhood_call, bytes)                                \
-  NHOOD_Topo topo;                                                                                  \
-  NHOOD_Request nreq = NHOOD_REQUEST_NULL;                                                          \
-  int rc, slot;                                                                                     \
-  if (!ip_route(comm, &topo, &slot, &rc)) return pmpi_call;                                         \
-  if (rc != MPI_SUCCESS) return rc;                                                                 \
-  if (request == NULL) return ip_raise_message(comm, MPI_ERR_REQUEST, __func__, "request is NULL"); \
-  double t0 = ip_stats_clock();                                                                     \
-  rc = nhood_call;                                                                                  \
+#define REQUEST_BODY(coll, persistent, pmpi_call, nhood_call, bytes)                                  \
+  NHOOD_Topo topo;                                                                                    \
+  NHOOD_Request nreq = NHOOD_REQUEST_NULL;                                                            \
+  int rc, slot;                                                                                       \
+  if ((persistent && ip_in_mpich_f08_init()) || !ip_route(comm, &topo, &slot, &rc)) return pmpi_call; \
+  if (rc != MPI_SUCCESS) return rc;                                                                   \
+  if (request == NULL) return ip_raise_message(comm, MPI_ERR_REQUEST, __func__, "request is NULL");   \
+  double t0 = ip_stats_clock();                                                                       \
+  rc = nhood_call;                                                                                    \
   return request_done(comm, rc, slot, nreq, persistent, request, coll, bytes, t0, __func__)
 
 /* ---- allgather ----------------------------------------------------------------------------- */

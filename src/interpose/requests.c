@@ -44,7 +44,7 @@ typedef struct ip_request {
   MPI_Request handle; /* persistent: what the program holds */
   MPI_Request run;    /* the generalized request of the run in flight, or MPI_REQUEST_NULL */
   MPI_Request greq;   /* the same, kept for MPI_Grequest_complete (the program may free run) */
-  int running;        /* nhood's request has not completed yet */
+  atomic_int running; /* nhood's request has not completed yet */
   int error;          /* the run's result */
   int orphaned;       /* freed by the program while a run was in flight */
 } ip_request;
@@ -168,10 +168,36 @@ static int cancel_fn(void *extra, int complete) {
   return MPI_SUCCESS; /* runs are not cancelled (MPI_Cancel of ours is refused before this) */
 }
 
+static void progress_all(void);
+
+#if defined(MPICH_NUMVERSION)
+/* MPICH's extended generalized requests: MPI's own wait and test functions call poll_fn while
+ * a run is in flight, so a run moves even where the program waits through PMPI_* and never
+ * reaches the functions below. MPICH's mpi_f08 bindings do: MPI_Waitall from Fortran is
+ * PMPI_Waitall, and with a plain generalized request it waited forever. */
+static int poll_fn(void *extra, MPI_Status *status) {
+  (void)extra, (void)status;
+  progress_all();
+  return MPI_SUCCESS;
+}
+static int wait_fn(int count, void **states, double timeout, MPI_Status *status) {
+  (void)count, (void)states, (void)timeout, (void)status;
+  progress_all();
+  return MPI_SUCCESS;
+}
+static int grequest_start(ip_request *r, MPI_Request *run) {
+  return PMPIX_Grequest_start(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, r, run);
+}
+#else
+static int grequest_start(ip_request *r, MPI_Request *run) {
+  return PMPI_Grequest_start(query_fn, free_fn, cancel_fn, r, run);
+}
+#endif
+
 /* Starts tracking a run of r: its generalized request, and r in the list of runs. */
 static int begin_run(ip_request *r) {
   MPI_Request run = MPI_REQUEST_NULL;
-  int rc = PMPI_Grequest_start(query_fn, free_fn, cancel_fn, r, &run);
+  int rc = grequest_start(r, &run);
   if (rc != MPI_SUCCESS) return rc;
   pthread_mutex_lock(&run_lock);
   r->run = r->greq = run;
@@ -208,10 +234,13 @@ static void finish_run(ip_request *r) {
 
 /* Advances every run in flight once; completes the generalized requests of those that
  * finished. A thread that finds another one doing it goes on (it will be done). */
+static _Thread_local int progressing; /* this thread is in progress_all (MPI may poll from inside it) */
+
 static void progress_all(void) {
-  if (atomic_load(&nrunning) == 0) return;
+  if (atomic_load(&nrunning) == 0 || progressing) return;
   pthread_once(&lock_once, lock_init);
   if (pthread_mutex_trylock(&lock) != 0) return;
+  progressing = 1;
   for (int k = 0; k < atomic_load(&nrunning);) {
     ip_request *r = running[k];
     int flag = 0, rc = NHOOD_Test(&r->nreq, &flag);
@@ -224,6 +253,7 @@ static void progress_all(void) {
     list_remove(running, &nrunning, r); /* moves the last one to k */
     finish_run(r);
   }
+  progressing = 0;
   give();
 }
 

@@ -163,18 +163,30 @@ check() {
 }
 check "installed programs named in README.md's Install section" readme_lists_install
 check "find_package(nhood), no MPI hints" cmake_consumer
+# The MPI library a compiler wrapper links (libmpi.so.40, libmpich.so.12, ...): what makes two
+# wrappers different MPIs, whatever their names (/usr/bin/mpicc is one of the others).
+mpi_linked_by() {
+  local exe="$work/which-mpi"
+  printf '#include <mpi.h>\nint main(void) { return MPI_Init(0, 0); }\n' >"$work/which-mpi.c"
+  "$1" "$work/which-mpi.c" -o "$exe" >/dev/null 2>&1 || return 0
+  ldd "$exe" | grep -oE 'lib(mpi|mpich)\.so[.0-9]*' | head -n 1 || true
+}
+own=$(mpi_linked_by "$mpicc")
+[ -n "$own" ] || fail "cannot tell which MPI library $mpicc links"
 other=""
-for c in mpicc.openmpi mpicc.mpich; do
+for c in $(compgen -c mpicc | sort -u); do
   c=$(command -v "$c" || true)
-  if [ -n "$c" ] && [ "$c" != "$mpicc" ]; then
+  [ -n "$c" ] || continue
+  linked=$(mpi_linked_by "$c")
+  if [ -n "$linked" ] && [ "$linked" != "$own" ]; then
     other=$c
     break
   fi
 done
 if [ -n "$other" ]; then
-  check "find_package(nhood) with -DMPI_C_COMPILER=$other stops" cmake_consumer_other_mpi "$other"
+  check "find_package(nhood) with -DMPI_C_COMPILER=$other ($(mpi_linked_by "$other")) stops" cmake_consumer_other_mpi "$other"
 else
-  echo "-- (no second MPI here: the wrong-MPI case is not checked)"
+  echo "-- skipped: find_package(nhood) with another MPI's compiler (every mpicc here links ${own:-the same MPI})"
 fi
 check "an unmodified MPI program under the installed nhood-run" interposed nhood-run
 check "an unmodified MPI program linked with nhood::mpi (CMake)" interposed cmake

@@ -669,24 +669,18 @@ static void add_isomorphic(corpus *c, const MPI_Info infos[], const char *filter
 /* SpMV halo exchanges of real matrices                                                   */
 /* ------------------------------------------------------------------------------------- */
 
-static const char *const matrices[] = {"bcsstk01.mtx", "west0132.mtx", "dwt_162.mtx"};
+static const char *const matrices[] = {"bcsstk01", "west0132", "dwt_162"};
 
 static void add_matrix(corpus *c, const MPI_Info infos[], const char *file, int rank, int size) {
   char name[64], spec_text[1024], err[512] = "";
   snprintf(name, sizeof name, "spmv-%s", file);
-  const char *shared = getenv("NHOOD_SHARED_DIR");
   topospec spec;
   topospec_rank mine;
   memset(&spec, 0, sizeof spec);
   memset(&mine, 0, sizeof mine);
-  int ok = 0;
-  if (shared == NULL) {
-    snprintf(err, sizeof err, "NHOOD_SHARED_DIR is not set: cannot find the matrices");
-  } else {
-    snprintf(spec_text, sizeof spec_text, "mtx:%s/matrices/%s", shared, file);
-    ok = topospec_parse(spec_text, &spec, err, sizeof err) == 0 &&
-         topospec_for_rank(&spec, rank, size, &mine, err, sizeof err) == 0;
-  }
+  snprintf(spec_text, sizeof spec_text, "mtx:" NHOOD_MATRIX_DIR "/%s.mtx.gz", file);
+  int ok = topospec_parse(spec_text, &spec, err, sizeof err) == 0 &&
+           topospec_for_rank(&spec, rank, size, &mine, err, sizeof err) == 0;
   /* Creating the reference is collective: go on only if every process has its lists. */
   int all_ok = 0;
   TEST_CHECK(MPI_Allreduce(&ok, &all_ok, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD));

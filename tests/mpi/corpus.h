@@ -72,7 +72,7 @@ typedef struct corpus {
 /*
  * Builds the corpus for the processes of MPI_COMM_WORLD (collective). algorithm_info[a] is
  * the info that selects algorithm a. Only entries whose name contains name_filter are built
- * (NULL: all). Matrices are read from $NHOOD_SHARED_DIR/matrices.
+ * (NULL: all). Matrices are read from NHOOD_MATRIX_DIR (the repository's data/matrices).
  */
 void corpus_build(const MPI_Info algorithm_info[], int nalgorithms, const char *name_filter, corpus *c);
 void corpus_free(corpus *c);

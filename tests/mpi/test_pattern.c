@@ -47,11 +47,8 @@ int main(int argc, char **argv) {
   int rank, size, failures = 0, checks = 0;
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  const char *shared = getenv("NHOOD_SHARED_DIR");
-  char matrix[1024];
-  snprintf(matrix, sizeof matrix, "mtx:%s/matrices/dwt_162.mtx", shared ? shared : "../shared");
   const char *specs[] = {"er:density=1,seed=3", "er:density=0.6,seed=5", "moore:d=2,r=1", "moore:d=1,r=3,periodic=0",
-                         matrix};
+                         "mtx:" NHOOD_MATRIX_DIR "/dwt_162.mtx.gz"};
   MPI_Comm private_comm;
   TEST_CHECK(MPI_Comm_dup(MPI_COMM_WORLD, &private_comm));
   nhood_combine_params params;

@@ -18,6 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 #include "cli.h"
 
@@ -184,12 +185,14 @@ static int parse_params(char *params, param_context *ctx, param_handler handle) 
 
 typedef enum { MTX_GENERAL, MTX_SYMMETRIC } mtx_symmetry;
 
+/* The whole file at path, decompressed where it is gzip (zlib reads plain files as they are). */
 static int read_whole_file(const char *path, char **text_out, char *err, size_t errlen) {
   int rc = 1;
   char *text = NULL;
-  FILE *file = fopen(path, "rb");
+  errno = 0;
+  gzFile file = gzopen(path, "rb");
   if (file == NULL) {
-    fail(err, errlen, "cannot open matrix file '%s': %s", path, strerror(errno));
+    fail(err, errlen, "cannot open matrix file '%s': %s", path, errno ? strerror(errno) : "out of memory");
     goto cleanup;
   }
   size_t len = 0, cap = 1 << 16;
@@ -199,12 +202,17 @@ static int read_whole_file(const char *path, char **text_out, char *err, size_t 
     goto cleanup;
   }
   for (;;) {
-    len += fread(text + len, 1, cap - len - 1, file);
-    if (ferror(file)) {
-      fail(err, errlen, "error reading '%s'", path);
+    size_t want = cap - len - 1;
+    int got = gzread(file, text + len, want > INT_MAX ? INT_MAX : (unsigned)want), zerr = Z_OK;
+    const char *why = gzerror(file, &zerr);
+    if (got < 0 || zerr != Z_OK) { /* a gzip stream cut short ends with Z_BUF_ERROR, not with -1 */
+      fail(err, errlen, "error reading '%s' (truncated or corrupt?): %s", path,
+           zerr == Z_ERRNO ? strerror(errno) : why);
       goto cleanup;
     }
-    if (len < cap - 1) break;
+    len += (size_t)got;
+    if (got == 0) break;
+    if (len < cap - 1) continue;
     char *bigger = realloc(text, cap * 2);
     if (bigger == NULL) {
       fail(err, errlen, "out of memory reading '%s'", path);
@@ -219,7 +227,7 @@ static int read_whole_file(const char *path, char **text_out, char *err, size_t 
   rc = 0;
 cleanup:
   free(text);
-  if (file != NULL) fclose(file);
+  if (file != NULL) gzclose(file);
   return rc;
 }
 

@@ -6,7 +6,7 @@
  * the generated pattern (edge count, symmetry, skew, determinism) and its fast halo path
  * against mtx's general one.
  *
- * Usage: topospec_selftest MATRIX_DIR   (the directory holding bcsstk01.mtx, west0132.mtx)
+ * Usage: topospec_selftest MATRIX_DIR   (data/matrices: bcsstk01, west0132, luxembourg_osm .mtx.gz)
  */
 #include "topospec.h"
 
@@ -491,17 +491,35 @@ static void test_small_matrices(void) {
   remove(path);
 }
 
-static void test_shared_matrices(const char *dir) {
+/* A gzip file cut short is an error that names the file, not a shorter matrix. */
+static void test_truncated_gzip(const char *dir) {
+  static const char *const path = "topospec_selftest_tmp.mtx.gz";
+  char source[1024], buffer[1024], text[256], err[512] = "";
+  snprintf(source, sizeof source, "%s/bcsstk01.mtx.gz", dir);
+  FILE *in = fopen(source, "rb"), *out = fopen(path, "wb");
+  size_t n = in ? fread(buffer, 1, sizeof buffer, in) : 0;
+  CHECK(n == sizeof buffer, "cannot read the first %zu bytes of %s", sizeof buffer, source);
+  if (out) fwrite(buffer, 1, n, out);
+  if (in) fclose(in);
+  if (out) fclose(out);
+  topospec spec;
+  snprintf(text, sizeof text, "mtx:%s", path);
+  CHECK(topospec_parse(text, &spec, err, sizeof err) != 0 && strstr(err, path) != NULL && strstr(err, "truncated"),
+        "a truncated gzip file must be rejected, naming it (got '%s')", err);
+  remove(path);
+}
+
+static void test_data_matrices(const char *dir) {
   static const int sizes[] = {1, 3, 8};
   char text[256];
-  snprintf(text, sizeof text, "mtx:%s/bcsstk01.mtx", dir);
+  snprintf(text, sizeof text, "mtx:%s/bcsstk01.mtx.gz", dir);
   /* 224 stored entries of one triangle, 48 of them diagonal: 2 * 224 - 48. */
   check_matrix(text, 400, 1, sizes, 3);
-  snprintf(text, sizeof text, "mtx:%s/west0132.mtx", dir);
+  snprintf(text, sizeof text, "mtx:%s/west0132.mtx.gz", dir);
   check_matrix(text, 414, 0, sizes, 3);
 
   /* A large one: neighborhoods of all 64 ranks must agree (no brute force: too big). */
-  snprintf(text, sizeof text, "mtx:%s/luxembourg_osm.mtx", dir);
+  snprintf(text, sizeof text, "mtx:%s/luxembourg_osm.mtx.gz", dir);
   topospec spec;
   if (parse_or_fail(text, &spec) != 0) return;
   all_ranks all;
@@ -743,7 +761,8 @@ int main(int argc, char **argv) {
   test_er();
   test_grids();
   test_small_matrices();
-  test_shared_matrices(argv[1]);
+  test_data_matrices(argv[1]);
+  test_truncated_gzip(argv[1]);
   test_rmat_errors();
   test_rmat();
   return unit_summary("topospec_selftest");
