@@ -29,6 +29,8 @@ nhood_ensure_deps() {
       clang) command -v clang >/dev/null 2>&1 || missing="$missing clang" ;;
       # gdb: a test case that hangs prints every thread's stack with it (tests/mpi/testutil.c).
       gdb) command -v gdb >/dev/null 2>&1 || missing="$missing gdb" ;;
+      # matplotlib: the plot tool's tests (tools/plot) run rather than skip.
+      matplotlib) /usr/bin/python3 -c 'import matplotlib' >/dev/null 2>&1 || missing="$missing python3-matplotlib" ;;
       # gfortran: Fortran programs through the interposition library (tests/fortran).
       gfortran) command -v gfortran >/dev/null 2>&1 || missing="$missing gfortran" ;;
       *) command -v "mpicc.$flavor" >/dev/null 2>&1 || missing="$missing $(nhood_packages_for "$flavor")" ;;

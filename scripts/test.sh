@@ -26,7 +26,7 @@ for flavor in "${flavors[@]}"; do
     *) echo "unknown flavor '$flavor' (openmpi, mpich, sanitize, tsan or fuzz)" >&2; exit 2 ;;
   esac
 done
-nhood_ensure_deps "${mpis[@]}" gdb gfortran
+nhood_ensure_deps "${mpis[@]}" gdb gfortran matplotlib
 
 status=0
 for flavor in "${flavors[@]}"; do
