@@ -58,7 +58,14 @@ step 4 "projection to $sim_ranks ranks (nhood-sim, LogGP ib-edr) and auto's choi
 
 step 5 "auto against the best algorithm, and plots"
 py=${NHOOD_PYTHON:-python3}
-"$py" tools/plot/nhood_auto_report.py out/flagship.json
+# Exit status 1 is the report's verdict (auto above 1.05x of the best somewhere: a finding, shown
+# with "!"), 2 or more that it could not read the results. Every case must be there.
+rc=0
+"$py" tools/plot/nhood_auto_report.py out/flagship.json | tee out/flagship-report.txt || rc=$?
+[ "$rc" -le 1 ] || { echo "error: the auto report could not read out/flagship.json" >&2; exit 1; }
+ncases=$((${#topos[@]} / 2 * $(tr ',' '\n' <<<"$sizes" | wc -l)))
+grep -q "^$ncases cases;" out/flagship-report.txt ||
+  { echo "error: out/flagship.json does not hold all $ncases cases (${#topos[@]}/2 topologies x sizes $sizes)" >&2; exit 1; }
 if [ -n "${NHOOD_PYTHON:-}" ]; then
   "$NHOOD_PYTHON" tools/plot/nhood_plot.py --out out/plots out/flagship.json out/flagship-sim.json
 fi
