@@ -143,19 +143,19 @@ static int build_node(NHOOD_Topo topo, nhood_commctx *ctx, int tree, nhood_combi
   int rc = nhood_nodes_for(topo, ctx, &nodes);
   if (rc != MPI_SUCCESS) return rc;
   if (nodes->nnodes <= 1) { /* the same map everywhere: node does not apply, no program to run */
-    pattern->name = tree ? "node-tree" : "node";
+    pattern->kind = tree ? &nhood_node_tree_kind : &nhood_node_kind;
     return MPI_SUCCESS;
   }
   return nhood_node_build_mpi(ctx->comm, nhood_commctx_reserve_tags(ctx, 1), topo, nodes, tree, pattern, NULL);
 }
 
-int nhood_ensure_pattern(NHOOD_Topo topo, nhood_commctx *ctx, nhood_pattern_kind kind) {
+int nhood_ensure_pattern(NHOOD_Topo topo, nhood_commctx *ctx, nhood_pattern_kind *kind) {
   const nhood_commctx *owner = NULL;
-  if (kind == NHOOD_PATTERN_NONE || (nhood_pattern_of(topo, kind, &owner) != NULL && owner == ctx)) return MPI_SUCCESS;
+  if (kind == NULL || (nhood_pattern_of(topo, kind, &owner) != NULL && owner == ctx)) return MPI_SUCCESS;
   nhood_combine_pattern *pattern = calloc(1, sizeof *pattern);
   if (!pattern) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a forwarding pattern");
-  int rc = kind == NHOOD_PATTERN_COMBINE ? build_combine(topo, ctx, pattern)
-                                         : build_node(topo, ctx, kind == NHOOD_PATTERN_NODE_TREE, pattern);
+  int rc = kind == &nhood_combine_kind ? build_combine(topo, ctx, pattern)
+                                       : build_node(topo, ctx, kind == &nhood_node_tree_kind, pattern);
   if (rc != MPI_SUCCESS) {
     free(pattern);
     return rc;
@@ -258,9 +258,8 @@ static int decide(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a,
   const nhood_nodes *nodes = NULL;
   double *nic = NULL;
   MPI_Comm node_comm = MPI_COMM_NULL;
-  NHOOD_TRY(nhood_ensure_pattern(topo, ctx, NHOOD_PATTERN_COMBINE));
-  NHOOD_TRY(nhood_ensure_pattern(topo, ctx, NHOOD_PATTERN_NODE));
-  NHOOD_TRY(nhood_ensure_pattern(topo, ctx, NHOOD_PATTERN_NODE_TREE));
+  for (int k = 0; k < nhood_algorithm_count(); k++) /* the patterns auto prices, in the registry's order */
+    NHOOD_TRY(nhood_ensure_pattern(topo, ctx, nhood_algorithm_at(k)->pattern));
   NHOOD_TRY(nhood_nodes_for(topo, ctx, &nodes));
   NHOOD_TRY(nhood_grid_of(topo, ctx, &grid));
   local_rc = params_of(ctx, &params);

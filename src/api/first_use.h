@@ -17,13 +17,14 @@
 #include "common/commctx.h"
 #include "engine/native_mpi.h"
 #include "selection/measured.h"
+#include "pattern/kind.h"
 #include "selection/select.h"
 #include "topology/grid.h"
 #include "topology/topology.h"
 
-/* The forwarding pattern of a kind (combine's, node's) of topo on ctx (Phase 1,
- * collectively, the first time); NHOOD_PATTERN_NONE does nothing. */
-int nhood_ensure_pattern(NHOOD_Topo topo, nhood_commctx *ctx, nhood_pattern_kind kind);
+/* The forwarding pattern of a kind (pattern/kind.h) of topo on ctx (Phase 1, collectively,
+ * the first time); NULL does nothing. */
+int nhood_ensure_pattern(NHOOD_Topo topo, nhood_commctx *ctx, nhood_pattern_kind *kind);
 
 /* Which processes of ctx share a node for topo: blocks of NHOOD_INFO_RANKS_PER_NODE ranks
  * where the topology was given it, else the communicator's map (nhood_commctx_nodes;

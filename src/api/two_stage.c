@@ -22,12 +22,12 @@ typedef struct {
   int borrowed; /* a blocking call: lists and arguments are the caller's (no copies) */
 } two_stage;
 
-static int snapshot_topology(two_stage *ts, NHOOD_Topo topo, nhood_pattern_kind kind) {
+static int snapshot_topology(two_stage *ts, NHOOD_Topo topo, nhood_pattern_kind *kind) {
   struct nhood_topo *t = &ts->topo;
   t->kind = topo->kind;
   t->indegree = topo->indegree;
   t->outdegree = topo->outdegree;
-  t->nchannels = 1; /* two-stage calls are never on Cartesian channels (nhood_combine_needs_size_pass) */
+  t->nchannels = 1; /* two-stage calls are never on Cartesian channels (nhood_forwarding_needs_size_pass) */
   t->max_rank = topo->max_rank;
   ts->pattern = nhood_pattern_of(topo, kind, NULL);
   nhood_combine_pattern_retain(ts->pattern);
@@ -71,8 +71,8 @@ cleanup:
   return rc;
 }
 
-int nhood_two_stage_create(NHOOD_Topo topo, nhood_pattern_kind kind, const nhood_coll_args *a, const nhood_commctx *ctx,
-                           nhood_mode mode, nhood_task **task) {
+int nhood_two_stage_create(NHOOD_Topo topo, nhood_pattern_kind *kind, const nhood_coll_args *a,
+                           const nhood_commctx *ctx, nhood_mode mode, nhood_task **task) {
   int rc = MPI_SUCCESS;
   nhood_sched s;
   nhood_task *pass = NULL;

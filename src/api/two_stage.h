@@ -17,11 +17,12 @@
 #include "nhood.h"
 #include "common/commctx.h"
 #include "engine/task.h"
+#include "pattern/kind.h"
 #include "schedule/algorithms.h"
 
 /* A task for the call a on topo over ctx's communicator, which must outlive it, with the
  * topology's pattern of kind. */
-int nhood_two_stage_create(NHOOD_Topo topo, nhood_pattern_kind kind, const nhood_coll_args *a, const nhood_commctx *ctx,
-                           nhood_mode mode, nhood_task **task);
+int nhood_two_stage_create(NHOOD_Topo topo, nhood_pattern_kind *kind, const nhood_coll_args *a,
+                           const nhood_commctx *ctx, nhood_mode mode, nhood_task **task);
 
 #endif

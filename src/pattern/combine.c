@@ -23,6 +23,9 @@
 #include "pattern/records.h"
 #include "topology/topology.h"
 
+nhood_pattern_kind nhood_combine_kind = NHOOD_PATTERN_KIND("combine", "no combining pattern on the topology",
+                                                           "the cost model chose no combining level (depth 0)");
+
 void nhood_combine_params_default(nhood_combine_params *p) {
   *p = (nhood_combine_params){.theta = 1, .max_levels = -1, .force_levels = -1, .block_bytes = 8};
   nhood_cost_params_default(&p->cost);
@@ -312,7 +315,7 @@ static int finish(state *s, nhood_bsp_outbox *out) {
   for (int level = 0; level < depth; level++) s->levels[level].round = level;
   p->nlevels = depth;
   p->nrounds = depth;
-  p->name = "combine";
+  p->kind = &nhood_combine_kind;
   p->levels = s->levels;
   s->levels = NULL;
   /* Split off the duty to oneself; tell every other target what it will receive. At depth 0

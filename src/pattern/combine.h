@@ -44,6 +44,7 @@
 #include "common/cost_model.h"
 #include "nhood.h"
 #include "pattern/bsp.h"
+#include "pattern/kind.h"
 #include "pattern/records.h"
 
 typedef struct {
@@ -83,15 +84,18 @@ typedef struct {
 typedef struct nhood_combine_pattern {
   int nlevels; /* exchanges of this process (combine: levels in use, the same on every process) */
   nhood_combine_level *levels;
-  int nrounds;            /* exchange rounds, the same on every process (0: the algorithm does not apply) */
-  const char *name;       /* the algorithm that made it ("combine", "node"), which its schedules are named by */
-  nhood_records duties;   /* after the levels: (target, n, sources) sent in one message, target != me */
-  nhood_records self;     /* at most one record (me, n, sources): blocks for me held here */
-  nhood_records incoming; /* (owner, n, sources): the combined messages this process receives */
-  double predicted_us[2]; /* the model's estimate without combining and with the chosen depth */
+  int nrounds; /* exchange rounds, the same on every process (0: the algorithm does not apply) */
+  const struct nhood_pattern_kind *kind; /* the algorithm that made it, which its schedules are named by */
+  nhood_records duties;                  /* after the levels: (target, n, sources) sent in one message, target != me */
+  nhood_records self;                    /* at most one record (me, n, sources): blocks for me held here */
+  nhood_records incoming;                /* (owner, n, sources): the combined messages this process receives */
+  double predicted_us[2];                /* the model's estimate without combining and with the chosen depth */
   /* References beyond the first, for a pattern on the heap (see retain / release). */
   atomic_int extra_refs;
 } nhood_combine_pattern;
+
+/* combine's kind of pattern (pattern/kind.h). */
+extern nhood_pattern_kind nhood_combine_kind;
 
 /* Frees what the pattern holds (not the struct itself). */
 void nhood_combine_pattern_free(nhood_combine_pattern *p);

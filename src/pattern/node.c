@@ -630,7 +630,12 @@ static int by_round_then_partner(const void *a, const void *b) {
   return (x->partner > y->partner) - (x->partner < y->partner);
 }
 
-static const char *pattern_name(const state *s) { return s->tree ? "node-tree" : "node"; }
+nhood_pattern_kind nhood_node_kind =
+    NHOOD_PATTERN_KIND("node", "no node pattern on the topology", "no process has a neighbor on another node");
+nhood_pattern_kind nhood_node_tree_kind =
+    NHOOD_PATTERN_KIND("node-tree", "no node pattern on the topology", "no process has a neighbor on another node");
+
+static const nhood_pattern_kind *kind_of(const state *s) { return s->tree ? &nhood_node_tree_kind : &nhood_node_kind; }
 
 /* The exchanges into the pattern, ordered as the schedule runs them; the delivery checked. */
 static int finish_pattern(state *s, int nrounds) {
@@ -639,7 +644,7 @@ static int finish_pattern(state *s, int nrounds) {
   p->levels = s->x;
   p->nlevels = s->nx;
   p->nrounds = nrounds;
-  p->name = pattern_name(s);
+  p->kind = kind_of(s);
   s->x = NULL;
   s->nx = s->capx = 0;
   return nhood_pattern_check_delivery(s->topo, s->me, p);
@@ -663,7 +668,7 @@ static int node_step(void *st, const nhood_bsp_inbox *in, nhood_bsp_outbox *out)
       return step_volumes(s, out);
     case 1:
       if (!in->any_vote) { /* no edge between nodes anywhere: the pattern stays empty */
-        s->pattern.name = pattern_name(s);
+        s->pattern.kind = kind_of(s);
         out->done = 1;
         return MPI_SUCCESS;
       }

@@ -51,7 +51,11 @@
 #include "common/nodes.h"
 #include "nhood.h"
 #include "pattern/bsp.h"
+#include "pattern/kind.h"
 #include "pattern/combine.h"
+
+/* node's and node-tree's kinds of pattern (pattern/kind.h). */
+extern nhood_pattern_kind nhood_node_kind, nhood_node_tree_kind;
 
 /* Phase 1 over MPI, collectively over comm (private to the library), for this process's
  * topology; nodes maps comm's ranks to nodes; tree: node-tree's pattern, else node's. The

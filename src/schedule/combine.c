@@ -30,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "common/commctx.h"
 #include "common/errors.h"
 #include "common/mpi_util.h"
 #include "pattern/combine.h"
@@ -336,17 +335,9 @@ cleanup:
   return rc;
 }
 
-/* The algorithm of each pattern kind, and its size pass: what its schedules are called (what
- * ran, as requests report it). */
-static const char *const kind_names[NHOOD_PATTERN_KINDS] = {"none", "combine", "node", "node-tree"};
-static const char *const size_pass_names[NHOOD_PATTERN_KINDS] = {"none", "combine (size pass)", "node (size pass)",
-                                                                 "node-tree (size pass)"};
-
 static const char *schedule_name(const nhood_combine_pattern *p, build_mode mode) {
-  int kind = NHOOD_PATTERN_COMBINE;
-  for (int k = NHOOD_PATTERN_COMBINE; k < NHOOD_PATTERN_KINDS; k++)
-    if (p->name && strcmp(p->name, kind_names[k]) == 0) kind = k;
-  return mode == SIZE_PASS ? size_pass_names[kind] : kind_names[kind];
+  const nhood_pattern_kind *kind = p->kind ? p->kind : &nhood_combine_kind;
+  return mode == SIZE_PASS ? kind->size_pass : kind->algorithm;
 }
 
 /* Builds the schedule of one mode; own_sizes (SIZE_PASS) receives this process's block sizes. */
@@ -412,63 +403,26 @@ static int equal_blocks(const nhood_coll_args *a) {
 
 /* Why the algorithm of a pattern kind does not apply: the conditions are the same on every
  * process (the pattern's rounds are global, the topology kind is too), so all fall back alike. */
-static const char *unfit_pattern(const nhood_topo *t, nhood_pattern_kind kind) {
+const char *nhood_unfit_forwarding(nhood_pattern_kind *kind, const nhood_topo *t) {
   const nhood_combine_pattern *p = nhood_pattern_of(t, kind, NULL);
   if (t->nchannels != 1) return "Cartesian channels (a topology from a Cartesian communicator)";
-  if (p == NULL)
-    return kind == NHOOD_PATTERN_COMBINE ? "no combining pattern on the topology" : "no node pattern on the topology";
-  if (p->nrounds == 0)
-    return kind == NHOOD_PATTERN_COMBINE ? "the cost model chose no combining level (depth 0)"
-                                         : "no process has a neighbor on another node";
+  if (p == NULL) return kind->missing;
+  if (p->nrounds == 0) return kind->empty;
   return NULL;
 }
 
-static int build_equal(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s, nhood_pattern_kind kind) {
-  const char *name = kind_names[kind];
-  if (unfit_pattern(t, kind)) return nhood_error(MPI_ERR_INTERN, "%s built for a topology it does not apply to", name);
+int nhood_forwarding_needs_size_pass(nhood_pattern_kind *kind, const nhood_topo *t, const nhood_coll_args *a) {
+  return !nhood_unfit_forwarding(kind, t) && !equal_blocks(a);
+}
+
+int nhood_build_forwarding(nhood_pattern_kind *kind, const nhood_topo *t, const nhood_coll_args *a, int me,
+                           nhood_sched *s) {
+  if (nhood_unfit_forwarding(kind, t))
+    return nhood_error(MPI_ERR_INTERN, "%s built for a topology it does not apply to", kind->algorithm);
   if (!equal_blocks(a))
-    return nhood_error(MPI_ERR_INTERN, "%s: a %s takes a size pass first (nhood_build_combine_size_pass)", name,
-                       nhood_coll_names[a->kind]);
+    return nhood_error(MPI_ERR_INTERN, "%s: a %s takes a size pass first (nhood_build_combine_size_pass)",
+                       kind->algorithm, nhood_coll_names[a->kind]);
   return build(t, nhood_pattern_of(t, kind, NULL), a, me, EQUAL_BLOCKS, NULL, NULL, s);
-}
-
-const char *nhood_unfit_combine(const nhood_topo *t, const nhood_coll_args *a) {
-  (void)a;
-  return unfit_pattern(t, NHOOD_PATTERN_COMBINE);
-}
-
-const char *nhood_unfit_node(const nhood_topo *t, const nhood_coll_args *a) {
-  (void)a;
-  return unfit_pattern(t, NHOOD_PATTERN_NODE);
-}
-
-const char *nhood_unfit_node_tree(const nhood_topo *t, const nhood_coll_args *a) {
-  (void)a;
-  return unfit_pattern(t, NHOOD_PATTERN_NODE_TREE);
-}
-
-int nhood_combine_needs_size_pass(const nhood_topo *t, const nhood_coll_args *a) {
-  return !unfit_pattern(t, NHOOD_PATTERN_COMBINE) && !equal_blocks(a);
-}
-
-int nhood_node_needs_size_pass(const nhood_topo *t, const nhood_coll_args *a) {
-  return !unfit_pattern(t, NHOOD_PATTERN_NODE) && !equal_blocks(a);
-}
-
-int nhood_node_tree_needs_size_pass(const nhood_topo *t, const nhood_coll_args *a) {
-  return !unfit_pattern(t, NHOOD_PATTERN_NODE_TREE) && !equal_blocks(a);
-}
-
-int nhood_build_combine(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
-  return build_equal(t, a, me, s, NHOOD_PATTERN_COMBINE);
-}
-
-int nhood_build_node(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
-  return build_equal(t, a, me, s, NHOOD_PATTERN_NODE);
-}
-
-int nhood_build_node_tree(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
-  return build_equal(t, a, me, s, NHOOD_PATTERN_NODE_TREE);
 }
 
 int nhood_build_combine_size_pass(const nhood_topo *t, const nhood_combine_pattern *p, const nhood_coll_args *a, int me,
@@ -486,48 +440,4 @@ int nhood_build_combine_size_pass(const nhood_topo *t, const nhood_combine_patte
 int nhood_build_combine_sized(const nhood_topo *t, const nhood_combine_pattern *p, const nhood_coll_args *a, int me,
                               const void *size_pass_scratch, nhood_sched *s) {
   return build(t, p, a, me, SIZED_DATA, size_pass_scratch, NULL, s);
-}
-
-/* ---- the pattern on the topology --------------------------------------------------------- */
-
-typedef struct {
-  nhood_combine_pattern *pattern;
-  nhood_commctx *owner;
-} attached_pattern;
-
-static void detach(void *value) {
-  attached_pattern *a = value;
-  nhood_combine_pattern_release(a->pattern);
-  if (a->owner) nhood_commctx_release(a->owner);
-  free(a);
-}
-
-static nhood_topo_key pattern_keys[NHOOD_PATTERN_KINDS] = {
-    NHOOD_TOPO_KEY("no pattern", detach), NHOOD_TOPO_KEY("combining pattern", detach),
-    NHOOD_TOPO_KEY("node pattern", detach), NHOOD_TOPO_KEY("node-tree pattern", detach)};
-
-nhood_combine_pattern *nhood_pattern_of(const nhood_topo *t, nhood_pattern_kind kind, const nhood_commctx **owner) {
-  const attached_pattern *a = kind > NHOOD_PATTERN_NONE && kind < NHOOD_PATTERN_KINDS
-                                  ? nhood_topo_attr((nhood_topo *)t, &pattern_keys[kind])
-                                  : NULL;
-  if (owner) *owner = a ? a->owner : NULL;
-  return a ? a->pattern : NULL;
-}
-
-int nhood_pattern_attach(nhood_topo *t, nhood_pattern_kind kind, nhood_combine_pattern *p, nhood_commctx *owner) {
-  attached_pattern *a = NULL;
-  if (kind <= NHOOD_PATTERN_NONE || kind >= NHOOD_PATTERN_KINDS)
-    return nhood_error(MPI_ERR_INTERN, "attaching a pattern of an unknown kind");
-  if (p != NULL) {
-    if (!(a = malloc(sizeof *a))) return nhood_error(MPI_ERR_NO_MEM, "out of memory attaching a pattern");
-    a->pattern = p;
-    a->owner = owner;
-    if (owner) nhood_commctx_retain(owner);
-  }
-  int rc = nhood_topo_attr_set(t, &pattern_keys[kind], a);
-  if (rc != MPI_SUCCESS && a) { /* the caller keeps its pattern */
-    if (owner) nhood_commctx_release(owner);
-    free(a);
-  }
-  return rc;
 }

@@ -20,11 +20,12 @@
 #include "schedule/algorithms.h"
 #include "topology/topology.h"
 
-int nhood_build_reduce(nhood_builder build, const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
+int nhood_build_reduce(nhood_exchange_builder build, const void *algorithm, const nhood_topo *t,
+                       const nhood_coll_args *a, int me, nhood_sched *s) {
   int rc = MPI_SUCCESS;
   nhood_coll_args exchange = *a;
   exchange.kind = a->kind == NHOOD_REDUCE ? NHOOD_ALLGATHER : NHOOD_ALLTOALL;
-  NHOOD_TRY(build(t, &exchange, me, s));
+  NHOOD_TRY(build(algorithm, t, &exchange, me, s));
   /* Receive block i lies at i * count * extent from a base in scratch, placed so that the
    * datatype's true lower bound (possibly negative) stays inside the allocation. */
   MPI_Aint true_lb = 0, true_extent = 0, stride = (MPI_Aint)a->recvcount * a->recv_extent;

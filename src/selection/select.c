@@ -10,6 +10,8 @@
 #include "common/errors.h"
 #include "common/mpi_util.h"
 #include "engine/native_mpi.h"
+#include "pattern/combine.h"
+#include "pattern/node.h"
 
 /* "mpi" where this process can run MPI's own collective (the API layer agrees over processes). */
 static const char *unfit_native(const nhood_topo *t, const nhood_coll_args *a) {
@@ -20,44 +22,74 @@ static const char *unfit_native(const nhood_topo *t, const nhood_coll_args *a) {
 }
 
 /* Every algorithm the library has, in the order "auto" breaks ties in: what needs the least
- * set-up first, MPI's own last (its communicator is collective to create). */
+ * set-up first, MPI's own last (its communicator is collective to create). A field left out
+ * is 0 or NULL: applies everywhere, no pattern, one schedule, any placement. */
 static const nhood_algorithm algorithms[] = {
-    {"direct", "one message per edge in one round, as MPICH and Open MPI do; the baseline", NULL, NULL,
-     nhood_build_direct, NHOOD_PATTERN_NONE, 0, NULL, 0, 0},
-    {"staggered",
-     "direct's messages, each process sending first to the ranks after its own (cyclically), so that the first "
-     "messages do not all head for the same node",
-     NULL, "direct", nhood_build_staggered, NHOOD_PATTERN_NONE, 0, NULL, 0, 1},
-    {"combine",
-     "cumulative message combining over common neighborhoods: about log2 P levels of exchanges with hypercube "
-     "partners, then one combined message per target; the pattern is built collectively at first use",
-     nhood_unfit_combine, "direct", nhood_build_combine, NHOOD_PATTERN_COMBINE, 0, nhood_combine_needs_size_pass, 0, 0},
-    {"node",
-     "node-aware aggregation: blocks for another node gathered on-node, one message per pair of nodes, handed out "
-     "on-node; the node pairs spread over each node's processes by volume; the pattern is built collectively at "
-     "first use",
-     nhood_unfit_node, "direct", nhood_build_node, NHOOD_PATTERN_NODE, 0, nhood_node_needs_size_pass, 0, 0},
-    {"node-tree",
-     "node-aware aggregation for small blocks: node's routes, with the on-node gather and hand-out along a "
-     "hypercube of the node's processes (log2 k rounds of one message each, not up to k - 1 messages); the pattern "
-     "is built collectively at first use",
-     nhood_unfit_node_tree, "direct", nhood_build_node_tree, NHOOD_PATTERN_NODE_TREE, 0,
-     nhood_node_tree_needs_size_pass, 0, 0},
-    {"cart-direct", "isomorphic neighborhoods: a round per offset", nhood_unfit_cart_direct, "direct",
-     nhood_build_cart_direct, NHOOD_PATTERN_NONE, 0, NULL, 1, 0},
-    {"cart-dim", "isomorphic neighborhoods: combining along dimensions, a round per dimension and coordinate value",
-     nhood_unfit_cart_dim, "cart-direct", nhood_build_cart_dim, NHOOD_PATTERN_NONE, 0, NULL, 1, 0},
-    {"cart-dim-batch", "isomorphic neighborhoods: combining along dimensions, a round per dimension",
-     nhood_unfit_cart_dim, "cart-direct", nhood_build_cart_dim_batch, NHOOD_PATTERN_NONE, 0, NULL, 1, 0},
-    {"cart-bruck",
-     "isomorphic neighborhoods: Bruck-like hops, logarithmically many; hops no block takes together share a round",
-     nhood_unfit_cart_bruck, "cart-dim", nhood_build_cart_bruck, NHOOD_PATTERN_NONE, 0, NULL, 1, 0},
-    {"cart-2hop",
-     "isomorphic neighborhoods: two rounds, each dimension's values in one of them or split by sign (5 + 5 "
-     "messages for 3-D Moore r=1)",
-     nhood_unfit_cart_2hop, "cart-dim-batch", nhood_build_cart_2hop, NHOOD_PATTERN_NONE, 0, NULL, 1, 0},
-    {"mpi", "the MPI library's own MPI_Neighbor_* on a distributed-graph communicator nhood creates at first use",
-     unfit_native, "direct", NULL, NHOOD_PATTERN_NONE, 1, NULL, 0, 0},
+    {.name = "direct",
+     .description = "one message per edge in one round, as MPICH and Open MPI do; the baseline",
+     .build = nhood_build_direct},
+    {.name = "staggered",
+     .description = "direct's messages, each process sending first to the ranks after its own (cyclically), so "
+                    "that the first messages do not all head for the same node",
+     .fallback = "direct",
+     .build = nhood_build_staggered,
+     .across_nodes = 1},
+    {.name = "combine",
+     .description = "cumulative message combining over common neighborhoods: about log2 P levels of exchanges with "
+                    "hypercube partners, then one combined message per target; the pattern is built collectively "
+                    "at first use",
+     .fallback = "direct",
+     .pattern = &nhood_combine_kind},
+    {.name = "node",
+     .description = "node-aware aggregation: blocks for another node gathered on-node, one message per pair of "
+                    "nodes, handed out on-node; the node pairs spread over each node's processes by volume; the "
+                    "pattern is built collectively at first use",
+     .fallback = "direct",
+     .pattern = &nhood_node_kind},
+    {.name = "node-tree",
+     .description = "node-aware aggregation for small blocks: node's routes, with the on-node gather and hand-out "
+                    "along a hypercube of the node's processes (log2 k rounds of one message each, not up to k - 1 "
+                    "messages); the pattern is built collectively at first use",
+     .fallback = "direct",
+     .pattern = &nhood_node_tree_kind},
+    {.name = "cart-direct",
+     .description = "isomorphic neighborhoods: a round per offset",
+     .unfit = nhood_unfit_cart_direct,
+     .fallback = "direct",
+     .build = nhood_build_cart_direct,
+     .needs_grid = 1},
+    {.name = "cart-dim",
+     .description = "isomorphic neighborhoods: combining along dimensions, a round per dimension and coordinate value",
+     .unfit = nhood_unfit_cart_dim,
+     .fallback = "cart-direct",
+     .build = nhood_build_cart_dim,
+     .needs_grid = 1},
+    {.name = "cart-dim-batch",
+     .description = "isomorphic neighborhoods: combining along dimensions, a round per dimension",
+     .unfit = nhood_unfit_cart_dim,
+     .fallback = "cart-direct",
+     .build = nhood_build_cart_dim_batch,
+     .needs_grid = 1},
+    {.name = "cart-bruck",
+     .description = "isomorphic neighborhoods: Bruck-like hops, logarithmically many; hops no block takes together "
+                    "share a round",
+     .unfit = nhood_unfit_cart_bruck,
+     .fallback = "cart-dim",
+     .build = nhood_build_cart_bruck,
+     .needs_grid = 1},
+    {.name = "cart-2hop",
+     .description = "isomorphic neighborhoods: two rounds, each dimension's values in one of them or split by sign (5 "
+                    "+ 5 messages for 3-D Moore r=1)",
+     .unfit = nhood_unfit_cart_2hop,
+     .fallback = "cart-dim-batch",
+     .build = nhood_build_cart_2hop,
+     .needs_grid = 1},
+    {.name = "mpi",
+     .description = "the MPI library's own MPI_Neighbor_* on a distributed-graph communicator nhood creates at first "
+                    "use",
+     .unfit = unfit_native,
+     .fallback = "direct",
+     .native = 1},
 };
 #define NALGORITHMS (sizeof algorithms / sizeof algorithms[0])
 
@@ -86,18 +118,27 @@ const char *nhood_algorithm_names(void) {
 int nhood_algorithm_count(void) { return (int)NALGORITHMS; }
 const nhood_algorithm *nhood_algorithm_at(int k) { return &algorithms[k]; }
 
+/* An algorithm with a forwarding pattern runs the shared Phase 2 with its kind of pattern
+ * (schedule/algorithms.h); the others, their own builder. */
 int nhood_algorithm_needs_size_pass(const nhood_algorithm *alg, const nhood_topo *t, const nhood_coll_args *a) {
-  return alg->needs_size_pass && alg->needs_size_pass(t, a);
+  return alg->pattern && nhood_forwarding_needs_size_pass(alg->pattern, t, a);
+}
+
+static int build_exchange(const void *algorithm, const nhood_topo *t, const nhood_coll_args *a, int me,
+                          nhood_sched *s) {
+  const nhood_algorithm *alg = algorithm;
+  return alg->pattern ? nhood_build_forwarding(alg->pattern, t, a, me, s) : alg->build(t, a, me, s);
 }
 
 int nhood_algorithm_build(const nhood_algorithm *alg, const nhood_topo *t, const nhood_coll_args *a, int me,
                           nhood_sched *s) {
   if (alg->native) return nhood_error(MPI_ERR_INTERN, "the algorithm \"mpi\" has no schedule");
-  return nhood_coll_reduces(a->kind) ? nhood_build_reduce(alg->build, t, a, me, s) : alg->build(t, a, me, s);
+  return nhood_coll_reduces(a->kind) ? nhood_build_reduce(build_exchange, alg, t, a, me, s)
+                                     : build_exchange(alg, t, a, me, s);
 }
 
 const char *nhood_algorithm_unfit(const nhood_algorithm *alg, const nhood_topo *t, const nhood_coll_args *a) {
-  return alg->unfit ? alg->unfit(t, a) : NULL;
+  return alg->pattern ? nhood_unfit_forwarding(alg->pattern, t) : alg->unfit ? alg->unfit(t, a) : NULL;
 }
 
 /* NHOOD_FALLBACK: "error" (2), "print" (1), else silent (0); read once. */

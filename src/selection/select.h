@@ -27,14 +27,14 @@ typedef struct nhood_algorithm {
   nhood_unfit unfit;
   const char *fallback; /* what runs where it does not apply; NULL: it always applies */
   nhood_builder build;  /* through nhood_algorithm_build, which adds the reductions */
-  /* The forwarding pattern the builder needs (built collectively, once per topology object
-   * and communicator, by the API layer); NHOOD_PATTERN_NONE for most. */
-  nhood_pattern_kind pattern;
+  /* The kind of forwarding pattern the algorithm runs on (pattern/kind.h: built collectively,
+   * once per topology object and communicator, by the API layer), NULL for most. With one,
+   * unfit and build are the shared Phase 2's (schedule/algorithms.h), and the v and w
+   * collectives take two schedules, a size pass then the data. */
+  struct nhood_pattern_kind *pattern;
   /* 1 for "mpi": no schedule; the MPI library's own MPI_Neighbor_* runs on a distributed-graph
    * communicator the API layer creates (engine/native_mpi.h). build is NULL. */
   int native;
-  /* Non-NULL when some calls take two schedules, a size pass then the data (combine, node). */
-  int (*needs_size_pass)(const nhood_topo *t, const nhood_coll_args *a);
   /* 1 for the isomorphic algorithms: on a graph topology they run on the view of the grid the
    * API layer finds under it (topology/grid.h), where there is one. */
   int needs_grid;

@@ -28,6 +28,7 @@
 #include "cli.h"
 #include "loggp.h"
 #include "phase1_combine.h"
+#include "pattern/kind.h"
 #include "schedule/algorithms.h"
 #include "selection/select.h"
 #include "sim_bound.h"

@@ -30,7 +30,7 @@ double phase1_project_us(const nhood_bsp_stats *st, const loggp_params *m, int n
 }
 
 /* Attaches patterns[r] to topos[r] (the array is freed, the patterns taken) and fills stats. */
-static int attach_all(int nranks, NHOOD_Topo *topos, nhood_pattern_kind kind, nhood_combine_pattern *patterns,
+static int attach_all(int nranks, NHOOD_Topo *topos, nhood_pattern_kind *kind, nhood_combine_pattern *patterns,
                       nhood_bsp_stats *st, const loggp_params *model, phase1_stats *stats) {
   int failed = 0;
   for (int r = 0; r < nranks; r++) {
@@ -73,14 +73,15 @@ int phase1_combine_run(int nranks, NHOOD_Topo *topos, int theta, const loggp_par
     free(patterns);
     return 1;
   }
-  int failed = attach_all(nranks, topos, NHOOD_PATTERN_COMBINE, patterns, &st, model, stats);
+  int failed = attach_all(nranks, topos, &nhood_combine_kind, patterns, &st, model, stats);
   if (failed) snprintf(err, errlen, "combine: out of memory attaching patterns");
   return failed;
 }
 
 static int node_run(int nranks, NHOOD_Topo *topos, int tree, const loggp_params *model, phase1_stats *stats, char *err,
                     size_t errlen) {
-  const char *name = tree ? "node-tree" : "node";
+  nhood_pattern_kind *kind = tree ? &nhood_node_tree_kind : &nhood_node_kind;
+  const char *name = kind->algorithm;
   nhood_nodes nodes;
   nhood_nodes_blocks(&nodes, nranks, model->ranks_per_node > 0 ? model->ranks_per_node : 1);
   nhood_combine_pattern *patterns = calloc((size_t)nranks + 1, sizeof *patterns);
@@ -96,8 +97,7 @@ static int node_run(int nranks, NHOOD_Topo *topos, int tree, const loggp_params 
     free(patterns);
     return 1;
   }
-  int failed =
-      attach_all(nranks, topos, tree ? NHOOD_PATTERN_NODE_TREE : NHOOD_PATTERN_NODE, patterns, &st, model, stats);
+  int failed = attach_all(nranks, topos, kind, patterns, &st, model, stats);
   if (failed) snprintf(err, errlen, "%s: out of memory attaching patterns", name);
   return failed;
 }
