@@ -123,44 +123,26 @@ cleanup:
   return rc;
 }
 
-/* combine's Phase 1, its depth chosen under the parameters "auto" decides with. A file that
- * cannot be read leaves the defaults here; "auto" reports it. */
-static int build_combine(NHOOD_Topo topo, nhood_commctx *ctx, nhood_combine_pattern *pattern) {
-  nhood_combine_params params;
-  nhood_combine_params_default(&params);
-  nhood_combine_params_from_env(&params);
-  const nhood_cost_params *cost = NULL;
-  int rc = params_of(ctx, &cost);
-  if (rc == MPI_SUCCESS)
-    params.cost = *cost;
-  else if (cost == NULL)
-    return rc; /* the placement could not be found */
-  return nhood_combine_build_mpi(ctx->comm, nhood_commctx_reserve_tags(ctx, 1), topo, &params, pattern, NULL);
-}
-
-static int build_node(NHOOD_Topo topo, nhood_commctx *ctx, int tree, nhood_combine_pattern *pattern) {
-  const nhood_nodes *nodes = NULL;
-  int rc = nhood_nodes_for(topo, ctx, &nodes);
-  if (rc != MPI_SUCCESS) return rc;
-  if (nodes->nnodes <= 1) { /* the same map everywhere: node does not apply, no program to run */
-    pattern->kind = tree ? &nhood_node_tree_kind : &nhood_node_kind;
-    return MPI_SUCCESS;
-  }
-  return nhood_node_build_mpi(ctx->comm, nhood_commctx_reserve_tags(ctx, 1), topo, nodes, tree, pattern, NULL);
-}
-
 int nhood_ensure_pattern(NHOOD_Topo topo, nhood_commctx *ctx, nhood_pattern_kind *kind) {
   const nhood_commctx *owner = NULL;
   if (kind == NULL || (nhood_pattern_of(topo, kind, &owner) != NULL && owner == ctx)) return MPI_SUCCESS;
+  nhood_phase1_env env = {.comm = ctx->comm};
+  int rc = MPI_SUCCESS;
+  if (kind->needs & NHOOD_PHASE1_COST) {
+    /* A parameter file that cannot be read leaves the defaults here; "auto" reports it. */
+    rc = params_of(ctx, &env.cost);
+    if (env.cost == NULL) return rc; /* the placement could not be found */
+  }
+  if (kind->needs & NHOOD_PHASE1_NODES) NHOOD_TRY(nhood_nodes_for(topo, ctx, &env.nodes));
+  env.tag = nhood_commctx_reserve_tags(ctx, 1);
   nhood_combine_pattern *pattern = calloc(1, sizeof *pattern);
   if (!pattern) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a forwarding pattern");
-  int rc = kind == &nhood_combine_kind ? build_combine(topo, ctx, pattern)
-                                       : build_node(topo, ctx, kind == &nhood_node_tree_kind, pattern);
-  if (rc != MPI_SUCCESS) {
+  if ((rc = kind->build_mpi(kind, &env, topo, pattern)) != MPI_SUCCESS) {
     free(pattern);
     return rc;
   }
   if ((rc = nhood_pattern_attach(topo, kind, pattern, ctx)) != MPI_SUCCESS) nhood_combine_pattern_release(pattern);
+cleanup:
   return rc;
 }
 

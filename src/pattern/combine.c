@@ -23,9 +23,6 @@
 #include "pattern/records.h"
 #include "topology/topology.h"
 
-nhood_pattern_kind nhood_combine_kind = NHOOD_PATTERN_KIND("combine", "no combining pattern on the topology",
-                                                           "the cost model chose no combining level (depth 0)");
-
 void nhood_combine_params_default(nhood_combine_params *p) {
   *p = (nhood_combine_params){.theta = 1, .max_levels = -1, .force_levels = -1, .block_bytes = 8};
   nhood_cost_params_default(&p->cost);
@@ -529,3 +526,39 @@ cleanup:
   free(pointers);
   return rc;
 }
+
+/* ---- the kind ------------------------------------------------------------------------- */
+
+/* The parameters of a run: the defaults, NHOOD_COMBINE_*, the caller's threshold, and the
+ * depth chosen under the parameters "auto" prices with. */
+static nhood_combine_params params_for(const nhood_phase1_env *env) {
+  nhood_combine_params params;
+  nhood_combine_params_default(&params);
+  nhood_combine_params_from_env(&params);
+  if (env->theta > 0) params.theta = env->theta;
+  params.cost = *env->cost;
+  return params;
+}
+
+static int phase1_mpi(const nhood_pattern_kind *kind, const nhood_phase1_env *env, NHOOD_Topo topo,
+                      nhood_combine_pattern *pattern) {
+  (void)kind;
+  nhood_combine_params params = params_for(env);
+  return nhood_combine_build_mpi(env->comm, env->tag, topo, &params, pattern, NULL);
+}
+
+static int phase1_local(const nhood_pattern_kind *kind, const nhood_phase1_env *env, int nranks,
+                        const NHOOD_Topo topos[], nhood_combine_pattern patterns[], nhood_bsp_stats *stats) {
+  (void)kind;
+  nhood_combine_params params = params_for(env);
+  return nhood_combine_build_local(nranks, topos, &params, patterns, stats);
+}
+
+nhood_pattern_kind nhood_combine_kind = {.algorithm = "combine",
+                                         .size_pass = "combine (size pass)",
+                                         .missing = "no combining pattern on the topology",
+                                         .empty = "the cost model chose no combining level (depth 0)",
+                                         .key = NHOOD_TOPO_KEY("combining pattern", nhood_pattern_detach),
+                                         .needs = NHOOD_PHASE1_COST,
+                                         .build_mpi = phase1_mpi,
+                                         .build_local = phase1_local};

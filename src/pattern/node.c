@@ -630,11 +630,6 @@ static int by_round_then_partner(const void *a, const void *b) {
   return (x->partner > y->partner) - (x->partner < y->partner);
 }
 
-nhood_pattern_kind nhood_node_kind =
-    NHOOD_PATTERN_KIND("node", "no node pattern on the topology", "no process has a neighbor on another node");
-nhood_pattern_kind nhood_node_tree_kind =
-    NHOOD_PATTERN_KIND("node-tree", "no node pattern on the topology", "no process has a neighbor on another node");
-
 static const nhood_pattern_kind *kind_of(const state *s) { return s->tree ? &nhood_node_tree_kind : &nhood_node_kind; }
 
 /* The exchanges into the pattern, ordered as the schedule runs them; the delivery checked. */
@@ -793,3 +788,29 @@ cleanup:
   free(pointers);
   return rc;
 }
+
+/* ---- the kinds ------------------------------------------------------------------------- */
+
+static int phase1_mpi(const nhood_pattern_kind *kind, const nhood_phase1_env *env, NHOOD_Topo topo,
+                      nhood_combine_pattern *pattern) {
+  if (env->nodes->nnodes <= 1) { /* the same map everywhere: node does not apply, no program to run */
+    pattern->kind = kind;
+    return MPI_SUCCESS;
+  }
+  return nhood_node_build_mpi(env->comm, env->tag, topo, env->nodes, kind == &nhood_node_tree_kind, pattern, NULL);
+}
+
+static int phase1_local(const nhood_pattern_kind *kind, const nhood_phase1_env *env, int nranks,
+                        const NHOOD_Topo topos[], nhood_combine_pattern patterns[], nhood_bsp_stats *stats) {
+  return nhood_node_build_local(nranks, topos, env->nodes, kind == &nhood_node_tree_kind, patterns, stats);
+}
+
+#define NODE_KIND(name)                                                                                \
+  {                                                                                                    \
+    .algorithm = name, .size_pass = name " (size pass)", .missing = "no node pattern on the topology", \
+    .empty = "no process has a neighbor on another node",                                              \
+    .key = NHOOD_TOPO_KEY(name " pattern", nhood_pattern_detach), .needs = NHOOD_PHASE1_NODES,         \
+    .build_mpi = phase1_mpi, .build_local = phase1_local                                               \
+  }
+nhood_pattern_kind nhood_node_kind = NODE_KIND("node");
+nhood_pattern_kind nhood_node_tree_kind = NODE_KIND("node-tree");

@@ -26,7 +26,7 @@
 #include "cli.h"
 #include "loggp.h"
 #include "common/nodes.h"
-#include "phase1_combine.h"
+#include "sim_phase1.h"
 #include "sim_grid.h"
 #include "selection/select.h"
 #include "sim_topos.h"
@@ -425,11 +425,13 @@ static int run_topology(const options *opt, const char *text, FILE *json, char *
       .L = opt->params.L, .o = opt->params.o, .g = opt->params.g, .G = opt->params.G, .Gcopy = opt->params.Gcopy};
   model.ranks_per_node = opt->ranks_per_node;
   phase1_stats p1;
-  if (phase1_combine_run(opt->ranks, topos, opt->theta, &model, &p1, err, errlen) != 0) goto cleanup;
-  /* Without --ranks-per-node the ranks share one node, where node does not apply. */
-  if (opt->ranks_per_node > 0 && (phase1_node_run(opt->ranks, topos, opt->theta, &model, &p1, err, errlen) != 0 ||
-                                  phase1_node_tree_run(opt->ranks, topos, opt->theta, &model, &p1, err, errlen) != 0))
-    goto cleanup;
+  /* Every kind of pattern "auto" prices, as the library builds them at the first call; without
+   * --ranks-per-node the ranks share one node, where those that need nodes do not apply. */
+  for (int k = 0; k < nhood_algorithm_count(); k++) {
+    nhood_pattern_kind *kind = nhood_algorithm_at(k)->pattern;
+    if (kind == NULL || ((kind->needs & NHOOD_PHASE1_NODES) && opt->ranks_per_node <= 0)) continue;
+    if (sim_phase1_run(kind, opt->ranks, topos, opt->theta, &model, &p1, err, errlen) != 0) goto cleanup;
+  }
   /* The grid under a graph, as the library searches it at its first call (api/first_use.h). */
   if (sim_grid_find(opt->ranks, topos, &grid, err, errlen) != 0) goto cleanup;
   if (grid && grid[0]) {

@@ -27,7 +27,6 @@
 
 #include "cli.h"
 #include "loggp.h"
-#include "phase1_combine.h"
 #include "pattern/kind.h"
 #include "schedule/algorithms.h"
 #include "selection/select.h"
@@ -59,20 +58,6 @@ static double now_s(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
-}
-
-/* ------------------------------------------------------------------------------------- */
-/* Phase 1 hooks                                                                          */
-/* ------------------------------------------------------------------------------------- */
-
-/* Algorithms with a Phase 1 (sim_phase1.h), terminated by a NULL name. */
-static const phase1_hook phase1_hooks[] = {
-    {"combine", phase1_combine_run}, {"node", phase1_node_run}, {"node-tree", phase1_node_tree_run}, {NULL, NULL}};
-
-static const phase1_hook *phase1_hook_of(const char *algorithm) {
-  for (const phase1_hook *h = phase1_hooks; h->algorithm != NULL; h++)
-    if (strcmp(h->algorithm, algorithm) == 0) return h;
-  return NULL;
 }
 
 /* ------------------------------------------------------------------------------------- */
@@ -415,10 +400,10 @@ static int topo_set_init(topo_set *ts, const topospec *spec, int nranks, char *e
 
 /* Runs the algorithm's Phase 1 on these topologies unless it ran already (or has none). */
 static int ensure_phase1(topo_set *ts, const options *opt, int a, char *err, size_t errlen) {
-  const phase1_hook *hook = phase1_hook_of(opt->algos[a]);
-  if (hook == NULL || ts->phase1_ran[a]) return 0;
+  nhood_pattern_kind *kind = nhood_algorithm_by_name(opt->algos[a])->pattern;
+  if (kind == NULL || ts->phase1_ran[a]) return 0;
   double t0 = now_s();
-  if (hook->run(ts->nranks, ts->topos, opt->theta, &opt->model, &ts->phase1[a], err, errlen) != 0) return 1;
+  if (sim_phase1_run(kind, ts->nranks, ts->topos, opt->theta, &opt->model, &ts->phase1[a], err, errlen) != 0) return 1;
   ts->phase1[a].wall_s = now_s() - t0;
   ts->phase1_ran[a] = 1;
   return 0;
@@ -735,7 +720,7 @@ static int applies_everywhere(const options *opt, topo_set *ts, const sim_call *
     }
     if (r == ts->nranks) return 1;
     /* A reason of an algorithm that waits for its pattern may be that it is missing. */
-    if (pass > 0 || !alg->pattern || ts->phase1_ran[a] || phase1_hook_of(alg->name) == NULL) return 0;
+    if (pass > 0 || !alg->pattern || ts->phase1_ran[a]) return 0;
     if (ensure_phase1(ts, opt, a, err, sizeof err) != 0) return 1;
   }
   return 0;

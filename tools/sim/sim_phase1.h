@@ -1,12 +1,10 @@
 /*
- * Algorithms whose schedules need a pattern computed over all ranks first (message combining)
- * plug their Phase 1 into nhood-sim through a hook of this type, listed in nhood_sim.c's
- * phase1_hooks table.
- *
- * The hook runs the algorithm's Phase 1 for all virtual ranks in this process and leaves each
- * rank's result where the algorithm's builder finds it: attached to topos[r], freed with it.
- * nhood-sim calls it once per topology, before the first schedule of the algorithm is built;
- * the schedules of every collective and size are then built from the same result.
+ * Algorithms whose schedules need a pattern computed over all ranks first (those whose registry
+ * entry names a kind of pattern, pattern/kind.h) run their Phase 1 in nhood-sim and nhood-info
+ * through sim_phase1_run: for all virtual ranks in this process, each rank's result left where
+ * the algorithm's builder finds it, attached to topos[r] and freed with it. nhood-sim runs it
+ * once per topology, before the first schedule of the algorithm is built; the schedules of
+ * every collective and size are then built from the same result.
  */
 #ifndef NHOOD_SIM_PHASE1_H
 #define NHOOD_SIM_PHASE1_H
@@ -16,6 +14,8 @@
 #include <stddef.h>
 
 #include "loggp.h"
+#include "pattern/bsp.h"
+#include "pattern/kind.h"
 
 /* What Phase 1 cost (reported in the JSON rows as phase1_*; all 0 without a Phase 1). */
 typedef struct phase1_stats {
@@ -25,13 +25,14 @@ typedef struct phase1_stats {
   double wall_s;                 /* wall time of the run; nhood-sim measures it around the hook */
 } phase1_stats;
 
-/* Returns 0, or 1 with a message in err. theta is --theta, model the --model parameters. */
-typedef int (*phase1_run_fn)(int nranks, NHOOD_Topo *topos, int theta, const loggp_params *model, phase1_stats *stats,
-                             char *err, size_t errlen);
+/* The LogGP projection of a bulk-synchronous run (sim_phase1.c says what it charges), in
+ * microseconds. */
+double phase1_project_us(const nhood_bsp_stats *st, const loggp_params *m, int nranks);
 
-typedef struct phase1_hook {
-  const char *algorithm;
-  phase1_run_fn run;
-} phase1_hook;
+/* Runs kind's Phase 1 over nranks virtual ranks and attaches rank r's pattern to topos[r];
+ * returns 0, or 1 with a message in err. theta is --theta, model the --model parameters (and
+ * ranks per node). */
+int sim_phase1_run(nhood_pattern_kind *kind, int nranks, NHOOD_Topo *topos, int theta, const loggp_params *model,
+                   phase1_stats *stats, char *err, size_t errlen);
 
 #endif
