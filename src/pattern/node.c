@@ -27,6 +27,9 @@
  *              to i ^ 2^b (round 2 + B + b)
  *   5+2B       records for a target at index >= P2 go to it from index - P2 (round 2 + 2B)
  *   6+2B       every record held is for this process: its self record; checked; done
+ *
+ * This file runs the program and node's own supersteps; the leaders' supersteps 1 and 2 are in
+ * node_pairs.c, node-tree's routing in node_tree.c (what they share: node_program.h).
  */
 #include "pattern/node.h"
 
@@ -36,48 +39,25 @@
 
 #include "common/errors.h"
 #include "pattern/bsp_drivers.h"
+#include "pattern/node_program.h"
 #include "pattern/records.h"
 #include "topology/topology.h"
 
-enum { TABLE_WIDTH = 5 }; /* B, L(A,B), R(B,A), L(B,A), R(A,B) */
-
-typedef struct {
-  int rank, node;
-  long long volume;
-} edge;
-
-typedef struct {
-  int me, mynode, leader;
-  NHOOD_Topo topo;
-  const nhood_nodes *nodes;
-  edge *out, *in; /* combinable edges, by (node, rank) */
-  int nout, nin;
-  int *locals, nlocals;     /* leader: the processes of its node, ascending */
-  int *assigned, nassigned; /* leader: (B, L(A,B), R(A,B)) by B */
-  int *table, ntable;       /* TABLE_WIDTH ints per node this node exchanges with, by B */
-  int *members, nmembers;   /* the node's processes, ascending (from the leader's table message) */
-  int tree;                 /* node-tree: records travel along a hypercube of the node's processes */
-  int index, p2, bits;      /* node-tree: this process's index among members; P2; B (see the top) */
-  nhood_records held;       /* node: as L(A, B), own blocks for other nodes' processes, by target;
-                               node-tree: every record this process holds, by target */
-  nhood_combine_level *x;   /* exchanges so far */
-  int nx, capx;
-  nhood_combine_pattern pattern;
-} state;
-
 static int by_node_then_rank(const void *a, const void *b) {
-  const edge *x = a, *y = b;
+  const nhood_node_edge *x = a, *y = b;
   if (x->node != y->node) return (x->node > y->node) - (x->node < y->node);
   return (x->rank > y->rank) - (x->rank < y->rank);
 }
 
 /* The combinable edges of one side (the rule of combine.h, on both ends alike), each with its
  * volume: 1 + its weight where the topology has weights. */
-static int combinable_edges(const state *s, const int *list, const int *weights, int n, edge **out, int *nout) {
-  edge *e = malloc(sizeof *e * (size_t)(n + 1));
+static int combinable_edges(const nhood_node_state *s, const int *list, const int *weights, int n,
+                            nhood_node_edge **out, int *nout) {
+  nhood_node_edge *e = malloc(sizeof *e * (size_t)(n + 1));
   if (!e) return nhood_error(MPI_ERR_NO_MEM, "node-aware: out of memory for a neighbor list");
   for (int i = 0; i < n; i++)
-    e[i] = (edge){list[i], list[i] >= 0 ? nhood_node_of(s->nodes, list[i]) : -1, 1 + (weights ? weights[i] : 0)};
+    e[i] = (nhood_node_edge){list[i], list[i] >= 0 ? nhood_node_of(s->nodes, list[i]) : -1,
+                             1 + (weights ? weights[i] : 0)};
   qsort(e, (size_t)n, sizeof *e, by_node_then_rank);
   int kept = 0;
   for (int i = 0, j; i < n; i = j) {
@@ -90,7 +70,7 @@ static int combinable_edges(const state *s, const int *list, const int *weights,
 }
 
 /* Volumes per other node of a side, appended to w as (node, volume) pairs after a count. */
-static int append_volumes(const state *s, const edge *e, int n, int *w) {
+static int append_volumes(const nhood_node_state *s, const nhood_node_edge *e, int n, int *w) {
   int at = 1, groups = 0;
   for (int i = 0, j; i < n; i = j) {
     long long v = 0;
@@ -104,7 +84,7 @@ static int append_volumes(const state *s, const edge *e, int n, int *w) {
   return at;
 }
 
-static int step_volumes(state *s, nhood_bsp_outbox *out) {
+static int step_volumes(nhood_node_state *s, nhood_bsp_outbox *out) {
   const struct nhood_topo *t = s->topo;
   int rc = MPI_SUCCESS;
   NHOOD_TRY(combinable_edges(s, t->destinations, t->destweights, t->outdegree, &s->out, &s->nout));
@@ -120,188 +100,8 @@ cleanup:
   return rc;
 }
 
-typedef struct {
-  long long volume;
-  int node, receiving;
-} role;
-
-static int largest_power_of_two(int n) {
-  int p = 1;
-  while (p <= n / 2) p *= 2;
-  return p;
-}
-
-static int by_volume(const void *a, const void *b) {
-  const role *x = a, *y = b;
-  if (x->volume != y->volume) return x->volume < y->volume ? 1 : -1;
-  if (x->node != y->node) return (x->node > y->node) - (x->node < y->node);
-  return x->receiving - y->receiving;
-}
-
-/* Leader: who of the node sends to and receives from each other node. */
-static int step_assign(state *s, const nhood_bsp_inbox *in, nhood_bsp_outbox *out) {
-  int rc = MPI_SUCCESS, nnodes = s->nodes->nnodes, nroles = 0;
-  long long *volume = calloc((size_t)2 * (size_t)nnodes + 1, sizeof *volume), *load = NULL;
-  role *roles = NULL;
-  s->locals = malloc(sizeof(int) * (size_t)(in->nmessages + 1));
-  if (!volume || !s->locals) {
-    rc = nhood_error(MPI_ERR_NO_MEM, "node-aware: out of memory for a node's volumes");
-    goto cleanup;
-  }
-  for (int k = 0; k < in->nmessages; k++) {
-    const nhood_bsp_message *m = &in->messages[k];
-    s->locals[s->nlocals++] = m->source;
-    for (int side = 0, at = 0; side < 2; side++) {
-      if (at >= m->count) goto corrupt;
-      int groups = m->data[at++];
-      if (groups < 0 || groups > (m->count - at) / 2) goto corrupt;
-      for (int g = 0; g < groups; g++, at += 2) {
-        int node = m->data[at];
-        if (node < 0 || node >= nnodes || m->data[at + 1] < 0) goto corrupt;
-        volume[2 * node + side] += m->data[at + 1];
-      }
-    }
-  }
-  roles = malloc(sizeof *roles * (size_t)(2 * nnodes + 1));
-  load = calloc((size_t)s->nlocals + 1, sizeof *load);
-  s->assigned = malloc(sizeof(int) * 3 * (size_t)(nnodes + 1));
-  if (!roles || !load || !s->assigned) {
-    rc = nhood_error(MPI_ERR_NO_MEM, "node-aware: out of memory assigning node pairs");
-    goto cleanup;
-  }
-  for (int b = 0; b < nnodes; b++)
-    for (int side = 0; side < 2; side++)
-      if (volume[2 * b + side] > 0) roles[nroles++] = (role){volume[2 * b + side], b, side};
-  qsort(roles, (size_t)nroles, sizeof *roles, by_volume);
-  /* Largest first, to the least loaded process (the lowest rank among equals). */
-  int *who = malloc(sizeof(int) * 2 * (size_t)(nnodes + 1));
-  if (!who) {
-    rc = nhood_error(MPI_ERR_NO_MEM, "node-aware: out of memory assigning node pairs");
-    goto cleanup;
-  }
-  for (int b = 0; b < 2 * nnodes; b++) who[b] = -1;
-  /* node-tree's hypercube has the node's first P2 processes; the others hand everything on. */
-  int eligible = s->tree ? largest_power_of_two(s->nlocals) : s->nlocals;
-  for (int r = 0; r < nroles; r++) {
-    int least = 0;
-    for (int l = 1; l < eligible; l++)
-      if (load[l] < load[least]) least = l;
-    load[least] += roles[r].volume;
-    who[2 * roles[r].node + roles[r].receiving] = s->locals[least];
-  }
-  for (int b = 0; b < nnodes; b++) {
-    if (who[2 * b] < 0 && who[2 * b + 1] < 0) continue;
-    int *a = &s->assigned[3 * s->nassigned++];
-    a[0] = b;
-    a[1] = who[2 * b];
-    a[2] = who[2 * b + 1];
-    int msg[3] = {s->mynode, a[1], a[2]};
-    if ((rc = nhood_bsp_send(out, nhood_node_leader(s->nodes, b), msg, 3)) != MPI_SUCCESS) break;
-  }
-  free(who);
-  goto cleanup;
-corrupt:
-  rc = nhood_error(MPI_ERR_INTERN, "node-aware: a malformed volume message");
-cleanup:
-  free(volume);
-  free(load);
-  free(roles);
-  return rc;
-}
-
-/* Leader: the table from both sides of every node pair, checked, to every process of the node. */
-static int step_table(state *s, const nhood_bsp_inbox *in, nhood_bsp_outbox *out) {
-  int rc = MPI_SUCCESS, n = s->nassigned + in->nmessages, rows = 0;
-  int *table = malloc(sizeof(int) * TABLE_WIDTH * (size_t)(n + 1));
-  if (!table) return nhood_error(MPI_ERR_NO_MEM, "node-aware: out of memory for the node table");
-  /* Both lists ascend by node: leaders are numbered by their lowest rank, and the driver
-   * delivers by source rank. */
-  int i = 0, k = 0;
-  while (i < s->nassigned || k < in->nmessages) {
-    const int *mine = i < s->nassigned ? &s->assigned[3 * i] : NULL;
-    const int *theirs = NULL;
-    if (k < in->nmessages) {
-      if (in->messages[k].count != 3) {
-        free(table);
-        return nhood_error(MPI_ERR_INTERN, "node-aware: a malformed node table message");
-      }
-      theirs = in->messages[k].data;
-    }
-    int node = mine && (!theirs || mine[0] <= theirs[0]) ? mine[0] : theirs[0];
-    if (mine && mine[0] != node) mine = NULL;
-    if (theirs && theirs[0] != node) theirs = NULL;
-    int *row = &table[TABLE_WIDTH * rows++];
-    row[0] = node;
-    row[1] = mine ? mine[1] : -1;     /* L(A, B) */
-    row[2] = theirs ? theirs[2] : -1; /* R(B, A) */
-    row[3] = theirs ? theirs[1] : -1; /* L(B, A) */
-    row[4] = mine ? mine[2] : -1;     /* R(A, B) */
-    if ((row[1] >= 0) != (row[2] >= 0) || (row[3] >= 0) != (row[4] >= 0)) {
-      int from_here = (row[1] >= 0) != (row[2] >= 0);
-      free(table);
-      return nhood_error(MPI_ERR_TOPOLOGY,
-                         "inconsistent topology: processes of node %d list processes of node %d as %s, which do not "
-                         "list them back once (NHOOD_CHECK=1 names every disagreement)",
-                         s->mynode, node, from_here ? "destinations" : "sources");
-    }
-    i += mine != NULL;
-    k += theirs != NULL;
-  }
-  /* The message: rows, the table, the node's processes (ascending: the driver delivers by
-   * source rank). */
-  int words = 2 + TABLE_WIDTH * rows + s->nlocals;
-  for (int l = 0; l < s->nlocals && rc == MPI_SUCCESS; l++) {
-    int *m = nhood_bsp_send_reserve(out, s->locals[l], words);
-    if (!m) {
-      rc = nhood_error(MPI_ERR_NO_MEM, "node-aware: out of memory for the node table");
-      break;
-    }
-    m[0] = rows;
-    memcpy(m + 1, table, sizeof(int) * TABLE_WIDTH * (size_t)rows);
-    m[1 + TABLE_WIDTH * rows] = s->nlocals;
-    memcpy(m + 2 + TABLE_WIDTH * rows, s->locals, sizeof(int) * (size_t)s->nlocals);
-  }
-  free(table);
-  return rc;
-}
-
-/* The leader's table message: the table, the node's processes, this process's index among them. */
-static int read_table(state *s, const nhood_bsp_inbox *in) {
-  const nhood_bsp_message *m = in->nmessages == 1 ? &in->messages[0] : NULL;
-  if (!m || m->source != s->leader || m->count < 2 || m->data[0] < 0 || m->data[0] > (m->count - 2) / TABLE_WIDTH)
-    return nhood_error(MPI_ERR_INTERN, "node-aware: no node table from the leader");
-  int rows = m->data[0], nmembers = m->data[1 + TABLE_WIDTH * rows];
-  if (nmembers != m->count - 2 - TABLE_WIDTH * rows)
-    return nhood_error(MPI_ERR_INTERN, "node-aware: a malformed node table message");
-  s->ntable = rows;
-  s->nmembers = nmembers;
-  s->table = malloc(sizeof(int) * (size_t)(TABLE_WIDTH * rows + 1));
-  s->members = malloc(sizeof(int) * (size_t)(nmembers + 1));
-  if (!s->table || !s->members) return nhood_error(MPI_ERR_NO_MEM, "node-aware: out of memory for the node table");
-  memcpy(s->table, m->data + 1, sizeof(int) * TABLE_WIDTH * (size_t)rows);
-  memcpy(s->members, m->data + 2 + TABLE_WIDTH * rows, sizeof(int) * (size_t)nmembers);
-  s->index = -1;
-  for (int l = 0; l < nmembers; l++)
-    if (s->members[l] == s->me) s->index = l;
-  if (s->index < 0) return nhood_error(MPI_ERR_INTERN, "node-aware: the leader's table does not list this process");
-  s->p2 = largest_power_of_two(nmembers);
-  return MPI_SUCCESS;
-}
-
-static const int *table_row(const state *s, int node) {
-  int lo = 0, hi = s->ntable;
-  while (lo < hi) {
-    int mid = (lo + hi) / 2;
-    if (s->table[TABLE_WIDTH * mid] < node)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < s->ntable && s->table[TABLE_WIDTH * lo] == node ? &s->table[TABLE_WIDTH * lo] : NULL;
-}
-
 /* The exchange with partner in round, made where missing. */
-static int exchange_of(state *s, int round, int partner, nhood_combine_level **lv) {
+static int exchange_of(nhood_node_state *s, int round, int partner, nhood_combine_level **lv) {
   for (int k = s->nx - 1; k >= 0; k--)
     if (s->x[k].round == round && s->x[k].partner == partner) {
       *lv = &s->x[k];
@@ -323,7 +123,7 @@ static int exchange_of(state *s, int round, int partner, nhood_combine_level **l
 
 /* Hands records to partner in round: a message now (the partner learns its part of the
  * pattern) and the exchange's out list. */
-static int hand(state *s, int round, int partner, nhood_records *r, nhood_bsp_outbox *out) {
+int nhood_node_hand(nhood_node_state *s, int round, int partner, nhood_records *r, nhood_bsp_outbox *out) {
   nhood_combine_level *lv = NULL;
   int rc = MPI_SUCCESS;
   NHOOD_TRY(exchange_of(s, round, partner, &lv));
@@ -334,13 +134,8 @@ cleanup:
   return rc;
 }
 
-typedef struct {
-  int key, target; /* key: L (round 0) or the target's node (round 1) */
-  const int *record;
-} routed;
-
 static int by_key_then_target(const void *a, const void *b) {
-  const routed *x = a, *y = b;
+  const nhood_node_routed *x = a, *y = b;
   if (x->key != y->key) return (x->key > y->key) - (x->key < y->key);
   return (x->target > y->target) - (x->target < y->target);
 }
@@ -348,7 +143,8 @@ static int by_key_then_target(const void *a, const void *b) {
 /* Sends the routed records, grouped by key, to the key (L(A, B); the group for this process
  * itself, which is L, is kept as held, ascending by target) or, to_receiver, to the receiver
  * on the key's node. */
-static int hand_grouped(state *s, int round, int to_receiver, routed *r, int n, nhood_bsp_outbox *out) {
+int nhood_node_hand_grouped(nhood_node_state *s, int round, int to_receiver, nhood_node_routed *r, int n,
+                            nhood_bsp_outbox *out) {
   int rc = MPI_SUCCESS;
   qsort(r, (size_t)n, sizeof *r, by_key_then_target);
   for (int i = 0, j; i < n && rc == MPI_SUCCESS; i = j) {
@@ -358,7 +154,7 @@ static int hand_grouped(state *s, int round, int to_receiver, routed *r, int n, 
       rc = nhood_records_append(&list, &capacity, r[j].record[0], r[j].record + 2, r[j].record[1], NULL, 0);
     int partner = r[i].key;
     if (rc == MPI_SUCCESS && to_receiver) {
-      const int *row = table_row(s, r[i].key);
+      const int *row = nhood_node_table_row(s, r[i].key);
       if (!row || row[2] < 0) rc = nhood_error(MPI_ERR_INTERN, "node-aware: no receiver on node %d", r[i].key);
       partner = row ? row[2] : -1;
     }
@@ -366,7 +162,7 @@ static int hand_grouped(state *s, int round, int to_receiver, routed *r, int n, 
       s->held = list;
       continue;
     }
-    if (rc == MPI_SUCCESS) rc = hand(s, round, partner, &list, out);
+    if (rc == MPI_SUCCESS) rc = nhood_node_hand(s, round, partner, &list, out);
     nhood_records_free(&list);
   }
   return rc;
@@ -374,19 +170,19 @@ static int hand_grouped(state *s, int round, int to_receiver, routed *r, int n, 
 
 /* Round 0: this process's blocks for other nodes go to L(A, B), or stay here (held) when it
  * is L. */
-static int step_gather(state *s, const nhood_bsp_inbox *in, nhood_bsp_outbox *out) {
-  int rc = read_table(s, in), n = 0;
+static int step_gather(nhood_node_state *s, const nhood_bsp_inbox *in, nhood_bsp_outbox *out) {
+  int rc = nhood_node_read_table(s, in), n = 0;
   if (rc != MPI_SUCCESS) return rc;
   int *records = malloc(sizeof(int) * 3 * (size_t)(s->nout + 1));
-  routed *r = malloc(sizeof *r * (size_t)(s->nout + 1));
+  nhood_node_routed *r = malloc(sizeof *r * (size_t)(s->nout + 1));
   if (!records || !r) {
     rc = nhood_error(MPI_ERR_NO_MEM, "node-aware: out of memory for the node table");
     goto cleanup;
   }
   for (int i = 0; i < s->nout; i++) {
-    const edge *e = &s->out[i];
+    const nhood_node_edge *e = &s->out[i];
     if (e->node == s->mynode) continue;
-    const int *row = table_row(s, e->node);
+    const int *row = nhood_node_table_row(s, e->node);
     if (!row || row[1] < 0) {
       rc = nhood_error(MPI_ERR_INTERN, "node-aware: no sender for node %d", e->node);
       goto cleanup;
@@ -395,9 +191,9 @@ static int step_gather(state *s, const nhood_bsp_inbox *in, nhood_bsp_outbox *ou
     rec[0] = e->rank;
     rec[1] = 1;
     rec[2] = s->me;
-    r[n++] = (routed){row[1], rec[0], rec};
+    r[n++] = (nhood_node_routed){row[1], rec[0], rec};
   }
-  rc = hand_grouped(s, 0, 0, r, n, out);
+  rc = nhood_node_hand_grouped(s, 0, 0, r, n, out);
 cleanup:
   free(records);
   free(r);
@@ -413,7 +209,7 @@ static int records_of(const nhood_bsp_message *m, nhood_records *r) {
 
 /* Merges the records of every message into *acc (keys ascending), and records each message as
  * the in list of the exchange with its source in round. */
-static int take_exchanges(state *s, int round, const nhood_bsp_inbox *in, nhood_records *acc) {
+int nhood_node_take_exchanges(nhood_node_state *s, int round, const nhood_bsp_inbox *in, nhood_records *acc) {
   int rc = MPI_SUCCESS;
   for (int k = 0; k < in->nmessages; k++) {
     nhood_combine_level *lv = NULL;
@@ -429,14 +225,14 @@ cleanup:
 }
 
 /* Round 1: L(A, B) sends R(B, A) everything the node sends to B's processes. */
-static int step_forward(state *s, const nhood_bsp_inbox *in, nhood_bsp_outbox *out) {
+static int step_forward(nhood_node_state *s, const nhood_bsp_inbox *in, nhood_bsp_outbox *out) {
   int rc = MPI_SUCCESS, n = 0;
-  NHOOD_TRY(take_exchanges(s, 0, in, &s->held));
-  routed *r = malloc(sizeof *r * (size_t)(s->held.nrecords + 1));
+  NHOOD_TRY(nhood_node_take_exchanges(s, 0, in, &s->held));
+  nhood_node_routed *r = malloc(sizeof *r * (size_t)(s->held.nrecords + 1));
   if (!r) return nhood_error(MPI_ERR_NO_MEM, "node-aware: out of memory");
   for (const int *x = s->held.words; x < NHOOD_RECORDS_END(s->held); x += 2 + x[1])
-    r[n++] = (routed){nhood_node_of(s->nodes, x[0]), x[0], x};
-  rc = hand_grouped(s, 1, 1, r, n, out);
+    r[n++] = (nhood_node_routed){nhood_node_of(s->nodes, x[0]), x[0], x};
+  rc = nhood_node_hand_grouped(s, 1, 1, r, n, out);
   free(r);
 cleanup:
   return rc;
@@ -444,10 +240,10 @@ cleanup:
 
 /* The final duties: what this process received for its node's processes, and its own blocks
  * for them; each target is told what it will get. */
-static int step_duties(state *s, const nhood_bsp_inbox *in, nhood_bsp_outbox *out) {
+static int step_duties(nhood_node_state *s, const nhood_bsp_inbox *in, nhood_bsp_outbox *out) {
   int rc = MPI_SUCCESS, cap_local = 0, cap_duties = 0, cap_self = 0;
   nhood_records arrived = {0}, local = {0}, all = {0};
-  NHOOD_TRY(take_exchanges(s, 1, in, &arrived));
+  NHOOD_TRY(nhood_node_take_exchanges(s, 1, in, &arrived));
   for (int i = 0; i < s->nout; i++) /* out ascends by rank within this node */
     if (s->out[i].node == s->mynode)
       NHOOD_TRY(nhood_records_append(&local, &cap_local, s->out[i].rank, &s->me, 1, NULL, 0));
@@ -468,172 +264,18 @@ cleanup:
   return rc;
 }
 
-/* ---- node-tree ------------------------------------------------------------------------------ */
-
-static int member_index(const state *s, int rank) {
-  int lo = 0, hi = s->nmembers;
-  while (lo < hi) {
-    int mid = (lo + hi) / 2;
-    if (s->members[mid] < rank)
-      lo = mid + 1;
-    else
-      hi = mid;
-  }
-  return lo < s->nmembers && s->members[lo] == rank ? lo : -1;
-}
-
-/* Whether a record for target moves to the partner across bit b: gathering, records for
- * other nodes travel to L(A, B)'s index; scattering, records for this node's processes to
- * their target's (less P2 where above it, the last hop being the unfold round). */
-static int gather_moves(const state *s, int target, int b) {
-  int node = nhood_node_of(s->nodes, target);
-  if (node == s->mynode) return 0;
-  const int *row = table_row(s, node);
-  int key = row ? member_index(s, row[1]) : -1;
-  return key >= 0 && ((key ^ s->index) >> b & 1);
-}
-
-static int scatter_moves(const state *s, int target, int b) {
-  int key = member_index(s, target);
-  if (key >= s->p2) key -= s->p2;
-  return key >= 0 && ((key ^ s->index) >> b & 1);
-}
-
-/* Hands the held records that move across bit b to the partner there, in round; keeps the rest. */
-static int hand_across(state *s, int round, int b, int (*moves)(const state *, int, int), nhood_bsp_outbox *out) {
-  int rc = MPI_SUCCESS, cap_stay = 0, cap_move = 0;
-  nhood_records stay = {0}, move = {0};
-  if (s->index >= s->p2 || (1 << b) >= s->p2 || s->held.nrecords == 0) return MPI_SUCCESS;
-  for (const int *x = s->held.words; x < NHOOD_RECORDS_END(s->held); x += 2 + x[1]) {
-    int moving = moves(s, x[0], b);
-    NHOOD_TRY(nhood_records_append(moving ? &move : &stay, moving ? &cap_move : &cap_stay, x[0], x + 2, x[1], NULL, 0));
-  }
-  if (move.nrecords) NHOOD_TRY(hand(s, round, s->members[s->index ^ (1 << b)], &move, out));
-  nhood_records_free(&s->held);
-  s->held = stay;
-  memset(&stay, 0, sizeof stay);
-cleanup:
-  nhood_records_free(&stay);
-  nhood_records_free(&move);
-  return rc;
-}
-
-static int by_int(const void *a, const void *b) {
-  int x = *(const int *)a, y = *(const int *)b;
-  return (x > y) - (x < y);
-}
-
-/* Superstep 3: every combinable destination as a record of this process's block; a process
- * outside the hypercube hands them all to its partner inside (round 0). */
-static int tree_start(state *s, const nhood_bsp_inbox *in, nhood_bsp_outbox *out) {
-  int rc = MPI_SUCCESS, capacity = 0;
-  int *targets = NULL;
-  NHOOD_TRY(read_table(s, in));
-  if (!(targets = malloc(sizeof(int) * (size_t)(s->nout + 1))))
-    return nhood_error(MPI_ERR_NO_MEM, "node-tree: out of memory for the records");
-  for (int i = 0; i < s->nout; i++) targets[i] = s->out[i].rank;
-  qsort(targets, (size_t)s->nout, sizeof *targets, by_int);
-  for (int i = 0; i < s->nout; i++)
-    NHOOD_TRY(nhood_records_append(&s->held, &capacity, targets[i], &s->me, 1, NULL, 0));
-  if (s->index >= s->p2 && s->held.nrecords) NHOOD_TRY(hand(s, 0, s->members[s->index - s->p2], &s->held, out));
-cleanup:
-  free(targets);
-  return rc;
-}
-
-/* The records of the previous superstep's exchanges (labelled round), merged into held. */
-static int tree_take(state *s, int round, const nhood_bsp_inbox *in) { return take_exchanges(s, round, in, &s->held); }
-
-/* Superstep 4 + B: each L(A, B) sends R(B, A) the records for B's processes (round 1 + B). */
-static int tree_network(state *s, const nhood_bsp_inbox *in, nhood_bsp_outbox *out) {
-  int rc = MPI_SUCCESS, n = 0, capacity = 0;
-  nhood_records stay = {0};
-  routed *r = NULL;
-  NHOOD_TRY(tree_take(s, s->bits, in));
-  if (!(r = malloc(sizeof *r * (size_t)(s->held.nrecords + 1))))
-    return nhood_error(MPI_ERR_NO_MEM, "node-tree: out of memory");
-  for (const int *x = s->held.words; x < NHOOD_RECORDS_END(s->held); x += 2 + x[1]) {
-    int node = nhood_node_of(s->nodes, x[0]);
-    if (node != s->mynode)
-      r[n++] = (routed){node, x[0], x};
-    else
-      NHOOD_TRY(nhood_records_append(&stay, &capacity, x[0], x + 2, x[1], NULL, 0));
-  }
-  NHOOD_TRY(hand_grouped(s, 1 + s->bits, 1, r, n, out));
-  nhood_records_free(&s->held);
-  s->held = stay;
-  memset(&stay, 0, sizeof stay);
-cleanup:
-  free(r);
-  nhood_records_free(&stay);
-  return rc;
-}
-
-/* Superstep 5 + 2B: a record for a process at index >= P2 goes to it (round 2 + 2B). */
-static int tree_unfold(state *s, const nhood_bsp_inbox *in, nhood_bsp_outbox *out) {
-  int rc = MPI_SUCCESS, capacity = 0;
-  nhood_records stay = {0};
-  NHOOD_TRY(tree_take(s, 1 + 2 * s->bits, in));
-  for (const int *x = s->held.words; x < NHOOD_RECORDS_END(s->held); x += 2 + x[1]) {
-    if (member_index(s, x[0]) < s->p2) {
-      NHOOD_TRY(nhood_records_append(&stay, &capacity, x[0], x + 2, x[1], NULL, 0));
-      continue;
-    }
-    nhood_records one = {0};
-    int cap_one = 0;
-    rc = nhood_records_append(&one, &cap_one, x[0], x + 2, x[1], NULL, 0);
-    if (rc == MPI_SUCCESS) rc = hand(s, 2 + 2 * s->bits, x[0], &one, out);
-    nhood_records_free(&one);
-    if (rc != MPI_SUCCESS) goto cleanup;
-  }
-  nhood_records_free(&s->held);
-  s->held = stay;
-  memset(&stay, 0, sizeof stay);
-cleanup:
-  nhood_records_free(&stay);
-  return rc;
-}
-
-/* Superstep 6 + 2B: what is held is this process's own: the self record. */
-static int tree_finish(state *s, const nhood_bsp_inbox *in) {
-  int rc = MPI_SUCCESS, capacity = 0;
-  NHOOD_TRY(tree_take(s, 2 + 2 * s->bits, in));
-  for (const int *x = s->held.words; x < NHOOD_RECORDS_END(s->held); x += 2 + x[1]) {
-    if (x[0] != s->me)
-      return nhood_error(MPI_ERR_INTERN, "node-tree: a record for rank %d ends at rank %d", x[0], s->me);
-    NHOOD_TRY(nhood_records_append(&s->pattern.self, &capacity, x[0], x + 2, x[1], NULL, 0));
-  }
-cleanup:
-  return rc;
-}
-
-static int tree_step(state *s, const nhood_bsp_inbox *in, nhood_bsp_outbox *out) {
-  int step = in->superstep, B = s->bits, rc = MPI_SUCCESS;
-  if (step == 3) return tree_start(s, in, out);
-  if (step < 4 + B) { /* gather, bit step - 4 */
-    NHOOD_TRY(tree_take(s, step - 4, in));
-    return hand_across(s, step - 3, step - 4, gather_moves, out);
-  }
-  if (step == 4 + B) return tree_network(s, in, out);
-  if (step < 5 + 2 * B) { /* scatter, bit step - 5 - B */
-    NHOOD_TRY(tree_take(s, step - 4, in));
-    return hand_across(s, step - 3, step - 5 - B, scatter_moves, out);
-  }
-  return tree_unfold(s, in, out);
-cleanup:
-  return rc;
-}
-
 static int by_round_then_partner(const void *a, const void *b) {
   const nhood_combine_level *x = a, *y = b;
   if (x->round != y->round) return x->round - y->round;
   return (x->partner > y->partner) - (x->partner < y->partner);
 }
 
-static const nhood_pattern_kind *kind_of(const state *s) { return s->tree ? &nhood_node_tree_kind : &nhood_node_kind; }
+static const nhood_pattern_kind *kind_of(const nhood_node_state *s) {
+  return s->tree ? &nhood_node_tree_kind : &nhood_node_kind;
+}
 
 /* The exchanges into the pattern, ordered as the schedule runs them; the delivery checked. */
-static int finish_pattern(state *s, int nrounds) {
+static int finish_pattern(nhood_node_state *s, int nrounds) {
   nhood_combine_pattern *p = &s->pattern;
   if (s->nx > 1) qsort(s->x, (size_t)s->nx, sizeof *s->x, by_round_then_partner);
   p->levels = s->x;
@@ -645,7 +287,7 @@ static int finish_pattern(state *s, int nrounds) {
   return nhood_pattern_check_delivery(s->topo, s->me, p);
 }
 
-static int step_incoming(state *s, const nhood_bsp_inbox *in) {
+static int step_incoming(nhood_node_state *s, const nhood_bsp_inbox *in) {
   int capacity = 0, rc = MPI_SUCCESS;
   nhood_combine_pattern *p = &s->pattern;
   for (int k = 0; k < in->nmessages && rc == MPI_SUCCESS; k++)
@@ -656,7 +298,7 @@ static int step_incoming(state *s, const nhood_bsp_inbox *in) {
 }
 
 static int node_step(void *st, const nhood_bsp_inbox *in, nhood_bsp_outbox *out) {
-  state *s = st;
+  nhood_node_state *s = st;
   int rc = MPI_SUCCESS, leads = s->me == s->leader;
   switch (in->superstep) {
     case 0:
@@ -667,15 +309,15 @@ static int node_step(void *st, const nhood_bsp_inbox *in, nhood_bsp_outbox *out)
         out->done = 1;
         return MPI_SUCCESS;
       }
-      return leads ? step_assign(s, in, out) : MPI_SUCCESS;
+      return leads ? nhood_node_assign_pairs(s, in, out) : MPI_SUCCESS;
     case 2:
-      return leads ? step_table(s, in, out) : MPI_SUCCESS;
+      return leads ? nhood_node_send_table(s, in, out) : MPI_SUCCESS;
     default:
       break;
   }
   if (s->tree) {
-    if (in->superstep < 6 + 2 * s->bits) return tree_step(s, in, out);
-    rc = tree_finish(s, in);
+    if (in->superstep < 6 + 2 * s->bits) return nhood_node_tree_step(s, in, out);
+    rc = nhood_node_tree_finish(s, in);
     if (rc == MPI_SUCCESS) rc = finish_pattern(s, 3 + 2 * s->bits);
     out->done = 1;
     return rc;
@@ -696,7 +338,7 @@ static int node_step(void *st, const nhood_bsp_inbox *in, nhood_bsp_outbox *out)
 
 /* ---- drivers ---------------------------------------------------------------------------- */
 
-static void free_state(state *s) {
+static void free_state(nhood_node_state *s) {
   free(s->members);
   free(s->out);
   free(s->in);
@@ -729,7 +371,8 @@ static int hypercube_bits(const nhood_nodes *nodes, int *bits) {
   return MPI_SUCCESS;
 }
 
-static int init_state(state *s, int me, int nranks, NHOOD_Topo topo, const nhood_nodes *nodes, int tree, int bits) {
+static int init_state(nhood_node_state *s, int me, int nranks, NHOOD_Topo topo, const nhood_nodes *nodes, int tree,
+                      int bits) {
   memset(s, 0, sizeof *s);
   if (nodes->nranks != nranks)
     return nhood_error(MPI_ERR_INTERN, "node-aware: a node map of %d ranks for %d processes", nodes->nranks, nranks);
@@ -749,7 +392,7 @@ enum { MAX_SUPERSTEPS = 7 + 2 * 31 };
 int nhood_node_build_mpi(MPI_Comm comm, int tag, NHOOD_Topo topo, const nhood_nodes *nodes, int tree,
                          nhood_combine_pattern *pattern, nhood_bsp_stats *stats) {
   int rc = MPI_SUCCESS, rank = 0, size = 1, bits = 0;
-  state s;
+  nhood_node_state s;
   memset(&s, 0, sizeof s);
   NHOOD_MPI_CALL(MPI_Comm_rank(comm, &rank));
   NHOOD_MPI_CALL(MPI_Comm_size(comm, &size));
@@ -766,7 +409,7 @@ cleanup:
 int nhood_node_build_local(int nranks, const NHOOD_Topo topos[], const nhood_nodes *nodes, int tree,
                            nhood_combine_pattern patterns[], nhood_bsp_stats *stats) {
   int rc = MPI_SUCCESS, initialized = 0, bits = 0;
-  state *states = calloc((size_t)nranks + 1, sizeof *states);
+  nhood_node_state *states = calloc((size_t)nranks + 1, sizeof *states);
   void **pointers = calloc((size_t)nranks + 1, sizeof(void *));
   if (!states || !pointers) {
     rc = nhood_error(MPI_ERR_NO_MEM, "node-aware: out of memory for %d virtual ranks", nranks);
