@@ -1,4 +1,4 @@
-/* The Matrix Market reader behind mtx: SPECs (tools/common/topospec.c): a matrix or an error,
+/* The Matrix Market reader behind mtx: SPECs (tools/common/topospec_mtx.c): a matrix or an error,
  * and for a matrix the halo exchange of every rank on 1 to 4 ranks, never a crash. */
 #include <mpi.h>
 
