@@ -1,5 +1,6 @@
 #include "engine/native_mpi.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 
 #include "common/errors.h"
@@ -71,8 +72,28 @@ static int *unweighted(void) {
   return weights;
 }
 
+#if defined(OPEN_MPI) && OPEN_MPI
+/* Open MPI 4.1 sets up its topology framework at the first topology communicator a process
+ * creates, and not thread-safely: two threads creating their first ones at once crashed in
+ * mca_topo_base_lazy_init (mpi.threads under ThreadSanitizer, once in four CI runs). A graph
+ * communicator of MPI_COMM_SELF, made once before any other and freed, runs that set-up
+ * alone; it involves no other process, so a thread waiting for it cannot deadlock one. */
+static void topology_framework_setup(void) {
+  MPI_Comm self_graph = MPI_COMM_NULL;
+  int none = 0;
+  if (MPI_Dist_graph_create_adjacent(MPI_COMM_SELF, 0, &none, unweighted(), 0, &none, unweighted(), MPI_INFO_NULL, 0,
+                                     &self_graph) == MPI_SUCCESS &&
+      self_graph != MPI_COMM_NULL)
+    MPI_Comm_free(&self_graph);
+}
+static pthread_once_t topology_framework_once = PTHREAD_ONCE_INIT;
+#endif
+
 int nhood_native_graph_create(MPI_Comm comm, const struct nhood_topo *t, nhood_native_graph **graph) {
   int rc = MPI_SUCCESS;
+#if defined(OPEN_MPI) && OPEN_MPI
+  pthread_once(&topology_framework_once, topology_framework_setup);
+#endif
   nhood_native_graph *g = malloc(sizeof *g);
   if (!g) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a graph communicator");
   g->comm = MPI_COMM_NULL;
