@@ -44,7 +44,7 @@ typedef struct ip_request {
   MPI_Request handle; /* persistent: what the program holds */
   MPI_Request run;    /* the generalized request of the run in flight, or MPI_REQUEST_NULL */
   MPI_Request greq;   /* the same, kept for MPI_Grequest_complete (the program may free run) */
-  atomic_int running; /* nhood's request has not completed yet */
+  int running;        /* nhood's request has not completed yet */
   int error;          /* the run's result */
   int orphaned;       /* freed by the program while a run was in flight */
 } ip_request;
@@ -181,9 +181,8 @@ static int poll_fn(void *extra, MPI_Status *status) {
   return MPI_SUCCESS;
 }
 static int wait_fn(int count, void **states, double timeout, MPI_Status *status) {
-  (void)count, (void)states, (void)timeout, (void)status;
-  progress_all();
-  return MPI_SUCCESS;
+  (void)count, (void)states, (void)timeout;
+  return poll_fn(NULL, status); /* one pass; MPICH calls it again until the request completes */
 }
 static int grequest_start(ip_request *r, MPI_Request *run) {
   return PMPIX_Grequest_start(query_fn, free_fn, cancel_fn, poll_fn, wait_fn, r, run);

@@ -16,9 +16,8 @@
 #include <stdlib.h>
 
 #include "cli.h"
+#include "common/nodes.h"
 #include "pattern/combine.h"
-#include "pattern/node.h"
-#include "schedule/algorithms.h"
 #include "topology/topology.h"
 
 double phase1_project_us(const nhood_bsp_stats *st, const loggp_params *m, int nranks) {
