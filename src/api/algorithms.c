@@ -1,9 +1,9 @@
 /* The registry seen from outside (NHOOD_Algorithm_*), and where an algorithm applies. */
 #include <string.h>
 
-#include "api/first_use.h"
 #include "api/topologies.h"
 #include "common/errors.h"
+#include "selection/learned.h"
 #include "selection/select.h"
 
 int NHOOD_Algorithm_count(int *count) {
@@ -40,10 +40,8 @@ int NHOOD_Topo_algorithm_applies(NHOOD_Topo topo, MPI_Comm comm, const char *alg
   /* What the registry's reasons read: the collective and the isomorphic-sizes assertion. */
   nhood_coll_args a = {.kind = (nhood_coll_kind)kind, .isomorphic_sizes = topo->isomorphic_sizes};
   NHOOD_TRY(nhood_info_bool(info, NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES, &a.isomorphic_sizes));
-  NHOOD_TRY(nhood_ensure_pattern(topo, ctx, alg->pattern));
   NHOOD_Topo on = topo; /* on a graph, the grid found under it, where there is one */
-  NHOOD_TRY(nhood_grid_topo_for(topo, ctx, alg, &a, &on));
-  NHOOD_TRY(nhood_native_prepare(topo, ctx, &a, 0, alg, &why_not, &graph));
+  NHOOD_TRY(nhood_algorithm_learn(topo, ctx, &a, NHOOD_BLOCKING, alg, &why_not, &graph, &on));
   const nhood_algorithm *ran = nhood_algorithm_resolve(alg, why_not, on, &a);
   if (ran == NULL) return nhood_error(MPI_ERR_INTERN, "no algorithm applies after \"%s\"'s fallbacks", alg->name);
   *applies = ran == alg;

@@ -1,13 +1,13 @@
 /* Entry points of the neighborhood collectives: argument checks, then one path per mode
- * (run_blocking, run_with_request) that picks an algorithm (prepare), builds its schedule
- * (build_request, or reuses the topology's cached one) and hands it to the engine. */
+ * (run_blocking, run_with_request) that has the selection layer choose an algorithm and get
+ * it ready (prepare), builds its task (build_request, or reuses the topology's cached one;
+ * under a trial, the trial's task around it) and hands it to the engine. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "api/call_cache.h"
-#include "api/first_use.h"
 #include "api/progress.h"
 #include "api/request.h"
 #include "api/threads.h"
@@ -19,8 +19,10 @@
 #include "engine/native_mpi.h"
 #include "engine/native_task.h"
 #include "engine/sched_task.h"
-#include "selection/measured.h"
+#include "selection/auto.h"
+#include "selection/learned.h"
 #include "selection/select.h"
+#include "selection/trial.h"
 #include "topology/topology.h"
 
 const char *const nhood_coll_names[NHOOD_NCOLLS] = {"allgather", "allgatherv", "alltoall",      "alltoallv",
@@ -165,25 +167,6 @@ cleanup:
   return rc;
 }
 
-/* Gets the chosen algorithm ready for call a: what it learns collectively comes first (where
- * it applies may depend on it: the pattern's depth; whether every process can run MPI's
- * own), then its fallback where it does not apply. For "mpi", *graph is the communicator
- * MPI's own collective runs on. *on is the topology the schedule is built on: topo, or for
- * an isomorphic algorithm on a graph the view of the grid found under it (a then maps the
- * view's blocks to the graph's). */
-static int prepare_algorithm(nhood_coll_args *a, NHOOD_Topo topo, nhood_commctx *ctx, nhood_mode mode,
-                             const nhood_algorithm **alg, nhood_native_graph **graph, NHOOD_Topo *on) {
-  int rc = MPI_SUCCESS;
-  const char *why_not = NULL;
-  *on = topo;
-  NHOOD_TRY(nhood_ensure_pattern(topo, ctx, (*alg)->pattern));
-  NHOOD_TRY(nhood_grid_topo_for(topo, ctx, *alg, a, on));
-  NHOOD_TRY(nhood_native_prepare(topo, ctx, a, mode == NHOOD_PERSISTENT, *alg, &why_not, graph));
-  NHOOD_TRY(nhood_select_fallback(*alg, why_not, *on, a, alg));
-cleanup:
-  return rc;
-}
-
 /* Builds the task that runs the call into req: MPI's own collective ("mpi"), a two-stage
  * chain (a schedule that waits for a size pass) or the algorithm's schedule. Nothing to
  * release on failure. */
@@ -218,6 +201,41 @@ cleanup:
   return rc;
 }
 
+/* The request of a call under a trial (selection/trial.h): the candidates' tasks, each got
+ * ready and built as for a call of its own, under the trial's task. A blocking call builds
+ * the one candidate its execution runs; a persistent request builds every candidate, and its
+ * trial records what runs after a fallback. */
+static int build_trial_request(struct nhood_request *req, const nhood_coll_args *args, NHOOD_Topo topo,
+                               nhood_commctx *ctx, nhood_trial *trial, nhood_mode mode) {
+  int rc = MPI_SUCCESS;
+  nhood_task *tasks[NHOOD_SHORTLIST_MAX] = {NULL};
+  for (int c = 0; c < trial->n; c++) {
+    if (mode == NHOOD_BLOCKING && c != nhood_trial_next(trial)) continue;
+    nhood_coll_args a = *args;
+    const nhood_algorithm *alg = trial->cand[c];
+    nhood_native_graph *graph = NULL;
+    NHOOD_Topo on = topo;
+    struct nhood_request one;
+    NHOOD_TRY(nhood_algorithm_ready(topo, ctx, &a, mode, &alg, &graph, &on));
+    if (mode != NHOOD_BLOCKING) trial->cand[c] = alg;
+    NHOOD_TRY(build_request(&one, &a, topo, on, ctx, alg, graph, mode));
+    tasks[c] = one.task;
+    one.task = NULL;
+    nhood_request_release(&one);
+  }
+  memset(req, 0, sizeof *req); /* selection stays empty until the trial decided (api/requests.c) */
+  req->mode = mode;
+  req->kind = args->kind;
+  nhood_commctx_retain(ctx);
+  req->ctx = ctx;
+  rc = nhood_trial_task_create(trial, mode, tasks, ctx->comm, &req->task);
+  if (rc != MPI_SUCCESS) nhood_request_release(req);
+  return rc;
+cleanup:
+  for (int c = 0; c < NHOOD_SHORTLIST_MAX; c++) nhood_task_release(tasks[c]);
+  return rc;
+}
+
 /* The algorithm of the calling thread's last blocking call that ran (NHOOD_Last_algorithm),
  * and how it was chosen (NHOOD_Selection_info), written where a call was prepared (a repeat
  * from the call cache runs the same choice). */
@@ -226,14 +244,6 @@ static _Thread_local char last_blocking_selection[NHOOD_SELECTION_TEXT_MAX];
 /* The description last copied there: a repeated call compares numbers, not text. */
 static _Thread_local unsigned last_blocking_selection_id NHOOD_FAST_TLS;
 static atomic_uint selection_ids = 1;
-
-/* NHOOD_Selection_info's text for a call prepared as `how` says, that runs alg. */
-static void describe_choice(const nhood_auto_how *how, const nhood_algorithm *alg, char *text, size_t len) {
-  if (how->by == NHOOD_CHOSEN_BY_TRIAL)
-    nhood_trial_describe(how->shown, text, len);
-  else
-    snprintf(text, len, "%s: %s", how->by == NHOOD_CHOSEN_BY_MODEL ? "cost model" : "asked for", alg->name);
-}
 
 int NHOOD_Last_algorithm(const char **algorithm) {
   if (algorithm == NULL) return nhood_error(MPI_ERR_ARG, "algorithm (the output) is NULL");
@@ -260,23 +270,29 @@ NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NH
   if (cache && !check_mode()) req = nhood_call_cache_repeat(cache, &a, topo, comm);
   if (req == NULL) {
     NHOOD_TRY(prepare(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, &ctx, &alg, &how));
-    NHOOD_TRY(prepare_algorithm(&a, topo, ctx, NHOOD_BLOCKING, &alg, &graph, &on));
-    /* A schedule that changes with other processes' counts, or one call of a trial (the
-     * next call may run another candidate), is not cached. */
-    if (cache && (how.trial || nhood_algorithm_needs_size_pass(alg, topo, &a))) {
-      nhood_call_cache_release(cache);
+    if (how.trial) {
+      /* One execution of a trial: the next call may run another candidate, so it is not
+       * cached. It is described once it ran, below. */
+      if (cache) nhood_call_cache_release(cache);
       cache = NULL;
-    }
-    if (cache && !(req = nhood_call_cache_lookup(cache, &a, topo, ctx, alg))) {
-      NHOOD_TRY(build_request(nhood_call_cache_slot(cache), &a, topo, on, ctx, alg, graph, NHOOD_BLOCKING));
-      NHOOD_TRY(nhood_call_cache_store(cache, &a, topo, comm, ctx, alg));
-      req = nhood_call_cache_lookup(cache, &a, topo, ctx, alg);
-    } else if (!cache) {
-      NHOOD_TRY(build_request(&local, &a, topo, on, ctx, alg, graph, NHOOD_BLOCKING));
+      NHOOD_TRY(build_trial_request(&local, &a, topo, ctx, how.trial, NHOOD_BLOCKING));
       req = &local;
-    }
-    if (!how.trial) { /* a trial's call is described once it ran, below */
-      describe_choice(&how, alg, req->selection, sizeof req->selection);
+    } else {
+      NHOOD_TRY(nhood_algorithm_ready(topo, ctx, &a, NHOOD_BLOCKING, &alg, &graph, &on));
+      /* A schedule that changes with other processes' counts is not cached. */
+      if (cache && nhood_algorithm_needs_size_pass(alg, topo, &a)) {
+        nhood_call_cache_release(cache);
+        cache = NULL;
+      }
+      if (cache && !(req = nhood_call_cache_lookup(cache, &a, topo, ctx, alg))) {
+        NHOOD_TRY(build_request(nhood_call_cache_slot(cache), &a, topo, on, ctx, alg, graph, NHOOD_BLOCKING));
+        NHOOD_TRY(nhood_call_cache_store(cache, &a, topo, comm, ctx, alg));
+        req = nhood_call_cache_lookup(cache, &a, topo, ctx, alg);
+      } else if (!cache) {
+        NHOOD_TRY(build_request(&local, &a, topo, on, ctx, alg, graph, NHOOD_BLOCKING));
+        req = &local;
+      }
+      nhood_auto_describe(&how, alg, req->selection, sizeof req->selection);
       req->selection_id = atomic_fetch_add_explicit(&selection_ids, 1, memory_order_relaxed);
     }
   }
@@ -290,56 +306,16 @@ NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NH
   nhood_task_rebind(req->task, &a);
   if (nhood_request_ntags(req) > 0) req->tag_base = nhood_commctx_reserve_tags(req->ctx, nhood_request_ntags(req));
   last_blocking_algorithm = nhood_task_schedule(req->task)->algorithm;
-  /* A trial execution starts together on every process (a blocking collective may
-   * synchronize), so that its time is its own and not the skew the previous call left. */
-  if (how.trial) NHOOD_MPI_CALL(MPI_Barrier(ctx->comm));
-  double t0 = how.trial ? MPI_Wtime() : 0;
   rc = nhood_request_begin(req);
   if (rc == MPI_SUCCESS) rc = nhood_request_wait(req);
   if (rc != MPI_SUCCESS) nhood_request_error_context(req);
-  /* Every process records every execution of a trial, failed or not, so that all of them
-   * reach its agreement at the same call. */
   if (how.trial) {
-    int arc = nhood_auto_trial_record(how.trial, ctx, MPI_Wtime() - t0);
-    if (rc == MPI_SUCCESS) rc = arc;
     nhood_trial_describe(how.trial, last_blocking_selection, sizeof last_blocking_selection);
     last_blocking_selection_id = 0;
   }
   if (req == &local) nhood_request_release(&local);
 cleanup:
   if (cache) nhood_call_cache_release(cache);
-  return rc;
-}
-
-/* The task of a persistent request under a trial: every candidate's, prepared and built as
- * for a request of its own, under the trial's task (selection/measured.h). */
-static int build_trial_request(struct nhood_request *req, const nhood_coll_args *args, NHOOD_Topo topo,
-                               nhood_commctx *ctx, nhood_trial *trial) {
-  int rc = MPI_SUCCESS, built = 0;
-  nhood_task *tasks[NHOOD_SHORTLIST_MAX] = {NULL};
-  for (; built < trial->n; built++) {
-    nhood_coll_args a = *args;
-    const nhood_algorithm *alg = trial->cand[built];
-    nhood_native_graph *graph = NULL;
-    NHOOD_Topo on = topo;
-    struct nhood_request one;
-    NHOOD_TRY(prepare_algorithm(&a, topo, ctx, NHOOD_PERSISTENT, &alg, &graph, &on));
-    trial->cand[built] = alg; /* what runs, after a fallback */
-    NHOOD_TRY(build_request(&one, &a, topo, on, ctx, alg, graph, NHOOD_PERSISTENT));
-    tasks[built] = one.task;
-    one.task = NULL;
-    nhood_request_release(&one);
-  }
-  memset(req, 0, sizeof *req); /* selection stays empty until the trial decided (api/requests.c) */
-  req->mode = NHOOD_PERSISTENT;
-  req->kind = args->kind;
-  nhood_commctx_retain(ctx);
-  req->ctx = ctx;
-  rc = nhood_trial_task_create(trial, tasks, ctx->comm, &req->task);
-  if (rc != MPI_SUCCESS) nhood_request_release(req);
-  return rc;
-cleanup:
-  for (int c = 0; c < built; c++) nhood_task_release(tasks[c]);
   return rc;
 }
 
@@ -358,11 +334,11 @@ static int run_with_request(const nhood_coll_args *args, MPI_Comm comm, NHOOD_To
   NHOOD_TRY(prepare(&a, comm, topo, info, mode, &ctx, &alg, &how));
   if (!(req = malloc(sizeof *req))) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a request");
   if (how.trial) {
-    rc = build_trial_request(req, &a, topo, ctx, how.trial);
+    rc = build_trial_request(req, &a, topo, ctx, how.trial, mode);
   } else {
-    rc = prepare_algorithm(&a, topo, ctx, mode, &alg, &graph, &on);
+    rc = nhood_algorithm_ready(topo, ctx, &a, mode, &alg, &graph, &on);
     if (rc == MPI_SUCCESS) rc = build_request(req, &a, topo, on, ctx, alg, graph, mode);
-    if (rc == MPI_SUCCESS) describe_choice(&how, alg, req->selection, sizeof req->selection);
+    if (rc == MPI_SUCCESS) nhood_auto_describe(&how, alg, req->selection, sizeof req->selection);
   }
   if (rc != MPI_SUCCESS) {
     free(req);

@@ -9,7 +9,7 @@
 #include "nhood.h"
 #include "common/commctx.h"
 #include "engine/task.h"
-#include "selection/measured.h"
+#include "selection/trial.h"
 
 struct nhood_request {
   nhood_mode mode;

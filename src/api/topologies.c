@@ -54,35 +54,6 @@ cleanup:
   return rc;
 }
 
-/* ---- the tuning rules of NHOOD_INFO_TUNE, kept on the topology ---------------------------- */
-
-static void free_rules(void *rules) {
-  nhood_tune_free(rules);
-  free(rules);
-}
-
-static nhood_topo_key tune_key = NHOOD_TOPO_KEY("tuning rules", free_rules);
-
-const nhood_tune_rules *nhood_topo_tune_rules(NHOOD_Topo topo) { return nhood_topo_attr(topo, &tune_key); }
-
-static int read_tune(MPI_Info info, NHOOD_Topo topo) {
-  int rc = MPI_SUCCESS, flag = 0;
-  char rules[MPI_MAX_INFO_VAL + 1];
-  if (info == MPI_INFO_NULL) return MPI_SUCCESS;
-  NHOOD_MPI_CALL(MPI_Info_get(info, NHOOD_INFO_TUNE, MPI_MAX_INFO_VAL, rules, &flag));
-  if (!flag) return MPI_SUCCESS;
-  nhood_tune_rules *parsed = malloc(sizeof *parsed);
-  if (!parsed) return nhood_error(MPI_ERR_NO_MEM, "out of memory for the tuning rules");
-  rc = nhood_tune_parse(rules, "info key " NHOOD_INFO_TUNE, parsed);
-  if (rc != MPI_SUCCESS) {
-    free(parsed);
-    return rc;
-  }
-  return nhood_topo_attr_set(topo, &tune_key, parsed);
-cleanup:
-  return rc;
-}
-
 /* ---- constructors ---------------------------------------------------------------------- */
 
 int nhood_topo_publish(NHOOD_Topo t, MPI_Info info, NHOOD_Topo *out) {
@@ -90,7 +61,7 @@ int nhood_topo_publish(NHOOD_Topo t, MPI_Info info, NHOOD_Topo *out) {
   NHOOD_TRY(nhood_info_algorithm(info, t->algorithm));
   NHOOD_TRY(nhood_info_bool(info, NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES, &t->isomorphic_sizes));
   NHOOD_TRY(nhood_info_positive(info, NHOOD_INFO_RANKS_PER_NODE, &t->ranks_per_node));
-  NHOOD_TRY(read_tune(info, t));
+  NHOOD_TRY(nhood_tune_attach(t, info));
   NHOOD_TRY(nhood_handle_register(t, NHOOD_HANDLE_TOPO));
   *out = t;
   return MPI_SUCCESS;

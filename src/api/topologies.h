@@ -18,9 +18,6 @@ int nhood_topo_publish(NHOOD_Topo t, MPI_Info info, NHOOD_Topo *out);
 int nhood_topo_create_cart_offsets_on_grid(int ndims, const int dims[], const int periods[], const int coords[],
                                            int noffsets, const int offsets[], MPI_Info info, NHOOD_Topo *topo);
 
-/* The NHOOD_INFO_TUNE rules given at topo's creation, or NULL. */
-const nhood_tune_rules *nhood_topo_tune_rules(NHOOD_Topo topo);
-
 /* Reads NHOOD_INFO_ALGORITHM from info (if any) into name (NHOOD_ALGORITHM_NAME_MAX bytes);
  * leaves name unchanged when absent; MPI_ERR_INFO for an unknown algorithm. */
 int nhood_info_algorithm(MPI_Info info, char *name);

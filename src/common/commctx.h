@@ -39,7 +39,7 @@ typedef struct nhood_commctx {
   MPI_Comm user;             /* the communicator it is attached to, while it is */
   nhood_placement placement; /* filled by nhood_commctx_placement */
   /* The cost model's parameters on this communicator, chosen once from the placement (by
-   * api/first_use.c: the selection layer chooses, this layer keeps them). */
+   * selection/learned.c: the selection layer chooses, this layer keeps them). */
   int params_known;
   nhood_cost_params params;
   int nodes_known; /* nodes filled by nhood_commctx_nodes */

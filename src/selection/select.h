@@ -118,7 +118,7 @@ void nhood_auto_add_nic(const nhood_cost_params *p, const double *nic, double *c
  * margin is the error the model is known to make (common/cost_model.h). */
 const nhood_algorithm *nhood_auto_choose(const double *costs, int cls, int persistent, double margin);
 
-/* The candidates measured selection tries (selection/measured.h), best first: the choice
+/* The candidates measured selection tries (selection/trial.h), best first: the choice
  * above; then direct and "mpi" (where it can run), cheaper first: they send the same messages,
  * but MPI's own implementation and nhood's differ measurably, and MPI's own is the one "auto"
  * must not lose to; then the next cheapest others while they are predicted within
@@ -129,7 +129,7 @@ const nhood_algorithm *nhood_auto_choose(const double *costs, int cls, int persi
 int nhood_auto_shortlist(const double *costs, int cls, int persistent, double margin,
                          const nhood_algorithm *list[NHOOD_SHORTLIST_MAX]);
 
-/* The algorithm named `requested` (not "auto", which api/first_use.h resolves), after its
+/* The algorithm named `requested` (not "auto", which selection/auto.h resolves), after its
  * fallbacks (nhood_select_fallback); MPI_ERR_INFO for an unknown name. */
 int nhood_select(const char *requested, const nhood_topo *t, const nhood_coll_args *a, const nhood_algorithm **chosen);
 

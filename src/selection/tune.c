@@ -209,3 +209,32 @@ int nhood_tune_env_match(nhood_coll_kind kind, double bytes, char *out) {
   atomic_flag_clear_explicit(&env_lock, memory_order_release);
   return rc == MPI_SUCCESS ? MPI_SUCCESS : nhood_error(rc, "%s", env_failure);
 }
+
+/* ---- the tuning rules of NHOOD_INFO_TUNE, kept on the topology ---------------------------- */
+
+static void free_rules(void *rules) {
+  nhood_tune_free(rules);
+  free(rules);
+}
+
+static nhood_topo_key tune_key = NHOOD_TOPO_KEY("tuning rules", free_rules);
+
+const nhood_tune_rules *nhood_tune_rules_of(NHOOD_Topo topo) { return nhood_topo_attr(topo, &tune_key); }
+
+int nhood_tune_attach(NHOOD_Topo topo, MPI_Info info) {
+  int rc = MPI_SUCCESS, flag = 0;
+  char rules[MPI_MAX_INFO_VAL + 1];
+  if (info == MPI_INFO_NULL) return MPI_SUCCESS;
+  NHOOD_MPI_CALL(MPI_Info_get(info, NHOOD_INFO_TUNE, MPI_MAX_INFO_VAL, rules, &flag));
+  if (!flag) return MPI_SUCCESS;
+  nhood_tune_rules *parsed = malloc(sizeof *parsed);
+  if (!parsed) return nhood_error(MPI_ERR_NO_MEM, "out of memory for the tuning rules");
+  rc = nhood_tune_parse(rules, "info key " NHOOD_INFO_TUNE, parsed);
+  if (rc != MPI_SUCCESS) {
+    free(parsed);
+    return rc;
+  }
+  return nhood_topo_attr_set(topo, &tune_key, parsed);
+cleanup:
+  return rc;
+}

@@ -42,6 +42,12 @@ int nhood_tune_parse(const char *rules, const char *origin, nhood_tune_rules *ou
 const char *nhood_tune_match(const nhood_tune_rules *rules, nhood_coll_kind kind, double bytes);
 void nhood_tune_free(nhood_tune_rules *rules);
 
+/* The rules of NHOOD_INFO_TUNE in info (a topology's, at its creation), parsed and kept on
+ * topo; nothing where info has none. */
+int nhood_tune_attach(NHOOD_Topo topo, MPI_Info info);
+/* The rules kept on topo, or NULL. */
+const nhood_tune_rules *nhood_tune_rules_of(NHOOD_Topo topo);
+
 /* The algorithm NHOOD_TUNE names for (kind, bytes) into out, as nhood_tune_lookup does. The
  * rules are parsed when the variable is first seen or has changed, not at every call. */
 int nhood_tune_env_match(nhood_coll_kind kind, double bytes, char *out);

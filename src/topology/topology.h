@@ -36,7 +36,7 @@ typedef struct nhood_topo_key {
 } nhood_topo_key;
 #define NHOOD_TOPO_KEY(name, destroy) \
   { (name), (destroy), -1 }
-#define NHOOD_TOPO_MAX_KEYS 8
+#define NHOOD_TOPO_MAX_KEYS 12
 
 struct nhood_topo {
   nhood_topo_kind kind;

@@ -1,5 +1,5 @@
 /*
- * The grid under a graph, through the API (api/first_use.c's search over MPI): a 9-point
+ * The grid under a graph, through the API (selection/learned.c's search over MPI): a 9-point
  * stencil written as a distributed graph on MPI_Dims_create's grid gets the isomorphic
  * algorithms, and what they deliver is MPI's own result; one missing edge, NHOOD_GRID=off, or
  * a Cartesian communicator whose grid is not the stencil's, and they do not apply. The

@@ -1,5 +1,5 @@
 /*
- * Measured selection (selection/measured.h) through the API: a persistent "auto" request and
+ * Measured selection (selection/trial.h) through the API: a persistent "auto" request and
  * a repeated blocking "auto" call, on a Moore r = 1 stencil of a periodic Cartesian grid,
  * with blocks of two size classes, one after the other. Checked at every call: the data (each candidate of
  * the trial delivers MPI-4.1's result), NHOOD_Selection_info's state ("measuring (k of N
@@ -47,7 +47,7 @@ static int kept_is_fastest(const char *text, char kept[64]) {
     p += used;
     if (*p == ',') p++;
   }
-  /* Within the tolerance of the fastest (selection/measured.h). The text rounds to 0.1 us, so
+  /* Within the tolerance of the fastest (selection/trial.h). The text rounds to 0.1 us, so
    * each printed value may be 0.05 from its median: kept <= 1.05 best holds for the medians
    * exactly when it can for the printed values within that rounding. */
   return kept_us >= 0 && kept_us <= (best_us + 0.05) * 1.05 + 0.05;

@@ -13,7 +13,7 @@
 #include "nhood.h"
 #include "schedule/schedule.h"
 #include "selection/cost.h"
-#include "selection/measured.h"
+#include "selection/trial.h"
 #include "selection/select.h"
 #include "selection/tune.h"
 #include "api/topologies.h"

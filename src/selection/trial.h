@@ -10,7 +10,8 @@
  * execution's slowest process, and every process keeps the candidate with the smallest
  * median. Every process reduces the same vector the same way, so they agree without another
  * message, and every execution of the trial delivers the collective's result: only the
- * schedule differs.
+ * schedule differs. Blocking calls and persistent requests run their trials through the same
+ * task (below).
  *
  * A trial of n candidates and R timed rounds (NHOOD_TRIAL, default 5) takes n * (R + 1)
  * executions, round by round, each round running every candidate once: even rounds in the
@@ -18,21 +19,26 @@
  * alike (an execution pays for what the one before it left unfinished; in a fixed order the
  * second candidate always paid for the first's). The first round warms up (first contact
  * between processes, cold caches) and is not counted. The agreement is one allreduce of
- * n * R doubles: for a blocking call it runs inside the call that completes the trial (a
- * blocking collective may synchronize); for a persistent request, whose start must stay
- * local, it is a non-blocking allreduce posted at the next start, which then runs the winner
- * once it completed (selection/measured.c's task). The winner is the first candidate in the
- * model's order whose median is within NHOOD_TRIAL_TOLERANCE of the smallest: closer than
- * that, two medians of 5 calls on a shared node are noise (docs/PERFORMANCE.md), and the
- * model's order (its choice, then the plain schedules) breaks the tie.
+ * n * R doubles, non-blocking, on the communicator's private duplicate. Its place keeps
+ * collectives in the same order on every process: a blocking call's trial task posts it at
+ * the end of the execution that completes the trial, inside that call (program order); a
+ * persistent request's posts it at the next start, since processes may see the request's
+ * runs complete in different orders relative to other requests, but start them in the same
+ * one. That start runs the winner once the agreement completed. Every trial execution
+ * begins after a non-blocking barrier, so that its time is its own and not the skew the
+ * previous one left (a blocking or persistent collective may synchronize). The winner is the
+ * first candidate in the model's order whose median is within NHOOD_TRIAL_TOLERANCE of the
+ * smallest: closer than that, two medians of 5 calls on a shared node are noise
+ * (docs/PERFORMANCE.md), and the model's order (its choice, then the plain schedules)
+ * breaks the tie.
  *
  * What a trial measures is the time from the start of an execution to its completion as this
  * process sees it: exact for blocking calls, and for a request waited for right after its
  * start; a program that computes between start and wait measures its own work in every
  * candidate alike, and the model's choice then wins the tie.
  */
-#ifndef NHOOD_SELECTION_MEASURED_H
-#define NHOOD_SELECTION_MEASURED_H
+#ifndef NHOOD_SELECTION_TRIAL_H
+#define NHOOD_SELECTION_TRIAL_H
 
 #include "engine/task.h"
 #include "selection/select.h"
@@ -67,20 +73,22 @@ int nhood_trial_timed_count(const nhood_trial *tr);
 const double *nhood_trial_timed(const nhood_trial *tr);
 /* Decides from the reduced values (the same on every process, so the same winner). */
 void nhood_trial_decide(nhood_trial *tr, const double *maxima);
-/* The blocking agreement: one MPI_Allreduce on comm, then nhood_trial_decide. */
-int nhood_trial_agree(nhood_trial *tr, MPI_Comm comm);
 #define NHOOD_SELECTION_TEXT_MAX 256
 #define NHOOD_TRIAL_TOLERANCE 0.05
 /* One line for people: "measured: cart-dim-batch 306 us, direct 285 us (3 calls each); kept
  * direct", or "measuring (5 of 12 calls): cart-dim-batch, direct". */
 void nhood_trial_describe(const nhood_trial *tr, char *text, size_t len);
 
-/* The task of a persistent request under a trial: it runs cand[e % n] at execution e, then
- * the agreement and the winner (above); it owns the candidates' tasks (one per candidate of
- * *tr, the same order) and frees the losers once it decided. Made for comm (the context's
- * duplicate, where the agreement runs). On failure the tasks are freed. */
-int nhood_trial_task_create(const nhood_trial *tr, nhood_task *cands[], MPI_Comm comm, nhood_task **task);
-/* Once a trial task decided and its run completed: its winner's task, the trial described in
+/* The task that runs executions of trial *tr, made for comm (the context's duplicate, where
+ * the barrier and the agreement run), the candidates' tasks in cands (the order of tr->cand):
+ * - mode NHOOD_BLOCKING: one execution, in a blocking call: cands holds the task of the
+ *   candidate nhood_trial_next names (NULL elsewhere), *tr is the size class's trial and
+ *   stays the caller's (the execution is recorded there);
+ * - otherwise a persistent request's: cands holds every candidate's task, *tr is copied, and
+ *   the losers are freed once the trial decided.
+ * The task owns the tasks of cands; on failure they are freed. */
+int nhood_trial_task_create(nhood_trial *tr, nhood_mode mode, nhood_task *cands[], MPI_Comm comm, nhood_task **task);
+/* Once a persistent request's trial task decided and its run completed: its winner's task, the trial described in
  * text, and the trial task freed (later runs need no wrapper); else task itself. */
 nhood_task *nhood_trial_task_unwrap(nhood_task *task, char *text, size_t len);
 /* The trial of a task made by nhood_trial_task_create, else NULL. */

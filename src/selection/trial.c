@@ -1,4 +1,4 @@
-#include "selection/measured.h"
+#include "selection/trial.h"
 
 #include <math.h>
 #include <pthread.h>
@@ -44,7 +44,7 @@ void nhood_trial_init(nhood_trial *tr, const nhood_algorithm *const list[], int 
 int nhood_trial_length(const nhood_trial *tr) { return tr->n * (tr->reps + 1); }
 
 /* The candidate execution e runs: round e / n in the model's order when even, reversed when
- * odd (measured.h). */
+ * odd (trial.h). */
 static int candidate_of(const nhood_trial *tr, int e) {
   int pos = e % tr->n;
   return (e / tr->n) % 2 ? tr->n - 1 - pos : pos;
@@ -86,15 +86,6 @@ void nhood_trial_decide(nhood_trial *tr, const double *maxima) {
     }
 }
 
-int nhood_trial_agree(nhood_trial *tr, MPI_Comm comm) {
-  int rc = MPI_SUCCESS, n = nhood_trial_timed_count(tr);
-  double maxima[NHOOD_SHORTLIST_MAX * MAX_REPS];
-  NHOOD_MPI_CALL(MPI_Allreduce(nhood_trial_timed(tr), maxima, n, MPI_DOUBLE, MPI_MAX, comm));
-  nhood_trial_decide(tr, maxima);
-cleanup:
-  return rc;
-}
-
 void nhood_trial_describe(const nhood_trial *tr, char *text, size_t len) {
   size_t used = 0;
 #define ADD(...)                                                              \
@@ -119,11 +110,13 @@ void nhood_trial_describe(const nhood_trial *tr, char *text, size_t len) {
 #undef ADD
 }
 
-/* ---- the persistent request's task ------------------------------------------------------ */
+/* ---- the trial task ------------------------------------------------------------------- */
 
 typedef struct {
   nhood_task base;
-  nhood_trial trial;
+  nhood_trial *trial; /* &own (a persistent request's), or a blocking call's size class's */
+  nhood_trial own;
+  int agree_at_end; /* a blocking call's: the agreement ends the run that completes the trial */
   nhood_task *cand[NHOOD_SHORTLIST_MAX];
   MPI_Comm comm;
   int cur;    /* the candidate this run executes; -1 before it began */
@@ -132,10 +125,24 @@ typedef struct {
   int phase; /* what `pending` is: */
   MPI_Request pending;
   int tag_base; /* of this run, for a candidate begun after `pending` */
+  int run_rc;   /* the candidate's result, returned once the agreement after it completed */
   double maxima[NHOOD_SHORTLIST_MAX * MAX_REPS];
 } trial_task;
 
-enum { RUNNING, SYNCING /* an Ibarrier before a trial execution */, AGREEING /* the Iallreduce */ };
+enum {
+  RUNNING,
+  SYNCING, /* an Ibarrier before a trial execution */
+  AGREEING /* the Iallreduce, before (a persistent request's) or after (a blocking call's) the candidate */
+};
+
+static int post_agreement(trial_task *t) {
+  int rc = MPI_SUCCESS;
+  NHOOD_MPI_CALL(MPI_Iallreduce(nhood_trial_timed(t->trial), t->maxima, nhood_trial_timed_count(t->trial), MPI_DOUBLE,
+                                MPI_MAX, t->comm, &t->pending));
+  t->phase = AGREEING;
+cleanup:
+  return rc;
+}
 
 static int tt_begin(nhood_task *task, int tag_base) {
   trial_task *t = (trial_task *)task;
@@ -143,66 +150,92 @@ static int tt_begin(nhood_task *task, int tag_base) {
   t->tag_base = tag_base;
   t->timing = 0;
   t->cur = -1;
-  if (nhood_trial_due(&t->trial)) {
-    NHOOD_MPI_CALL(MPI_Iallreduce(nhood_trial_timed(&t->trial), t->maxima, nhood_trial_timed_count(&t->trial),
-                                  MPI_DOUBLE, MPI_MAX, t->comm, &t->pending));
-    t->phase = AGREEING;
-  } else if (t->trial.winner < 0) {
-    /* As a blocking trial's barrier, without blocking the start: the candidate begins when
-     * every process started (its time is then its own, not the skew of the last run). */
+  t->run_rc = MPI_SUCCESS;
+  if (nhood_trial_due(t->trial)) {
+    NHOOD_TRY(post_agreement(t));
+  } else if (t->trial->winner < 0) {
+    /* The candidate begins when every process started (its time is then its own, not the
+     * skew the last execution left). */
     NHOOD_MPI_CALL(MPI_Ibarrier(t->comm, &t->pending));
     t->phase = SYNCING;
   } else {
     t->phase = RUNNING;
-    t->cur = t->trial.winner;
+    t->cur = t->trial->winner;
     return nhood_task_begin(t->cand[t->cur], tag_base);
   }
 cleanup:
   return rc;
 }
 
-/* `pending` completed: begin the candidate the run executes. After the agreement that is the
- * winner, and the others are freed. */
-static int tt_continue(trial_task *t) {
+/* The agreement completed: the winner from now on; a persistent request's losers' tasks are
+ * freed (a blocking call's task holds only the candidate it ran). */
+static void decided(trial_task *t) {
+  nhood_trial_decide(t->trial, t->maxima);
+  for (int c = 0; c < t->trial->n && !t->agree_at_end; c++)
+    if (c != t->trial->winner) {
+      nhood_task_release(t->cand[c]);
+      t->cand[c] = NULL;
+    }
+  t->phase = RUNNING;
+}
+
+/* `pending` completed. After the barrier, the candidate the execution runs begins, timed;
+ * after an agreement at a start, the winner begins. Returns 1 where the run is over (the
+ * agreement that ended a blocking call's run). */
+static int tt_continue(trial_task *t, int *rc) {
   if (t->phase == AGREEING) {
-    nhood_trial_decide(&t->trial, t->maxima);
-    for (int c = 0; c < t->trial.n; c++)
-      if (c != t->trial.winner) {
-        nhood_task_release(t->cand[c]);
-        t->cand[c] = NULL;
-      }
+    decided(t);
+    if (t->cur >= 0) return 1;
   } else {
     t->timing = 1;
     t->t0 = MPI_Wtime();
   }
   t->phase = RUNNING;
-  t->cur = nhood_trial_next(&t->trial);
-  return nhood_task_begin(t->cand[t->cur], t->tag_base);
+  t->cur = nhood_trial_next(t->trial);
+  *rc = nhood_task_begin(t->cand[t->cur], t->tag_base);
+  return 0;
 }
 
-static void tt_timed(trial_task *t) {
-  if (!t->timing) return;
+/* The candidate's run completed with rc: its time recorded (every process records every
+ * execution, failed or not, so that all reach the agreement at the same run), then for a
+ * blocking call's last execution the agreement. Returns 1 where the run is over. */
+static int tt_ran(trial_task *t, int rc) {
+  t->run_rc = rc;
+  if (!t->timing) return 1;
   t->timing = 0;
-  nhood_trial_record(&t->trial, MPI_Wtime() - t->t0);
+  nhood_trial_record(t->trial, MPI_Wtime() - t->t0);
+  if (!t->agree_at_end || !nhood_trial_due(t->trial)) return 1;
+  int arc = post_agreement(t);
+  if (arc != MPI_SUCCESS) {
+    if (t->run_rc == MPI_SUCCESS) t->run_rc = arc;
+    return 1;
+  }
+  return 0;
 }
 
 static int tt_progress(nhood_task *task, int *done) {
   trial_task *t = (trial_task *)task;
   int rc = MPI_SUCCESS;
   *done = 0;
-  if (t->phase != RUNNING) {
-    int flag = 0;
-    NHOOD_MPI_CALL(MPI_Test(&t->pending, &flag, MPI_STATUS_IGNORE));
-    if (!flag) return MPI_SUCCESS;
-    NHOOD_TRY(tt_continue(t));
+  for (;;) {
+    if (t->phase != RUNNING) {
+      int flag = 0;
+      NHOOD_MPI_CALL(MPI_Test(&t->pending, &flag, MPI_STATUS_IGNORE));
+      if (!flag) return MPI_SUCCESS;
+      if (tt_continue(t, &rc)) break;
+      if (rc != MPI_SUCCESS) { /* the candidate could not begin: its run failed */
+        if (tt_ran(t, rc)) break;
+        continue;
+      }
+    }
+    if (t->cur < 0) break;
+    int ran = 0;
+    rc = nhood_task_progress(t->cand[t->cur], &ran);
+    if (!ran) return rc;
+    if (tt_ran(t, rc)) break;
   }
-  if (t->cur < 0) {
-    *done = 1;
-    return MPI_SUCCESS;
-  }
-  rc = nhood_task_progress(t->cand[t->cur], done);
-  if (*done) tt_timed(t);
-  return rc;
+  *done = 1;
+  return t->run_rc;
 cleanup:
   *done = 1;
   t->phase = RUNNING;
@@ -212,14 +245,18 @@ cleanup:
 static int tt_wait(nhood_task *task) {
   trial_task *t = (trial_task *)task;
   int rc = MPI_SUCCESS;
-  if (t->phase != RUNNING) {
-    NHOOD_MPI_CALL(MPI_Wait(&t->pending, MPI_STATUS_IGNORE));
-    NHOOD_TRY(tt_continue(t));
+  for (;;) {
+    if (t->phase != RUNNING) {
+      NHOOD_MPI_CALL(MPI_Wait(&t->pending, MPI_STATUS_IGNORE));
+      if (tt_continue(t, &rc)) break;
+      if (rc != MPI_SUCCESS) {
+        if (tt_ran(t, rc)) break;
+        continue;
+      }
+    }
+    if (t->cur < 0 || tt_ran(t, nhood_task_wait(t->cand[t->cur]))) break;
   }
-  if (t->cur < 0) return MPI_SUCCESS;
-  rc = nhood_task_wait(t->cand[t->cur]);
-  tt_timed(t);
-  return rc;
+  return t->run_rc;
 cleanup:
   t->phase = RUNNING;
   return rc;
@@ -227,7 +264,7 @@ cleanup:
 
 static const nhood_sched *tt_schedule(const nhood_task *task) {
   const trial_task *t = (const trial_task *)task;
-  int c = t->cur >= 0 ? t->cur : t->trial.winner >= 0 ? t->trial.winner : nhood_trial_next(&t->trial);
+  int c = t->cur >= 0 ? t->cur : nhood_trial_next(t->trial);
   return nhood_task_schedule(t->cand[c]);
 }
 
@@ -239,21 +276,27 @@ static void tt_release(nhood_task *task) {
 
 static const nhood_task_ops trial_ops = {tt_begin, tt_progress, tt_wait, tt_schedule, NULL, tt_release};
 
-int nhood_trial_task_create(const nhood_trial *tr, nhood_task *cands[], MPI_Comm comm, nhood_task **task) {
+int nhood_trial_task_create(nhood_trial *tr, nhood_mode mode, nhood_task *cands[], MPI_Comm comm, nhood_task **task) {
   trial_task *t = calloc(1, sizeof *t);
   *task = NULL;
   if (t == NULL) {
     for (int c = 0; c < tr->n; c++) nhood_task_release(cands[c]);
-    return nhood_error(MPI_ERR_NO_MEM, "out of memory for a request");
+    return nhood_error(MPI_ERR_NO_MEM, "out of memory for a trial's task");
   }
   t->base.ops = &trial_ops;
-  t->trial = *tr;
+  if (mode == NHOOD_BLOCKING) {
+    t->trial = tr;
+    t->agree_at_end = 1;
+  } else {
+    t->own = *tr;
+    t->trial = &t->own;
+  }
   t->comm = comm;
   t->cur = -1;
   t->pending = MPI_REQUEST_NULL;
   for (int c = 0; c < tr->n; c++) {
     t->cand[c] = cands[c];
-    if (cands[c]->ntags > t->base.ntags) t->base.ntags = cands[c]->ntags;
+    if (cands[c] && cands[c]->ntags > t->base.ntags) t->base.ntags = cands[c]->ntags;
   }
   *task = &t->base;
   return MPI_SUCCESS;
@@ -261,14 +304,15 @@ int nhood_trial_task_create(const nhood_trial *tr, nhood_task *cands[], MPI_Comm
 
 nhood_task *nhood_trial_task_unwrap(nhood_task *task, char *text, size_t len) {
   trial_task *t = (trial_task *)task;
-  if (task == NULL || task->ops != &trial_ops || t->trial.winner < 0 || t->phase != RUNNING) return task;
-  nhood_task *winner = t->cand[t->trial.winner];
-  t->cand[t->trial.winner] = NULL;
-  nhood_trial_describe(&t->trial, text, len);
+  if (task == NULL || task->ops != &trial_ops || t->trial->winner < 0 || t->phase != RUNNING || t->agree_at_end)
+    return task;
+  nhood_task *winner = t->cand[t->trial->winner];
+  t->cand[t->trial->winner] = NULL;
+  nhood_trial_describe(t->trial, text, len);
   tt_release(task);
   return winner;
 }
 
 const nhood_trial *nhood_trial_of_task(const nhood_task *task) {
-  return task && task->ops == &trial_ops ? &((const trial_task *)task)->trial : NULL;
+  return task && task->ops == &trial_ops ? ((const trial_task *)task)->trial : NULL;
 }
