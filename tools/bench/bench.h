@@ -1,6 +1,7 @@
 /*
  * nhood-bench's parts: its options (bench_options.c), its result rows as table lines and JSON
- * (bench_report.c), and the run itself: data, calls, timing and main (nhood_bench.c).
+ * (bench_report.c), its neighborhoods and call buffers (bench_data.c), the rows of what
+ * set-up costs (bench_setup.c), and the run itself: calls, timing and main (nhood_bench.c).
  */
 #ifndef NHOOD_BENCH_H
 #define NHOOD_BENCH_H
@@ -102,5 +103,92 @@ void emit_row(const bench *b, const result_row *row);
 /* Fills in the row's latencies from every rank's n samples, in seconds (collective; meaningful
  * on rank 0). Sorts the samples. */
 void reduce_latency(double *samples, int n, result_row *row);
+
+/* ------------------------------------------------------------------------------------- */
+/* Neighborhoods, the buffers of one call, failures (bench_data.c)                        */
+/* ------------------------------------------------------------------------------------- */
+
+#include "topospec.h"
+
+/* What an untouched receive block holds. */
+#define SENTINEL 0xA5
+/* The create row of stencils' NHOOD_Topo_create_cart_offsets. */
+#define CART_OFFSETS_ROW "nhood-cart-offsets"
+
+/* MPI_UNWEIGHTED, read so that GCC does not see the constant (bench_data.c says why). */
+int *unweighted(void);
+
+/* A neighborhood: the lists of this rank and the MPI communicator that carries them. */
+typedef struct neighborhood {
+  const char *spec_text;
+  topospec_rank lists;
+  MPI_Comm graph_comm;
+  int real_destinations; /* destinations other than MPI_PROC_NULL */
+  /* Over all ranks: some list holds MPI_PROC_NULL; some rank's indegree != outdegree. */
+  int any_proc_null, any_unequal_degrees;
+} neighborhood;
+
+/* The MPI library's distributed-graph communicator of the lists, on MPI_COMM_WORLD's ranks. */
+void graph_comm_create(const topospec_rank *lists, MPI_Comm *comm);
+/* A stencil's Cartesian communicator without reordering: its ranks are MPI_COMM_WORLD's. */
+int stencil_cart_create(const topospec_rank *lists, MPI_Comm *cart);
+/* nhood's topology object of the lists: NHOOD_Topo_create_cart_offsets of a stencil's offsets
+ * on *cart, or without a cart (NULL) NHOOD_Topo_create_adjacent. */
+int nhood_topo_create(const topospec_rank *lists, const MPI_Comm *cart, MPI_Info info, NHOOD_Topo *topo);
+
+typedef struct exchange {
+  coll_kind coll;
+  int bytes;
+  int sendcount; /* allgather(v): the one block; alltoall: each block */
+  /* Per block, for every collective (the fixed-size ones use them to lay out the data). */
+  int *sendcounts, *sdispls, *recvcounts, *rdispls;
+  MPI_Aint *sdispls_bytes, *rdispls_bytes; /* alltoallw */
+  MPI_Datatype *types;                     /* alltoallw: MPI_BYTE for every block */
+  unsigned char *sendbuf;
+  unsigned char *recvbuf;  /* where the algorithms under test receive */
+  unsigned char *expected; /* what MPI-4.1 says recvbuf holds afterwards */
+  size_t sendlen, recvlen;
+} exchange;
+
+/* Buffers, counts, send data and expected receive data of one collective at one size.
+ * Returns 0, or 1 when a buffer would exceed what an int displacement addresses. */
+int exchange_init(exchange *x, coll_kind coll, int bytes, const neighborhood *nb, int rank);
+void exchange_free(exchange *x);
+
+/* Agrees over all ranks whether a step failed on any of them. Returns 1 if so; rank 0's
+ * message is then the one of the lowest failing rank, so a failure elsewhere is reported. */
+int agree_on_failure(const bench *b, int failed, char *message);
+/* The message of a failed nhood call: `what`, the error class, nhood's explanation. */
+void nhood_failure(char *message, const char *what, int rc);
+/* agree_on_failure for an nhood call that returned rc, with a message naming `what`, the
+ * error class and nhood's explanation. */
+int agree_on_nhood_failure(const bench *b, int rc, const char *what, char *message);
+int max_over_ranks(int value);
+
+/* ------------------------------------------------------------------------------------- */
+/* The calls (nhood_bench.c) and what set-up costs (bench_setup.c)                       */
+/* ------------------------------------------------------------------------------------- */
+
+/* One --algo entry on one topology. */
+typedef struct algorithm {
+  const char *name;
+  int is_mpi;      /* MPI's own collective: "mpi", or "pmpi" (by the profiling names) */
+  int profiling;   /* "pmpi" */
+  MPI_Info info;   /* nhood: NHOOD_INFO_ALGORITHM = name */
+  NHOOD_Topo topo; /* nhood: this algorithm's topology object */
+  int failed;      /* creation failed on some rank: every case of it is an error row */
+  char error[ERROR_LEN];
+} algorithm;
+
+/* The exchange's collective as `algo` makes it in `mode`: blocking, or the start of a
+ * non-blocking call, or a persistent init, into *mpi_request ("mpi") or *nhood_request. */
+int coll_call(const neighborhood *nb, const exchange *x, const algorithm *algo, mode_kind mode,
+              MPI_Request *mpi_request, NHOOD_Request *nhood_request);
+
+/* Rows "create": MPI_Dist_graph_create_adjacent + MPI_Comm_free against nhood's local
+ * topology objects. */
+void bench_creation(const bench *b, const neighborhood *nb);
+/* Rows "sched_build": each nhood algorithm's persistent init + free at the smallest size. */
+void bench_schedule_build(const bench *b, const neighborhood *nb, algorithm *algos, coll_kind coll);
 
 #endif

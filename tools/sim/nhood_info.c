@@ -394,7 +394,7 @@ static void print_table(const options *opt, const char *topo, nhood_coll_kind ki
       }
     }
     printf("  %s%s", choice->name, previous != NULL && previous != choice ? "   <- switch" : "");
-    if (nlist > 1) { /* what a repeated call measures (selection/measured.h) */
+    if (nlist > 1) { /* what a repeated call measures (selection/trial.h) */
       printf("   measures");
       for (int k = 0; k < nlist; k++) printf("%s %s", k ? "," : "", list[k]->name);
     }
@@ -432,7 +432,7 @@ static int run_topology(const options *opt, const char *text, FILE *json, char *
     if (kind == NULL || ((kind->needs & NHOOD_PHASE1_NODES) && opt->ranks_per_node <= 0)) continue;
     if (sim_phase1_run(kind, opt->ranks, topos, opt->theta, &model, &p1, err, errlen) != 0) goto cleanup;
   }
-  /* The grid under a graph, as the library searches it at its first call (api/first_use.h). */
+  /* The grid under a graph, as the library searches it at its first call (selection/learned.h). */
   if (sim_grid_find(opt->ranks, topos, &grid, err, errlen) != 0) goto cleanup;
   if (grid && grid[0]) {
     const nhood_topo *g = grid[0]->topo;

@@ -1,0 +1,92 @@
+/*
+ * nhood-calibrate's parts: the fit of the cost model to the measured rounds
+ * (calibrate_fit.c), the report and the files it writes (calibrate_report.c), and the
+ * measurements and main (nhood_calibrate.c, whose opening comment says what is measured and
+ * how it is fitted).
+ */
+#ifndef NHOOD_CALIBRATE_H
+#define NHOOD_CALIBRATE_H
+
+#include "common/cost_model.h"
+#include "selection/cost.h"
+
+#include <mpi.h>
+
+#include <stddef.h>
+
+#define TOOL "nhood-calibrate"
+#define EXIT_USAGE 2
+#define DEFAULT_OUT "nhood-params.txt"
+#define DEFAULT_ITERS 60
+#define QUICK_ITERS 4
+#define DEFAULT_ROUNDS 8
+#define QUICK_ROUNDS 4
+/* Without --iters, the samples are cut down (to no fewer than MIN_ITERS) where the warm-up
+ * says that the default number would take longer than its share of BUDGET_S seconds: an
+ * oversubscribed MPICH, which busy-polls, spends a scheduler time slice on every round. */
+#define BUDGET_S 45.0
+#define MIN_ITERS 8
+#define SHARE_ROUNDS 0.6
+#define SHARE_COPY 0.1
+#define SHARE_MPI 0.3
+
+#define MAX_POINTS 32
+#define BYTES_PEERS 4         /* neighbours in the bytes series and the mpi comparison */
+#define HANDSHAKE_BYTES 16384 /* the handshake series: above most eager limits */
+#define COPY_MAX (4 << 20)
+#define MPI_SMALL 8
+#define MPI_MEDIUM 8192
+#define FACTOR_MIN 0.5
+#define FACTOR_MAX 2.0
+
+/* The series' sizes and counts (nhood_calibrate.c). */
+extern const int message_counts[5];
+extern const int message_sizes[8];
+extern const int copy_sizes[3];
+extern const int mpi_sizes[2];
+#define NELEMS(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+/* A measured round: k sends and k receives of `bytes` each, us per round. */
+typedef struct point {
+  const char *series; /* latency, messages, bytes, handshake */
+  int k, bytes;
+  int repeated; /* destinations repeat (k >= P) */
+  double us, model_us;
+} point;
+
+#define MAX_UNKNOWNS 5
+
+/* L, o (g = 0), G, eager and rdv from the round points; fills each point's model_us. Returns
+ * the largest relative error of the model over the points. */
+double fit_rounds(point *pts, int n, nhood_cost_params *p);
+
+typedef struct results {
+  int nranks, nodes, ranks_per_node, cores; /* ranks_per_node: the most on one node */
+  char library[256];
+  char date[64];
+  int iters, warmup, rounds;               /* asked for */
+  int iters_rounds, iters_copy, iters_mpi; /* taken (the least over the points) */
+  int npoints;
+  point points[MAX_POINTS];
+  double max_error;
+  double copy_us[NELEMS(copy_sizes)];
+  int mpi_peers, bytes_peers;
+  double mpi_us[NELEMS(mpi_sizes)], direct_us[NELEMS(mpi_sizes)];
+  double raw_factor; /* before clamping */
+  nhood_cost_params params;
+} results;
+
+/* The library version's first line, tabs as spaces. */
+void library_version(char *out, size_t outlen);
+void now_string(char *out, size_t outlen);
+/* Nodes (shared-memory domains), the most ranks on one, and that node's cores (rank 0's). */
+void placement(results *res);
+int oversubscribed(const results *res);
+/* The comment lines at the top of the parameter file. */
+void file_header(const results *res, const char *out_path, char *h, size_t hlen);
+/* Rank 0: the points, the model's value at each, and the parameters. */
+void print_results(const results *res);
+/* The raw points and the parameters as JSON. 0, or 1 (reported). */
+int write_json(const results *res, const char *path);
+
+#endif
