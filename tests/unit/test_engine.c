@@ -1,6 +1,6 @@
 /*
  * The schedule engine on virtual ranks, without MPI: several ranks in one process run over
- * nhood-sim's in-process transport (tools/sim/sim_net.h), which buffers messages eagerly and
+ * nhood-sim's in-process transport (tests/virtual/sim_net.h), which buffers messages eagerly and
  * matches them by (source, tag) in FIFO order, as MPI's non-overtaking rule does. Data is
  * MPI_BYTE only (count = bytes), so no MPI call is ever made.
  */

@@ -1,6 +1,6 @@
 /*
  * The search for the grid under a graph topology (src/topology/grid.c) on virtual ranks, with
- * the reductions done in this process as nhood-sim does them (tools/sim/sim_grid.c):
+ * the reductions done in this process as nhood-sim does them (tests/virtual/sim_grid.c):
  *   - stencils written as adjacency lists (Moore and von Neumann, 2-D and 3-D, radius 1 and
  *     2, periodic and open, dimensions of size 2 and 3, 4 to 4096 ranks) are found, on a grid
  *     of the same size;
