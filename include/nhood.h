@@ -69,11 +69,9 @@ typedef struct nhood_request *NHOOD_Request;
 
 /** Info key (topology creation or persistent init) that picks the algorithm: "auto"
  *  (default: the algorithm a cost model predicts to be fastest for the call's block size,
- *  among those that apply; see "Choosing algorithms" below) or an algorithm's name: direct,
- *  staggered, combine, node, node-tree, cart-direct, cart-dim, cart-dim-batch, cart-bruck,
- *  cart-2hop, mpi (the registry's order; the test algorithm.registry checks this list). What
- *  each does and where it applies: `nhood-info --algorithms` (NHOOD_Algorithm_get gives the
- *  same descriptions). "combine", "node" and "node-tree" build their patterns collectively at
+ *  among those that apply; see "Choosing algorithms" below) or the name of an algorithm of
+ *  the registry: `nhood-info --algorithms` lists them with what each does and where it
+ *  applies, and NHOOD_Algorithm_count and NHOOD_Algorithm_get give the same at run time. "combine", "node" and "node-tree" build their patterns collectively at
  *  the first call on a topology object and communicator, and "mpi" its graph communicator, so
  *  every process must use them alike. Where the algorithm does not apply its fallback runs (see
  *  NHOOD_Topo_algorithm_applies). Environment variables, the same on every process:
