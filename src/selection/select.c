@@ -21,6 +21,9 @@ static const char *unfit_native(const nhood_topo *t, const nhood_coll_args *a) {
                "reduction, or a known bug of this MPI)";
 }
 
+/* far-first (schedule/far_first.c): only the registry calls it. */
+int nhood_build_far_first(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
+
 /* Every algorithm the library has, in the order "auto" breaks ties in: what needs the least
  * set-up first, MPI's own last (its communicator is collective to create). A field left out
  * is 0 or NULL: applies everywhere, no pattern, one schedule, any placement. */
@@ -84,6 +87,12 @@ static const nhood_algorithm algorithms[] = {
      .fallback = "cart-dim-batch",
      .build = nhood_build_cart_2hop,
      .needs_grid = 1},
+    {.name = "far-first",
+     .description = "direct's messages, each process sending first to the ranks farthest from its own, which under "
+                    "block placement are on other nodes: the network messages start first",
+     .fallback = "direct",
+     .build = nhood_build_far_first,
+     .across_nodes = 1},
     {.name = "mpi",
      .description = "the MPI library's own MPI_Neighbor_* on a distributed-graph communicator nhood creates at first "
                     "use",
