@@ -39,9 +39,24 @@ cleanup:
   return rc;
 }
 
-int nhood_build_direct(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
-  int rc = MPI_SUCCESS;
-  NHOOD_TRY(nhood_sched_init(s, "direct", t->indegree + t->outdegree, t->nchannels));
+typedef struct {
+  long long key;
+  int index;
+} send_item;
+
+static int by_key_then_index(const void *a, const void *b) {
+  const send_item *x = a, *y = b;
+  if (x->key != y->key) return (x->key > y->key) - (x->key < y->key);
+  return (x->index > y->index) - (x->index < y->index);
+}
+
+int nhood_build_direct_ordered(const nhood_topo *t, const nhood_coll_args *a, int me, const char *name,
+                               nhood_send_key key, nhood_sched *s) {
+  int rc = MPI_SUCCESS, n = 0;
+  send_item *order = NULL;
+  if (key && !(order = malloc(sizeof *order * (size_t)(t->outdegree + 1))))
+    return nhood_error(MPI_ERR_NO_MEM, "%s: out of memory for the send order", name);
+  NHOOD_TRY(nhood_sched_init(s, name, t->indegree + t->outdegree, t->nchannels));
   NHOOD_TRY(nhood_sched_add_self_copies(t, a, me, s));
   for (int i = 0; i < t->indegree; i++) {
     int q = t->sources[i];
@@ -51,11 +66,26 @@ int nhood_build_direct(const nhood_topo *t, const nhood_coll_args *a, int me, nh
   for (int j = 0; j < t->outdegree; j++) {
     int q = t->destinations[j];
     if (q == MPI_PROC_NULL || q == me) continue;
-    NHOOD_TRY(nhood_sched_send(s, q, t->send_channel ? t->send_channel[j] : 0, nhood_send_block(a, j)));
+    if (key)
+      order[n++] = (send_item){key(t, me, q), j};
+    else
+      NHOOD_TRY(nhood_sched_send(s, q, t->send_channel ? t->send_channel[j] : 0, nhood_send_block(a, j)));
+  }
+  if (key) qsort(order, (size_t)n, sizeof *order, by_key_then_index);
+  for (int k = 0; k < n; k++) {
+    int j = order[k].index;
+    NHOOD_TRY(
+        nhood_sched_send(s, t->destinations[j], t->send_channel ? t->send_channel[j] : 0, nhood_send_block(a, j)));
   }
   NHOOD_TRY(nhood_sched_finish(s));
+  free(order);
   return MPI_SUCCESS;
 cleanup:
+  free(order);
   nhood_sched_free(s);
   return rc;
+}
+
+int nhood_build_direct(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {
+  return nhood_build_direct_ordered(t, a, me, "direct", NULL, s);
 }
