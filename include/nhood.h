@@ -71,9 +71,10 @@ typedef struct nhood_request *NHOOD_Request;
  *  (default: the algorithm a cost model predicts to be fastest for the call's block size,
  *  among those that apply; see "Choosing algorithms" below) or the name of an algorithm of
  *  the registry: `nhood-info --algorithms` lists them with what each does and where it
- *  applies, and NHOOD_Algorithm_count and NHOOD_Algorithm_get give the same at run time. "combine", "node" and "node-tree" build their patterns collectively at
- *  the first call on a topology object and communicator, and "mpi" its graph communicator, so
- *  every process must use them alike. Where the algorithm does not apply its fallback runs (see
+ *  applies, and NHOOD_Algorithm_count and NHOOD_Algorithm_get give the same at run time.
+ *  "combine", "node" and "node-tree" build their patterns collectively at the first call on
+ *  a topology object and communicator, and "mpi" its graph communicator, so every process
+ *  must use them alike. Where the algorithm does not apply its fallback runs (see
  *  NHOOD_Topo_algorithm_applies). Environment variables, the same on every process:
  *  NHOOD_COMBINE_THETA, the least number of common destinations for two partners to merge
  *  (default 1); NHOOD_COMBINE_LEVELS, a fixed number of levels instead of the model's choice.
