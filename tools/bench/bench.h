@@ -17,8 +17,10 @@ typedef enum { COLL_ALLGATHER, COLL_ALLGATHERV, COLL_ALLTOALL, COLL_ALLTOALLV, C
 extern const char *const coll_names[NCOLLS];
 
 /* overlap: a non-blocking call posted, computation as long as the call's own latency, then
- * the wait (OSU's method); the row reports how much of the latency the computation hid. */
-typedef enum { MODE_BLOCKING, MODE_NONBLOCKING, MODE_PERSISTENT, MODE_OVERLAP, NMODES } mode_kind;
+ * the wait (OSU's method); the row reports how much of the latency the computation hid.
+ * churn: communicators created, called N times (blocking) and freed, as real programs use
+ * them (bench_churn.c). */
+typedef enum { MODE_BLOCKING, MODE_NONBLOCKING, MODE_PERSISTENT, MODE_OVERLAP, MODE_CHURN, NMODES } mode_kind;
 extern const char *const mode_names[NMODES];
 
 /* A failure's message: nhood's longest, and room for the call and the rank it came from. */
@@ -46,7 +48,10 @@ typedef struct options {
   int nalgos;
   char **algos;
   int iters, warmup;
-  int theta; /* 0: the library's default */
+  int ncalls;
+  int *calls; /* churn: calls per communicator */
+  int comms;  /* churn: timed communicators per row */
+  int theta;  /* 0: the library's default */
   const char *json_path;
   int help;
 } options;
@@ -92,6 +97,7 @@ typedef struct result_row {
   double pure_us, compute_us, overlap_pct;
   const char *progress;
   const char *error;
+  int calls; /* churn rows: calls per communicator (the table's mode column says churn/N); else 0 */
 } result_row;
 
 /* Rank 0: the table's column names. */
@@ -190,5 +196,9 @@ int coll_call(const neighborhood *nb, const exchange *x, const algorithm *algo, 
 void bench_creation(const bench *b, const neighborhood *nb);
 /* Rows "sched_build": each nhood algorithm's persistent init + free at the smallest size. */
 void bench_schedule_build(const bench *b, const neighborhood *nb, algorithm *algos, coll_kind coll);
+
+/* Rows of mode churn (bench_churn.c): per --algo, per --calls N, the median time of a
+ * communicator's life: created, called N times, freed. */
+void bench_churn(const bench *b, const neighborhood *nb, coll_kind coll, int bytes);
 
 #endif

@@ -8,9 +8,10 @@
 
 #define DEFAULT_ITERS 200
 #define DEFAULT_WARMUP 20
+#define DEFAULT_COMMS 20
 
 const char *const coll_names[NCOLLS] = {"allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"};
-const char *const mode_names[NMODES] = {"blocking", "nonblocking", "persistent", "overlap"};
+const char *const mode_names[NMODES] = {"blocking", "nonblocking", "persistent", "overlap", "churn"};
 
 void print_usage(FILE *out) {
   fprintf(
@@ -36,7 +37,13 @@ void print_usage(FILE *out) {
       "                  each algorithm's non-blocking call alone (its latency t), then posted,\n"
       "                  followed by t of computation, then waited for (OSU's method): the\n"
       "                  note says how much of t the computation hid; NHOOD_PROGRESS=thread\n"
-      "                  runs nhood's progress thread (MPI_THREAD_MULTIPLE is asked for)\n"
+      "                  runs nhood's progress thread (MPI_THREAD_MULTIPLE is asked for);\n"
+      "                  churn: communicators created, called N times (blocking) and freed,\n"
+      "                  one row per --calls N: 'pmpi' and 'mpi' create MPI's graph\n"
+      "                  communicator ('mpi' by the names nhood-run intercepts), nhood's\n"
+      "                  algorithms a topology object (NHOOD_Topo_create_adjacent)\n"
+      "  --calls LIST    churn: calls per communicator (default 1,3,10,100,1000)\n"
+      "  --comms K       churn: timed communicators per algorithm and N (default %d)\n"
       "  --iters N       timed calls per algorithm and case (default %d)\n"
       "  --warmup W      untimed calls per algorithm before timing (default %d)\n"
       "  --theta N       combine: least common targets for partners to merge (default: the\n"
@@ -47,7 +54,7 @@ void print_usage(FILE *out) {
       "Latencies are per call in microseconds: a call's latency is its slowest rank's time, and\n"
       "the table gives its median, min and max over calls. Rows with coll 'create' time topology creation, rows with\n"
       "coll 'sched_build' the persistent init of each nhood algorithm.\n",
-      DEFAULT_ITERS, DEFAULT_WARMUP);
+      DEFAULT_COMMS, DEFAULT_ITERS, DEFAULT_WARMUP);
 }
 
 /* Looks name up in a table of names; returns its index or -1. */
@@ -92,6 +99,11 @@ static int parse_list(const char *option, const char *value, options *opt, char 
     } else if (strcmp(option, "--mode") == 0) {
       if (append_name(option, "mode", item, mode_names, NMODES, opt->modes, &opt->nmodes, err, errlen) != 0)
         goto cleanup;
+    } else if (strcmp(option, "--calls") == 0) {
+      int calls;
+      if (cli_parse_int(option, item, 1, &calls, err, errlen) != 0) goto cleanup;
+      opt->calls = xrealloc(opt->calls, (size_t)(opt->ncalls + 1) * sizeof(int));
+      opt->calls[opt->ncalls++] = calls;
     } else if (strcmp(option, "--sizes") == 0) {
       int size;
       if (cli_parse_int(option, item, 0, &size, err, errlen) != 0) goto cleanup;
@@ -124,6 +136,7 @@ void free_options(options *opt) {
   for (int a = 0; a < opt->nalgos; a++) free(opt->algos[a]);
   free(opt->algos);
   free(opt->sizes);
+  free(opt->calls);
   free(opt->topos);
   memset(opt, 0, sizeof *opt);
 }
@@ -135,6 +148,7 @@ static int apply_defaults(options *opt, char *err, size_t errlen) {
   if (opt->nmodes == 0) opt->modes[opt->nmodes++] = MODE_BLOCKING;
   if (opt->nsizes == 0 && parse_list("--sizes", "4,1024,65536", opt, err, errlen) != 0) return 1;
   if (opt->nalgos == 0 && parse_list("--algo", "mpi,direct", opt, err, errlen) != 0) return 1;
+  if (opt->ncalls == 0 && parse_list("--calls", "1,3,10,100,1000", opt, err, errlen) != 0) return 1;
   return 0;
 }
 
@@ -142,6 +156,7 @@ int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen)
   memset(opt, 0, sizeof *opt);
   opt->iters = DEFAULT_ITERS;
   opt->warmup = DEFAULT_WARMUP;
+  opt->comms = DEFAULT_COMMS;
   opt->topos = xmalloc((size_t)argc * sizeof(char *));
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i];
@@ -149,8 +164,8 @@ int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen)
       opt->help = 1;
       return 0;
     }
-    static const char *const with_value[] = {"--topo",  "--coll",   "--sizes", "--algo", "--mode",
-                                             "--iters", "--warmup", "--theta", "--json"};
+    static const char *const with_value[] = {"--topo",   "--coll",  "--sizes", "--algo",  "--mode", "--iters",
+                                             "--warmup", "--theta", "--json",  "--calls", "--comms"};
     const char *name, *value;
     if (cli_option_with_value(argc, argv, &i, with_value, sizeof with_value / sizeof with_value[0], &name, &value, err,
                               errlen) != 0)
@@ -161,6 +176,8 @@ int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen)
       if (cli_parse_int(name, value, 1, &opt->iters, err, errlen) != 0) return 1;
     } else if (strcmp(name, "--warmup") == 0) {
       if (cli_parse_int(name, value, 0, &opt->warmup, err, errlen) != 0) return 1;
+    } else if (strcmp(name, "--comms") == 0) {
+      if (cli_parse_int(name, value, 1, &opt->comms, err, errlen) != 0) return 1;
     } else if (strcmp(name, "--theta") == 0) {
       if (cli_parse_int(name, value, 1, &opt->theta, err, errlen) != 0) return 1;
     } else if (strcmp(name, "--json") == 0)

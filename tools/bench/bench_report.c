@@ -56,7 +56,12 @@ void emit_row(const bench *b, const result_row *row) {
     snprintf(min, sizeof min, "%.2f", row->min);
     snprintf(max, sizeof max, "%.2f", row->max);
   }
-  printf(TABLE_LINE, row->coll, row->mode, bytes, b->algo_width, row->algo, median, min, max, ratio, msgs, rounds,
+  char mode[32];
+  if (row->calls > 0)
+    snprintf(mode, sizeof mode, "%s/%d", row->mode, row->calls);
+  else
+    snprintf(mode, sizeof mode, "%s", row->mode);
+  printf(TABLE_LINE, row->coll, mode, bytes, b->algo_width, row->algo, median, min, max, ratio, msgs, rounds,
          row->validated ? "yes" : "NO", note);
   fflush(stdout);
 
@@ -71,6 +76,7 @@ void emit_row(const bench *b, const result_row *row) {
   if (row->algo_resolved != NULL) json_field(out, "algo_resolved", row->algo_resolved);
   if (row->selection != NULL) json_field(out, "selection", row->selection);
   fprintf(out, ",\"ranks\":%d,\"iters\":%d,\"warmup\":%d", b->size, row->iters, row->warmup);
+  if (row->calls > 0) fprintf(out, ",\"calls_per_comm\":%d", row->calls);
   if (row->timed)
     fprintf(out, ",\"lat_us_median\":%.3f,\"lat_us_min\":%.3f,\"lat_us_max\":%.3f,\"lat_us_rank_median\":%.3f",
             row->median, row->min, row->max, row->rank_median);

@@ -547,7 +547,10 @@ static void bench_topology(const bench *b, const topospec *spec) {
     bench_schedule_build(b, &nb, algos, b->opt.colls[c]);
     for (int m = 0; m < b->opt.nmodes; m++)
       for (int s = 0; s < b->opt.nsizes; s++)
-        bench_case(b, &nb, algos, b->opt.colls[c], b->opt.modes[m], b->opt.sizes[s]);
+        if (b->opt.modes[m] == MODE_CHURN)
+          bench_churn(b, &nb, b->opt.colls[c], b->opt.sizes[s]);
+        else
+          bench_case(b, &nb, algos, b->opt.colls[c], b->opt.modes[m], b->opt.sizes[s]);
   }
 cleanup:
   if (algos != NULL) algorithms_free(b, algos);
