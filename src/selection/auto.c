@@ -30,11 +30,12 @@ static void free_decision(decision *d) {
 /* What "auto" keeps per topology, for one communicator context: a decision per collective
  * and isomorphic-sizes assertion. A call on another context starts over. */
 typedef struct auto_state {
-  nhood_commctx *owner;                 /* retained */
+  nhood_commctx *owner;                 /* retained (first: nhood_ctx_state) */
   decision *decisions[NHOOD_NCOLLS][2]; /* [kind][isomorphic_sizes] */
 } auto_state;
 
-static void drop_decisions(auto_state *state) {
+static void drop_decisions(void *value) {
+  auto_state *state = value;
   for (int k = 0; k < NHOOD_NCOLLS; k++)
     for (int iso = 0; iso < 2; iso++) {
       free_decision(state->decisions[k][iso]);
@@ -42,34 +43,15 @@ static void drop_decisions(auto_state *state) {
     }
 }
 
-static void free_state(void *value) {
-  auto_state *state = value;
-  if (state == NULL) return;
-  drop_decisions(state);
-  if (state->owner) nhood_commctx_release(state->owner);
-  free(state);
-}
+static void free_state(void *value) { nhood_ctx_state_free(value, drop_decisions); }
 
 static nhood_topo_key state_key = NHOOD_TOPO_KEY("auto's decisions", free_state);
 
 static int state_of(NHOOD_Topo topo, nhood_commctx *ctx, auto_state **out) {
-  auto_state *s = nhood_topo_attr(topo, &state_key);
-  if (s == NULL) {
-    int rc = MPI_SUCCESS;
-    if (!(s = calloc(1, sizeof *s))) return nhood_error(MPI_ERR_NO_MEM, "out of memory for auto's decisions");
-    if ((rc = nhood_topo_attr_set(topo, &state_key, s)) != MPI_SUCCESS) {
-      free(s);
-      return rc;
-    }
-  }
-  if (s->owner != ctx) {
-    drop_decisions(s);
-    if (s->owner) nhood_commctx_release(s->owner);
-    nhood_commctx_retain(ctx);
-    s->owner = ctx;
-  }
+  void *s = NULL;
+  int rc = nhood_ctx_state(topo, &state_key, sizeof **out, ctx, drop_decisions, &s);
   *out = s;
-  return MPI_SUCCESS;
+  return rc;
 }
 
 /* The decision for a's collective: predicted locally, maximised over processes in one

@@ -11,7 +11,7 @@
 #include "topology/grid.h"
 
 struct learned {
-  nhood_commctx *owner;                /* retained */
+  nhood_commctx *owner;                /* retained (first: nhood_ctx_state) */
   int grid_searched;                   /* the search for a grid under a graph ran */
   nhood_grid_view *grid;               /* what it found; NULL: none */
   nhood_native_graph *graph;           /* for "mpi"; NULL until needed; requests retain it */
@@ -19,44 +19,60 @@ struct learned {
   nhood_nodes nodes;                   /* nodes of NHOOD_INFO_RANKS_PER_NODE (nodes.per_node > 0 once set) */
 };
 
+int nhood_ctx_state(NHOOD_Topo topo, nhood_topo_key *key, size_t size, nhood_commctx *ctx, void (*reset)(void *),
+                    void **out) {
+  nhood_commctx **s = nhood_topo_attr(topo, key);
+  if (s == NULL) {
+    int rc = MPI_SUCCESS;
+    if (!(s = calloc(1, size))) return nhood_error(MPI_ERR_NO_MEM, "out of memory for %s", key->name);
+    if ((rc = nhood_topo_attr_set(topo, key, s)) != MPI_SUCCESS) {
+      free(s);
+      return rc;
+    }
+  }
+  if (*s != ctx) {
+    reset(s);
+    if (*s) nhood_commctx_release(*s);
+    nhood_commctx_retain(ctx);
+    *s = ctx;
+  }
+  *out = s;
+  return MPI_SUCCESS;
+}
+
+void nhood_ctx_state_free(void *state, void (*reset)(void *)) {
+  nhood_commctx **s = state;
+  if (s == NULL) return;
+  reset(s);
+  if (*s) nhood_commctx_release(*s);
+  free(s);
+}
+
+/* What the topology learned on its owner's context (requests on the old graph communicator
+ * hold references of their own). The node blocks of NHOOD_INFO_RANKS_PER_NODE stay. */
+static void forget(void *value) {
+  struct learned *s = value;
+  nhood_native_graph_release(s->graph);
+  s->graph = NULL;
+  nhood_grid_view_free(s->grid);
+  s->grid = NULL;
+  s->grid_searched = 0;
+  memset(s->native_ok, -1, sizeof s->native_ok);
+}
+
 static void free_state(void *value) {
-  struct learned *state = value;
-  if (state == NULL) return;
-  nhood_grid_view_free(state->grid);
-  nhood_native_graph_release(state->graph);
-  if (state->owner) nhood_commctx_release(state->owner);
-  nhood_nodes_free(&state->nodes);
-  free(state);
+  if (value) nhood_nodes_free(&((struct learned *)value)->nodes);
+  nhood_ctx_state_free(value, forget);
 }
 
 /* What a topology learned lives on it, freed with it. */
 static nhood_topo_key state_key = NHOOD_TOPO_KEY("what a topology learned", free_state);
 
-/* topo's state on ctx: on a context it has not seen last, everything it learned starts over
- * (requests on the old graph communicator hold references of their own). */
 static int state_of(NHOOD_Topo topo, nhood_commctx *ctx, struct learned **out) {
-  struct learned *s = nhood_topo_attr(topo, &state_key);
-  if (s == NULL) {
-    int rc = MPI_SUCCESS;
-    if (!(s = calloc(1, sizeof *s))) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a topology's state");
-    if ((rc = nhood_topo_attr_set(topo, &state_key, s)) != MPI_SUCCESS) {
-      free(s);
-      return rc;
-    }
-  }
-  if (s->owner != ctx) {
-    nhood_native_graph_release(s->graph);
-    s->graph = NULL;
-    nhood_grid_view_free(s->grid);
-    s->grid = NULL;
-    s->grid_searched = 0;
-    memset(s->native_ok, -1, sizeof s->native_ok);
-    if (s->owner) nhood_commctx_release(s->owner);
-    nhood_commctx_retain(ctx);
-    s->owner = ctx;
-  }
+  void *s = NULL;
+  int rc = nhood_ctx_state(topo, &state_key, sizeof **out, ctx, forget, &s);
   *out = s;
-  return MPI_SUCCESS;
+  return rc;
 }
 
 int nhood_cost_params_of(nhood_commctx *ctx, const nhood_cost_params **out) {

@@ -24,6 +24,15 @@
 #include "topology/grid.h"
 #include "topology/topology.h"
 
+/* State a selection module keeps on topo for one communicator context, under its key: `size`
+ * bytes whose first member is the owning context (nhood_commctx *, retained), zeroed when
+ * first made. On another context, reset(state) first drops what it held for the old one: a
+ * call on another context starts over. nhood_ctx_state_free (for the key's destructor) resets,
+ * releases the owner and frees. */
+int nhood_ctx_state(NHOOD_Topo topo, nhood_topo_key *key, size_t size, nhood_commctx *ctx, void (*reset)(void *),
+                    void **out);
+void nhood_ctx_state_free(void *state, void (*reset)(void *));
+
 /* The forwarding pattern of a kind (pattern/kind.h) of topo on ctx (Phase 1, collectively,
  * the first time); NULL does nothing. */
 int nhood_ensure_pattern(NHOOD_Topo topo, nhood_commctx *ctx, nhood_pattern_kind *kind);

@@ -176,21 +176,21 @@ static void decided(trial_task *t) {
       nhood_task_release(t->cand[c]);
       t->cand[c] = NULL;
     }
-  t->phase = RUNNING;
 }
 
 /* `pending` completed. After the barrier, the candidate the execution runs begins, timed;
  * after an agreement at a start, the winner begins. Returns 1 where the run is over (the
  * agreement that ended a blocking call's run). */
 static int tt_continue(trial_task *t, int *rc) {
-  if (t->phase == AGREEING) {
+  int agreed = t->phase == AGREEING;
+  t->phase = RUNNING;
+  if (agreed) {
     decided(t);
     if (t->cur >= 0) return 1;
   } else {
     t->timing = 1;
     t->t0 = MPI_Wtime();
   }
-  t->phase = RUNNING;
   t->cur = nhood_trial_next(t->trial);
   *rc = nhood_task_begin(t->cand[t->cur], t->tag_base);
   return 0;

@@ -135,7 +135,7 @@ typedef struct neighborhood {
 } neighborhood;
 
 /* The MPI library's distributed-graph communicator of the lists, on MPI_COMM_WORLD's ranks. */
-void graph_comm_create(const topospec_rank *lists, MPI_Comm *comm);
+int graph_comm_create(const topospec_rank *lists, MPI_Comm *comm);
 /* A stencil's Cartesian communicator without reordering: its ranks are MPI_COMM_WORLD's. */
 int stencil_cart_create(const topospec_rank *lists, MPI_Comm *cart);
 /* nhood's topology object of the lists: NHOOD_Topo_create_cart_offsets of a stencil's offsets

@@ -41,8 +41,7 @@ static int life(const neighborhood *nb, const exchange *x, const char *name, int
     rc = PMPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, l->indegree, l->sources, unweighted(), l->outdegree,
                                          l->destinations, unweighted(), MPI_INFO_NULL, 0, &on.graph_comm);
   else if (algo.is_mpi)
-    rc = MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, l->indegree, l->sources, unweighted(), l->outdegree,
-                                        l->destinations, unweighted(), MPI_INFO_NULL, 0, &on.graph_comm);
+    rc = graph_comm_create(l, &on.graph_comm);
   else
     rc = nhood_topo_create(l, NULL, algo.info, &algo.topo);
   for (int k = 0; k < calls && rc == MPI_SUCCESS; k++) rc = coll_call(&on, x, &algo, MODE_BLOCKING, NULL, NULL);

@@ -52,9 +52,9 @@ static int occurrence(const int *list, int index) {
 /* ------------------------------------------------------------------------------------- */
 
 /* The MPI library's distributed-graph communicator of the lists, on MPI_COMM_WORLD's ranks. */
-void graph_comm_create(const topospec_rank *lists, MPI_Comm *comm) {
-  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, lists->indegree, lists->sources, unweighted(), lists->outdegree,
-                                 lists->destinations, unweighted(), MPI_INFO_NULL, 0, comm);
+int graph_comm_create(const topospec_rank *lists, MPI_Comm *comm) {
+  return MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, lists->indegree, lists->sources, unweighted(), lists->outdegree,
+                                        lists->destinations, unweighted(), MPI_INFO_NULL, 0, comm);
 }
 
 /* A stencil's Cartesian communicator without reordering: its ranks are MPI_COMM_WORLD's, where
