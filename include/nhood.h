@@ -514,6 +514,33 @@ int NHOOD_Algorithm_get(int k, const char **name, const char **description);
 int NHOOD_Topo_algorithm_applies(NHOOD_Topo topo, MPI_Comm comm, const char *algorithm, const char *collective,
                                  MPI_Info info, int *applies, const char **runs);
 
+/* The call count at which the interposition library first asks NHOOD_Topo_payback about a
+ * communicator (NHOOD_COLD=N sets another). Each asking costs one allreduce, so it comes after
+ * the few calls most short-lived communicators make: one allreduce is then at most a few
+ * percent of the life of a communicator, whose creation is itself a collective (measured on 2
+ * to 8 processes: docs/PERFORMANCE.md, "Cold communicators"). */
+#define NHOOD_COLD_FIRST_CHECK 16
+
+/**
+ * Cold communicators (docs/TUNING.md, "Cold communicators"): whether nhood's set-up on topo
+ * (its first call under "auto": the private communicator, what it learns, the decision, the
+ * trial) pays back on comm, for a caller that runs a communicator's calls elsewhere until it
+ * does (the interposition library runs them as MPI's own).
+ *
+ * `calls` neighborhood collectives were made on comm, the last of them `collective` (as for
+ * NHOOD_Topo_algorithm_applies) with blocks of block_bytes on this process (the mean block of
+ * the send side for the v and w collectives). The calls made so far are taken as the forecast
+ * of those to come. The answer: at call count *next (calls or later) nhood should take over
+ * (*take_over = 1), or the question be asked again (0: the estimate found no call that
+ * gains). why (may be NULL) receives a sentence with the estimates, at most len bytes.
+ *
+ * Collective over comm: one MPI_Allreduce on comm itself (every process must pass the same
+ * `calls`), nothing else, so every process gets the same answer.
+ * @return MPI_ERR_ARG (unknown collective, NULL output, calls < 0), MPI_ERR_TOPOLOGY, MPI_ERR_COMM.
+ */
+int NHOOD_Topo_payback(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes, long calls,
+                       long *next, int *take_over, char *why, int len);
+
 /**
  * The algorithm that the calling thread's last blocking collective ran (*algorithm = NULL
  * before the first), for tools that report what nhood did (the interposition library's

@@ -32,7 +32,8 @@ static const struct {
       .node_g = 0.05,
       .node_G = 1.0 / 10000.0,
       .nic_o = 1.0 / 150.0,
-      .nic_G = 1.0 / 12500.0}},
+      .nic_G = 1.0 / 12500.0,
+      .setup = NHOOD_COST_SETUP}},
     /* Shared memory within a node: ~0.3 us latency, ~10 GB/s single-copy; Open MPI's vader
      * sends up to 4 KiB eagerly. */
     {"shm",
@@ -48,7 +49,8 @@ static const struct {
       .node_L = 0.3,
       .node_o = 0.1,
       .node_g = 0.05,
-      .node_G = 1.0 / 10000.0}},
+      .node_G = 1.0 / 10000.0,
+      .setup = NHOOD_COST_SETUP}},
 };
 #define NPRESETS (sizeof presets / sizeof presets[0])
 
@@ -108,6 +110,7 @@ static const struct {
     {"node_G", offsetof(nhood_cost_params, node_G)},
     {"nic_o", offsetof(nhood_cost_params, nic_o)},
     {"nic_G", offsetof(nhood_cost_params, nic_G)},
+    {"setup", offsetof(nhood_cost_params, setup)},
 };
 #define NKEYS (sizeof keys / sizeof keys[0])
 
@@ -148,7 +151,7 @@ static int read_line(char *line, nhood_cost_params *out, char *err, size_t errle
   }
   snprintf(err, errlen,
            "unknown key \"%.40s\" (known: preset, L, o, g, G, Gcopy, mpi_factor, eager, rdv, rdv_round, margin, "
-           "node_L, node_o, node_g, node_G, nic_o, nic_G)",
+           "node_L, node_o, node_g, node_G, nic_o, nic_G, setup)",
            key);
   return 1;
 }
@@ -200,6 +203,7 @@ int nhood_cost_params_write(FILE *out, const nhood_cost_params *p, const char *h
   fprintf(out, "node_G = %.6g     # ... us per byte\n", p->node_G);
   fprintf(out, "nic_o = %.6g      # a node's network interface: us per message (0: not modelled)\n", p->nic_o);
   fprintf(out, "nic_G = %.6g      # ... us per byte (0: not modelled)\n", p->nic_G);
+  fprintf(out, "setup = %.6g      # nhood's set-up on a communicator, in its allreduces\n", p->setup);
   return ferror(out) ? 1 : 0;
 }
 

@@ -19,6 +19,9 @@
  *          rendezvous cost, whatever eager says)
  *   rdv_round  the extra time of a round in which at least one message is larger than eager:
  *          the wait for the handshake, which the round's messages share (µs; 0 in the presets)
+ *   setup  not a time of a call: nhood's set-up on a communicator (its first call under "auto":
+ *          the private communicator, what it learns, the decision, the trial) in allreduces of
+ *          the communicator (selection/cold.h prices them); nhood-calibrate measures it
  *   margin  not a time: the relative error the model is known to make. "auto" takes a schedule
  *          with more rounds or copies than one message per neighbor only where it is predicted
  *          faster by more than this (selection/select.h); nhood-calibrate writes its fit's
@@ -70,11 +73,18 @@ typedef struct nhood_cost_params {
    * one node set node_* equal to them). */
   double node_L, node_o, node_g, node_G; /* µs, µs per byte */
   double nic_o, nic_G;                   /* µs per message, µs per byte, per node */
+  /* Not a time of a call: what nhood's set-up on a communicator costs (its first call under
+   * "auto"), in allreduces of that communicator (selection/cold.h). */
+  double setup;
 } nhood_cost_params;
 
 /* The presets' margin: what the model was measured to get wrong on one machine (nhood-calibrate's
  * largest round error, 27-41% at 4-32 processes; docs/PERFORMANCE.md), rounded down. */
 #define NHOOD_COST_MARGIN 0.25
+/* The presets' setup: nhood-calibrate's measurement on a 2-core machine, 29-85 allreduces at 2
+ * to 25 processes (docs/PERFORMANCE.md, "Cold communicators"), taken low so that a
+ * communicator that repeats its calls is not kept cold for long. */
+#define NHOOD_COST_SETUP 30
 
 /* The named preset (ib-edr: InfiniBand EDR-like; shm: shared memory-like); 0, or 1 when
  * no preset has that name. docs/SIM.md says where the numbers come from. */

@@ -22,23 +22,24 @@
 #define PMPI_PERSISTENT(coll) PMPIX_Neighbor_##coll##_init
 #endif
 
-/* ---- block sizes, for NHOOD_STATS only ------------------------------------------------- */
+/* ---- block sizes: what the cold path asks with, and NHOOD_STATS ------------------------- */
 
-/* Only after a call that succeeded (rc): its datatypes are valid. */
-static double bytes_of(int rc, int count, MPI_Datatype type) {
+/* 0 where the datatype is not valid (MPI's call or nhood's reports it). */
+static double block_bytes(int count, MPI_Datatype type) {
   int size = 0;
-  if (rc != MPI_SUCCESS || !ip_stats_on() || PMPI_Type_size(type, &size) != MPI_SUCCESS) return 0;
+  if (PMPI_Type_size(type, &size) != MPI_SUCCESS) return 0;
   return (double)count * size;
 }
 
-/* The mean block of a v or w call's send side (types NULL: one type for all). */
-static double mean_bytes(int rc, NHOOD_Topo topo, const int counts[], MPI_Datatype type, const MPI_Datatype types[]) {
+/* The mean block of a v or w call's send side (types NULL: one type for all); 0 without the
+ * topology object (a cold call). */
+static double mean_block(NHOOD_Topo topo, const int counts[], MPI_Datatype type, const MPI_Datatype types[]) {
   int indegree = 0, outdegree = 0, weighted = 0;
-  if (rc != MPI_SUCCESS || !ip_stats_on() ||
-      NHOOD_Topo_degrees(topo, 1, &indegree, &outdegree, &weighted) != MPI_SUCCESS || outdegree == 0 || counts == NULL)
+  if (topo == NHOOD_TOPO_NULL || counts == NULL ||
+      NHOOD_Topo_degrees(topo, 1, &indegree, &outdegree, &weighted) != MPI_SUCCESS || outdegree == 0)
     return 0;
   double total = 0;
-  for (int j = 0; j < outdegree; j++) total += bytes_of(rc, counts[j], types ? types[j] : type);
+  for (int j = 0; j < outdegree; j++) total += block_bytes(counts[j], types ? types[j] : type);
   return total / outdegree;
 }
 
@@ -72,28 +73,44 @@ static int request_done(MPI_Comm comm, int rc, int slot, NHOOD_Request nreq, int
   return ip_raise(comm, rc, function);
 }
 
-/* The body every function shares: MPI's own call where nhood does not handle comm, else nhood's
- * call, then statistics and errors (`bytes` is evaluated after nhood's call: it reads rc). A
- * request output that is NULL is MPI_ERR_REQUEST, before anything starts. */
-#define BLOCKING_BODY(coll, pmpi_call, nhood_call, bytes)   \
-  NHOOD_Topo topo;                                          \
-  int rc, slot;                                             \
-  if (!ip_route(comm, &topo, &slot, &rc)) return pmpi_call; \
-  if (rc != MPI_SUCCESS) return rc;                         \
-  double t0 = ip_stats_clock();                             \
-  rc = nhood_call;                                          \
-  return blocking_done(comm, rc, slot, coll, bytes, t0, __func__)
+/* What every function does first: MPI's own call where nhood does not handle comm or comm is
+ * cold (ip_route; at the call count where the cold path asks, ip_ask with this call's block
+ * size `block`), timed for NHOOD_STATS; else it goes on with comm's topology object in
+ * `topo` and its statistics row in `slot`. `block` may read `topo` (NULL while cold). */
+#define ROUTE(coll, mode, pmpi_call, block)                                                          \
+  ip_comm *c = NULL;                                                                                 \
+  NHOOD_Topo topo = NHOOD_TOPO_NULL;                                                                 \
+  int rc;                                                                                            \
+  ip_route_to to = ip_route(comm, (mode) == IP_PERSISTENT, &c, &rc);                                 \
+  if (c) topo = c->topo;                                                                             \
+  if (to == IP_TO_ASK && !ip_ask(comm, c, coll, block, &rc)) to = IP_TO_MPI;                         \
+  if (to == IP_TO_MPI) {                                                                             \
+    if (c == NULL || !ip_stats_on()) return pmpi_call;                                               \
+    double t0 = ip_stats_clock();                                                                    \
+    rc = pmpi_call;                                                                                  \
+    if (rc == MPI_SUCCESS) ip_stats_record(c->slot, coll, mode, NULL, block, ip_stats_clock() - t0); \
+    return rc;                                                                                       \
+  }                                                                                                  \
+  if (rc != MPI_SUCCESS) return rc;                                                                  \
+  int slot = c->slot
 
-#define REQUEST_BODY(coll, persistent, pmpi_call, nhood_call, bytes)                                  \
-  NHOOD_Topo topo;                                                                                    \
-  NHOOD_Request nreq = NHOOD_REQUEST_NULL;                                                            \
-  int rc, slot;                                                                                       \
-  if ((persistent && ip_in_mpich_f08_init()) || !ip_route(comm, &topo, &slot, &rc)) return pmpi_call; \
-  if (rc != MPI_SUCCESS) return rc;                                                                   \
-  if (request == NULL) return ip_raise_message(comm, MPI_ERR_REQUEST, __func__, "request is NULL");   \
-  double t0 = ip_stats_clock();                                                                       \
-  rc = nhood_call;                                                                                    \
-  return request_done(comm, rc, slot, nreq, persistent, request, coll, bytes, t0, __func__)
+/* Then nhood's call, statistics (the block size read after a successful call) and errors. A
+ * request output that is NULL is MPI_ERR_REQUEST, before anything starts. */
+#define BLOCKING_BODY(coll, pmpi_call, nhood_call, block) \
+  ROUTE(coll, IP_BLOCKING, pmpi_call, block);             \
+  double t0 = ip_stats_clock();                           \
+  rc = nhood_call;                                        \
+  return blocking_done(comm, rc, slot, coll, rc == MPI_SUCCESS && ip_stats_on() ? (block) : 0, t0, __func__)
+
+#define REQUEST_BODY(coll, persistent, pmpi_call, nhood_call, block)                                \
+  if (persistent && ip_in_mpich_f08_init()) return pmpi_call;                                       \
+  ROUTE(coll, persistent ? IP_PERSISTENT : IP_NONBLOCKING, pmpi_call, block);                       \
+  NHOOD_Request nreq = NHOOD_REQUEST_NULL;                                                          \
+  if (request == NULL) return ip_raise_message(comm, MPI_ERR_REQUEST, __func__, "request is NULL"); \
+  double t0 = ip_stats_clock();                                                                     \
+  rc = nhood_call;                                                                                  \
+  return request_done(comm, rc, slot, nreq, persistent, request, coll,                              \
+                      rc == MPI_SUCCESS && ip_stats_on() ? (block) : 0, t0, __func__)
 
 /* ---- allgather ----------------------------------------------------------------------------- */
 
@@ -101,7 +118,7 @@ NHOOD_HOT int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Dat
                                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   BLOCKING_BODY(IP_ALLGATHER, PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
                 NHOOD_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo),
-                bytes_of(rc, sendcount, sendtype));
+                block_bytes(sendcount, sendtype));
 }
 
 int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -109,7 +126,7 @@ int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
   REQUEST_BODY(IP_ALLGATHER, 0,
                PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request),
                NHOOD_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, &nreq),
-               bytes_of(rc, sendcount, sendtype));
+               block_bytes(sendcount, sendtype));
 }
 
 /* ---- allgatherv ---------------------------------------------------------------------------- */
@@ -121,7 +138,7 @@ NHOOD_HOT int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Da
       IP_ALLGATHERV,
       PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm),
       NHOOD_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, topo),
-      bytes_of(rc, sendcount, sendtype));
+      block_bytes(sendcount, sendtype));
 }
 
 int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -132,7 +149,7 @@ int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
       PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request),
       NHOOD_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, topo,
                                  &nreq),
-      bytes_of(rc, sendcount, sendtype));
+      block_bytes(sendcount, sendtype));
 }
 
 /* ---- alltoall ------------------------------------------------------------------------------ */
@@ -141,7 +158,7 @@ NHOOD_HOT int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Data
                                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   BLOCKING_BODY(IP_ALLTOALL, PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
                 NHOOD_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo),
-                bytes_of(rc, sendcount, sendtype));
+                block_bytes(sendcount, sendtype));
 }
 
 int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -149,7 +166,7 @@ int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
   REQUEST_BODY(IP_ALLTOALL, 0,
                PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request),
                NHOOD_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, &nreq),
-               bytes_of(rc, sendcount, sendtype));
+               block_bytes(sendcount, sendtype));
 }
 
 /* ---- alltoallv ----------------------------------------------------------------------------- */
@@ -162,7 +179,7 @@ NHOOD_HOT int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[]
       PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm),
       NHOOD_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
                                topo),
-      mean_bytes(rc, topo, sendcounts, sendtype, NULL));
+      mean_block(topo, sendcounts, sendtype, NULL));
 }
 
 int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -173,7 +190,7 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
                                         comm, request),
                NHOOD_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                                          comm, topo, &nreq),
-               mean_bytes(rc, topo, sendcounts, sendtype, NULL));
+               mean_block(topo, sendcounts, sendtype, NULL));
 }
 
 /* ---- alltoallw ----------------------------------------------------------------------------- */
@@ -186,7 +203,7 @@ NHOOD_HOT int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[]
       PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm),
       NHOOD_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
                                topo),
-      mean_bytes(rc, topo, sendcounts, MPI_DATATYPE_NULL, sendtypes));
+      mean_block(topo, sendcounts, MPI_DATATYPE_NULL, sendtypes));
 }
 
 int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
@@ -198,7 +215,7 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
                                         recvtypes, comm, request),
                NHOOD_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                                          recvtypes, comm, topo, &nreq),
-               mean_bytes(rc, topo, sendcounts, MPI_DATATYPE_NULL, sendtypes));
+               mean_block(topo, sendcounts, MPI_DATATYPE_NULL, sendtypes));
 }
 
 /* ---- persistent ------------------------------------------------------------------------ */
@@ -211,7 +228,7 @@ int PERSISTENT(allgather)(const void *sendbuf, int sendcount, MPI_Datatype sendt
       PMPI_PERSISTENT(allgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request),
       NHOOD_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, info,
                                     &nreq),
-      bytes_of(rc, sendcount, sendtype));
+      block_bytes(sendcount, sendtype));
 }
 
 int PERSISTENT(allgatherv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -222,7 +239,7 @@ int PERSISTENT(allgatherv)(const void *sendbuf, int sendcount, MPI_Datatype send
                                            info, request),
                NHOOD_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                                               topo, info, &nreq),
-               bytes_of(rc, sendcount, sendtype));
+               block_bytes(sendcount, sendtype));
 }
 
 int PERSISTENT(alltoall)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -231,7 +248,7 @@ int PERSISTENT(alltoall)(const void *sendbuf, int sendcount, MPI_Datatype sendty
       IP_ALLTOALL, 1,
       PMPI_PERSISTENT(alltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request),
       NHOOD_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, info, &nreq),
-      bytes_of(rc, sendcount, sendtype));
+      block_bytes(sendcount, sendtype));
 }
 
 int PERSISTENT(alltoallv)(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -242,7 +259,7 @@ int PERSISTENT(alltoallv)(const void *sendbuf, const int sendcounts[], const int
                                           recvtype, comm, info, request),
                NHOOD_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                                              recvtype, comm, topo, info, &nreq),
-               mean_bytes(rc, topo, sendcounts, sendtype, NULL));
+               mean_block(topo, sendcounts, sendtype, NULL));
 }
 
 int PERSISTENT(alltoallw)(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
@@ -254,7 +271,7 @@ int PERSISTENT(alltoallw)(const void *sendbuf, const int sendcounts[], const MPI
                                           recvtypes, comm, info, request),
                NHOOD_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                                              recvtypes, comm, topo, info, &nreq),
-               mean_bytes(rc, topo, sendcounts, MPI_DATATYPE_NULL, sendtypes));
+               mean_block(topo, sendcounts, MPI_DATATYPE_NULL, sendtypes));
 }
 
 #endif

@@ -1,8 +1,9 @@
 /*
  * What the interposition library decides around each call: whether nhood handles it
- * (NHOOD_INTERPOSE), the topology object of a communicator (cached in an attribute, so that
- * MPI_Comm_free frees it and MPI_Comm_dup derives its own), errors raised as MPI raises them,
- * and what NHOOD_STATS prints at MPI_Finalize.
+ * (NHOOD_INTERPOSE; cold communicators go to MPI's own until nhood's set-up pays back,
+ * selection/cold.h), what it keeps on a communicator (in an attribute, so that MPI_Comm_free
+ * frees it and MPI_Comm_dup's copy starts afresh), errors raised as MPI raises them, and what
+ * NHOOD_STATS prints at MPI_Finalize.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -13,11 +14,12 @@
 #include "common/hot.h"
 #include "interpose/interpose.h"
 
-/* ---- NHOOD_INTERPOSE and the cached topology ------------------------------------------- */
+/* ---- NHOOD_INTERPOSE, cold communicators and the cached topology ------------------------ */
 
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static atomic_int initialized; /* init_once ran: the fast test every call makes */
 static int enabled = 1, stats = 0;
+static long first_check = NHOOD_COLD_FIRST_CHECK; /* 0: no cold path (NHOOD_COLD=off) */
 static int topo_keyval = MPI_KEYVAL_INVALID;
 
 /*
@@ -30,24 +32,17 @@ static int topo_keyval = MPI_KEYVAL_INVALID;
 typedef struct {
   MPI_Comm comm;
   unsigned generation; /* 0: empty (generation starts at 1) */
-  NHOOD_Topo topo;
-  int slot;
+  ip_comm *state;
 } route_memo;
 static _Thread_local route_memo memo NHOOD_FAST_TLS;
 static atomic_uint generation = 1;
 
-/* What a communicator's attribute holds: its topology object and its row of statistics. */
-typedef struct {
-  NHOOD_Topo topo;
-  int slot;
-} cached_topo;
-
-static int delete_topo(MPI_Comm comm, int keyval, void *value, void *extra) {
+static int delete_state(MPI_Comm comm, int keyval, void *value, void *extra) {
   (void)comm, (void)keyval, (void)extra;
-  cached_topo *cached = value;
+  ip_comm *c = value;
   atomic_fetch_add(&generation, 1);
-  NHOOD_Topo_free(&cached->topo);
-  free(cached);
+  if (c->topo != NHOOD_TOPO_NULL) NHOOD_Topo_free(&c->topo);
+  free(c);
   return MPI_SUCCESS;
 }
 
@@ -58,12 +53,26 @@ static int env_is(const char *name, const char *value) {
   return v != NULL && strcmp(v, value) == 0;
 }
 
+/* NHOOD_COLD: off (or 0) runs every call through nhood from the first; N > 0 asks first after N
+ * calls; unset, on or anything else keeps the default. An explicit NHOOD_ALGORITHM other than
+ * auto has no set-up to earn back: no cold path either. */
+static long cold_first_check(void) {
+  const char *v = getenv("NHOOD_COLD"), *algorithm = getenv("NHOOD_ALGORITHM");
+  if (algorithm && *algorithm && strcmp(algorithm, "auto") != 0) return 0;
+  if (v == NULL) return NHOOD_COLD_FIRST_CHECK;
+  if (strcmp(v, "off") == 0 || strcmp(v, "0") == 0) return 0;
+  char *end = NULL;
+  long n = strtol(v, &end, 10);
+  return end != v && *end == '\0' && n > 0 ? n : NHOOD_COLD_FIRST_CHECK;
+}
+
 static void init_once(void) {
   enabled = !(env_is("NHOOD_INTERPOSE", "off") || env_is("NHOOD_INTERPOSE", "0"));
   stats = env_is("NHOOD_STATS", "1");
-  /* A duplicate of the communicator derives its own topology object at its first call
+  first_check = cold_first_check();
+  /* A duplicate of the communicator starts cold and derives its own topology object
    * (MPI_COMM_NULL_COPY_FN): creating one is local and cheap. */
-  if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_topo, &topo_keyval, NULL) != MPI_SUCCESS) enabled = 0;
+  if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &topo_keyval, NULL) != MPI_SUCCESS) enabled = 0;
   atomic_store(&initialized, 1);
 }
 
@@ -71,64 +80,101 @@ NHOOD_HOT static void ensure_init(void) {
   if (!atomic_load_explicit(&initialized, memory_order_acquire)) pthread_once(&once, init_once);
 }
 
-/* NHOOD_ALGORITHM as the info key nhood_algorithm, for every topology derived here. */
-static int derive_topo(MPI_Comm comm, cached_topo **out) {
+/* comm's state, created at its first neighborhood collective (cold, no topology object yet). */
+static int new_state(MPI_Comm comm, ip_comm **out) {
+  ip_comm *c = calloc(1, sizeof *c);
+  if (c == NULL) return MPI_ERR_NO_MEM;
+  c->topo = NHOOD_TOPO_NULL;
+  c->hot = first_check == 0;
+  c->next = first_check;
+  c->slot = stats ? stats_slot(comm) : 0;
+  int rc = PMPI_Comm_set_attr(comm, topo_keyval, c);
+  if (rc != MPI_SUCCESS) {
+    free(c);
+    return rc;
+  }
+  *out = c;
+  return MPI_SUCCESS;
+}
+
+/* comm's topology object, derived at the first call that needs it; NHOOD_ALGORITHM as the
+ * info key nhood_algorithm. */
+static int derive_topo(MPI_Comm comm, ip_comm *c) {
+  if (c->topo != NHOOD_TOPO_NULL) return MPI_SUCCESS;
   const char *algorithm = getenv("NHOOD_ALGORITHM");
   MPI_Info info = MPI_INFO_NULL;
-  cached_topo *cached = calloc(1, sizeof *cached);
-  if (cached == NULL) return MPI_ERR_NO_MEM;
   if (algorithm && *algorithm) {
     PMPI_Info_create(&info);
     PMPI_Info_set(info, NHOOD_INFO_ALGORITHM, algorithm);
   }
-  int rc = NHOOD_Topo_create_from_comm(comm, info, &cached->topo);
+  int rc = NHOOD_Topo_create_from_comm(comm, info, &c->topo);
   if (info != MPI_INFO_NULL) PMPI_Info_free(&info);
-  if (rc == MPI_SUCCESS) {
-    cached->slot = stats ? stats_slot(comm) : 0;
-    rc = PMPI_Comm_set_attr(comm, topo_keyval, cached);
-    if (rc != MPI_SUCCESS) NHOOD_Topo_free(&cached->topo);
-  }
-  if (rc != MPI_SUCCESS) {
-    free(cached);
-    return rc;
-  }
-  *out = cached;
   return rc;
 }
 
-/* Remembers comm's topology for the next call of this thread. */
-static void remember(MPI_Comm comm, unsigned current, const cached_topo *cached) {
-  memo = (route_memo){.comm = comm, .generation = current, .topo = cached->topo, .slot = cached->slot};
-}
-
-NHOOD_HOT int ip_route(MPI_Comm comm, NHOOD_Topo *topo, int *slot, int *rc) {
+NHOOD_HOT ip_route_to ip_route(MPI_Comm comm, int persistent, ip_comm **out, int *rc) {
   ensure_init();
   *rc = MPI_SUCCESS;
-  if (!enabled) return 0;
+  if (!enabled) return IP_TO_MPI;
   unsigned current = atomic_load_explicit(&generation, memory_order_acquire);
+  ip_comm *c = NULL;
   if (memo.comm == comm && memo.generation == current) {
-    *topo = memo.topo;
-    *slot = memo.slot;
-    return 1;
+    c = memo.state;
+  } else {
+    int found = 0, kind = MPI_UNDEFINED;
+    void *value = NULL;
+    if (comm != MPI_COMM_NULL && PMPI_Comm_get_attr(comm, topo_keyval, &value, &found) == MPI_SUCCESS && found) {
+      c = value;
+    } else {
+      /* No topology (or not a valid communicator): MPI's own call reports it. */
+      if (comm == MPI_COMM_NULL || PMPI_Topo_test(comm, &kind) != MPI_SUCCESS || kind == MPI_UNDEFINED)
+        return IP_TO_MPI;
+      if ((*rc = new_state(comm, &c)) != MPI_SUCCESS) {
+        *rc = ip_raise_message(comm, *rc, "MPI_Neighbor_*", "out of memory for the communicator's state");
+        return IP_TO_NHOOD;
+      }
+      if (c->hot && (*rc = derive_topo(comm, c)) != MPI_SUCCESS) { /* no cold path */
+        *rc = ip_raise(comm, *rc, "deriving the topology object");
+        return IP_TO_NHOOD;
+      }
+    }
+    memo = (route_memo){.comm = comm, .generation = current, .state = c};
   }
-  int found = 0, kind = MPI_UNDEFINED;
-  void *value = NULL;
-  if (comm != MPI_COMM_NULL && PMPI_Comm_get_attr(comm, topo_keyval, &value, &found) == MPI_SUCCESS && found) {
-    remember(comm, current, value);
-    *topo = ((cached_topo *)value)->topo;
-    *slot = ((cached_topo *)value)->slot;
-    return 1;
-  }
-  /* No topology (or not a valid communicator): MPI's own call reports it. */
-  if (comm == MPI_COMM_NULL || PMPI_Topo_test(comm, &kind) != MPI_SUCCESS || kind == MPI_UNDEFINED) return 0;
-  cached_topo *cached = NULL;
-  *rc = derive_topo(comm, &cached);
-  if (*rc == MPI_SUCCESS) {
-    remember(comm, current, cached);
-    *topo = cached->topo, *slot = cached->slot;
-  } else
+  *out = c;
+  if (c->hot) return IP_TO_NHOOD;
+  /* Cold: every process counts the same calls (collectives are called in one order). */
+  long n = ++c->calls;
+  if (n < c->next && !persistent) return IP_TO_MPI;
+  if ((*rc = derive_topo(comm, c)) != MPI_SUCCESS) {
     *rc = ip_raise(comm, *rc, "deriving the topology object");
-  return 1;
+    return IP_TO_NHOOD;
+  }
+  /* A persistent request has its starts ahead: its init is where the set-up belongs. */
+  if (persistent || c->take_over) {
+    c->hot = 1;
+    return IP_TO_NHOOD;
+  }
+  return IP_TO_ASK;
+}
+
+static const char *const coll_names[IP_NCOLLS] = {"allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"};
+
+static void stats_why(int slot, const char *why); /* below, with the statistics */
+
+int ip_ask(MPI_Comm comm, ip_comm *c, ip_coll coll, double block_bytes, int *rc) {
+  char why[192];
+  long next = 0;
+  int take_over = 0;
+  *rc = NHOOD_Topo_payback(c->topo, comm, coll_names[coll], block_bytes, c->calls, &next, &take_over, why, sizeof why);
+  if (*rc != MPI_SUCCESS) {
+    *rc = ip_raise(comm, *rc, "deciding whether nhood's set-up pays back");
+    return 1;
+  }
+  if (stats) stats_why(c->slot, why);
+  c->next = next;
+  c->take_over = take_over;
+  c->hot = take_over && next <= c->calls;
+  return c->hot;
 }
 
 int ip_raise_message(MPI_Comm comm, int rc, const char *function, const char *message) {
@@ -157,14 +203,17 @@ NHOOD_HOT int ip_raise(MPI_Comm comm, int rc, const char *function) {
  * last row takes those beyond), collective, mode and algorithm (the registry's, then one slot
  * for an unknown name): calls, the sum of their block sizes, the time in them. */
 #define IP_MAX_ALGORITHMS 31
+#define IP_OTHER IP_MAX_ALGORITHMS      /* an algorithm name the registry does not know */
+#define IP_COLD (IP_MAX_ALGORITHMS + 1) /* MPI's own on a cold communicator */
 #define IP_MAX_COMMS 16
-typedef double ip_counts[IP_MAX_COMMS][IP_NCOLLS][IP_NMODES][IP_MAX_ALGORITHMS + 1];
+typedef double ip_counts[IP_MAX_COMMS][IP_NCOLLS][IP_NMODES][IP_MAX_ALGORITHMS + 2];
 typedef struct {
   ip_counts calls, bytes, seconds;
 } ip_stats_table;
 static ip_stats_table table;
 static int ncomms;
 static char comm_label[IP_MAX_COMMS][96]; /* what the communicator was, as this process saw it */
+static char comm_why[IP_MAX_COMMS][192];  /* the last cold verdict (every process has the same) */
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
 
 NHOOD_HOT int ip_stats_on(void) {
@@ -204,15 +253,21 @@ static int algorithm_slot(const char *name) {
     if (NHOOD_Algorithm_get(k, &known, NULL) == MPI_SUCCESS && strncmp(name, known, strlen(known)) == 0 &&
         (name[strlen(known)] == '\0' || name[strlen(known)] == ' '))
       return k; /* "combine (size pass)" counts as combine */
-  return IP_MAX_ALGORITHMS;
+  return IP_OTHER;
 }
 
 void ip_stats_record(int slot, ip_coll coll, ip_mode mode, const char *algorithm, double block_bytes, double seconds) {
-  int k = algorithm_slot(algorithm);
+  int k = algorithm ? algorithm_slot(algorithm) : IP_COLD;
   pthread_mutex_lock(&stats_lock);
   table.calls[slot][coll][mode][k] += 1;
   table.bytes[slot][coll][mode][k] += block_bytes;
   table.seconds[slot][coll][mode][k] += seconds;
+  pthread_mutex_unlock(&stats_lock);
+}
+
+static void stats_why(int slot, const char *why) {
+  pthread_mutex_lock(&stats_lock);
+  snprintf(comm_why[slot], sizeof comm_why[slot], "%s", why);
   pthread_mutex_unlock(&stats_lock);
 }
 
@@ -261,25 +316,32 @@ static void print_stats(void) {
     int header = 0;
     for (int c = 0; c < IP_NCOLLS; c++)
       for (int m = 0; m < IP_NMODES; m++)
-        for (int k = 0; k <= IP_MAX_ALGORITHMS; k++) {
+        for (int k = 0; k <= IP_COLD; k++) {
           double n = calls[slot][c][m][k];
           if (n == 0) continue;
           if (!header++)
             printf("  communicator %d: %s\n  %-10s %-12s %-16s %12s %14s %14s\n", slot + 1,
                    comm_label[slot][0] ? comm_label[slot] : "(not used by rank 0)", "collective", "mode", "algorithm",
                    "calls/proc", "bytes/block", "seconds (max)");
-          const char *name = "other";
+          const char *name = k == IP_COLD ? "cold: MPI's own" : "other";
           if (k < count) NHOOD_Algorithm_get(k, &name, NULL);
           printf("  %-10s %-12s %-16s %12.0f %14.1f %14.6f\n", colls[c], modes[m], name, n / users[slot][c][m][k],
                  bytes[slot][c][m][k] / n, seconds[slot][c][m][k]);
           rows++;
         }
+    if (header && slot < IP_MAX_COMMS - 1) {
+      if (comm_why[slot][0])
+        printf("  set-up against gain, %s\n", comm_why[slot]);
+      else if (first_check > 0)
+        printf("  set-up against gain: not asked (fewer than %ld calls, or a persistent request first)\n", first_check);
+    }
   }
   if (rows == 0) printf("  (none)\n");
   for (int k = 0; k < nselections; k++) printf("  auto, %s: %s\n", selections[k].where, selections[k].text);
   printf(
       "  communicators numbered in the order of their first neighborhood collective on each process;\n"
-      "  time: blocking calls whole; non-blocking and persistent, the call that starts them\n");
+      "  time: blocking calls whole; non-blocking and persistent, the call that starts them;\n"
+      "  cold: calls left to MPI's own until nhood's set-up pays back (NHOOD_COLD)\n");
   fflush(stdout);
 }
 

@@ -9,8 +9,8 @@
  *   collectives.c  the neighborhood collectives: blocking, non-blocking, persistent
  *   requests.c     MPI requests for nhood's requests, and every request function
  *   fortran_mpich.c  MPICH's mpi_f08 persistent collectives, left to MPI
- *   control.c      NHOOD_INTERPOSE, the topology cached on a communicator, errors as MPI
- *                  raises them, NHOOD_STATS and MPI_Finalize
+ *   control.c      NHOOD_INTERPOSE, cold communicators and the topology cached on one, errors
+ *                  as MPI raises them, NHOOD_STATS and MPI_Finalize
  */
 #ifndef NHOOD_INTERPOSE_INTERPOSE_H
 #define NHOOD_INTERPOSE_INTERPOSE_H
@@ -23,12 +23,33 @@
 typedef enum { IP_ALLGATHER, IP_ALLGATHERV, IP_ALLTOALL, IP_ALLTOALLV, IP_ALLTOALLW, IP_NCOLLS } ip_coll;
 typedef enum { IP_BLOCKING, IP_NONBLOCKING, IP_PERSISTENT, IP_NMODES } ip_mode;
 
-/* 1 when nhood runs comm's neighborhood collectives, with its topology object in *topo
- * (derived from the communicator at the first call and cached on it) and its row of
- * statistics in *slot; 0 when the call goes to MPI unchanged: NHOOD_INTERPOSE=off, or a
- * communicator without a process topology (MPI then reports the error as it does). A failure
- * to derive the topology is raised on comm and returned in *rc with 1. */
-int ip_route(MPI_Comm comm, NHOOD_Topo *topo, int *slot, int *rc);
+/* What the interposition library keeps on a communicator with a process topology (in an
+ * attribute, from its first neighborhood collective; MPI_Comm_free frees it, MPI_Comm_dup's
+ * copy starts afresh). */
+typedef struct ip_comm {
+  NHOOD_Topo topo; /* derived from the communicator when first needed; NHOOD_TOPO_NULL before */
+  int slot;        /* its row of statistics */
+  int hot;         /* nhood runs its calls; until then they are MPI's own (cold) */
+  long calls;      /* neighborhood collectives made while cold: the same count on every process */
+  long next;       /* the count at which the cold path asks again (or takes over, take_over) */
+  int take_over;   /* the last verdict: nhood takes over at `next` */
+} ip_comm;
+
+/* Where a call goes: MPI's own, nhood, or ask first (ip_ask) whether nhood's set-up pays. */
+typedef enum { IP_TO_MPI, IP_TO_NHOOD, IP_TO_ASK } ip_route_to;
+
+/* Where comm's call goes, with comm's state in *c (except for IP_TO_MPI without a topology):
+ * IP_TO_MPI where NHOOD_INTERPOSE=off, where comm has no process topology (MPI then reports the
+ * error as it does) and on a cold communicator (selection/cold.h; NHOOD_COLD); IP_TO_NHOOD
+ * once nhood runs comm's calls (a persistent init makes it so), with c->topo derived; IP_TO_ASK
+ * at the call count where the cold path asks. A failure (deriving the topology, memory) is
+ * raised on comm and returned in *rc with IP_TO_NHOOD. */
+ip_route_to ip_route(MPI_Comm comm, int persistent, ip_comm **c, int *rc);
+/* For IP_TO_ASK: agrees with the other processes (one allreduce on comm) whether nhood's
+ * set-up pays back, this call being `coll` with blocks of block_bytes here (the mean for v and
+ * w). 1: nhood runs this call and the later ones; 0: MPI's own does. A failure is raised on
+ * comm and returned in *rc with 1. */
+int ip_ask(MPI_Comm comm, ip_comm *c, ip_coll coll, double block_bytes, int *rc);
 
 /* Reports rc (an MPI error class from nhood, with NHOOD_Error_message) as MPI would: through
  * comm's error handler. With MPI_ERRORS_ARE_FATAL the program stops after nhood's message is
@@ -38,7 +59,7 @@ int ip_raise(MPI_Comm comm, int rc, const char *function);
 int ip_raise_message(MPI_Comm comm, int rc, const char *function, const char *message);
 
 /* Statistics (NHOOD_STATS=1): whether they are kept, the clock, and one call's record on the
- * communicator of statistics slot `slot` (ip_route's). */
+ * communicator of statistics slot `slot` (ip_comm's; algorithm NULL: a cold call). */
 int ip_stats_on(void);
 double ip_stats_clock(void);
 void ip_stats_record(int slot, ip_coll coll, ip_mode mode, const char *algorithm, double block_bytes, double seconds);

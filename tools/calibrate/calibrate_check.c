@@ -39,13 +39,14 @@ int main(int argc, char **argv) {
     return 2;
   }
   const char *path = argv[1];
-  nhood_cost_params p = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
+  nhood_cost_params p = {NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN, NAN};
   char err[512];
   if (nhood_cost_params_read(path, &p, err, sizeof err) != 0) return fail(path, err);
-  const double values[] = {p.L,         p.o,      p.g,      p.G,      p.Gcopy,  p.mpi_factor, p.eager, p.rdv,
-                           p.rdv_round, p.margin, p.node_L, p.node_o, p.node_g, p.node_G,     p.nic_o, p.nic_G};
-  const char *const names[] = {"L",         "o",      "g",      "G",      "Gcopy",  "mpi_factor", "eager", "rdv",
-                               "rdv_round", "margin", "node_L", "node_o", "node_g", "node_G",     "nic_o", "nic_G"};
+  const double values[] = {p.L,      p.o,      p.g,      p.G,      p.Gcopy,  p.mpi_factor, p.eager, p.rdv,  p.rdv_round,
+                           p.margin, p.node_L, p.node_o, p.node_g, p.node_G, p.nic_o,      p.nic_G, p.setup};
+  const char *const names[] = {"L",      "o",      "g",         "G",      "Gcopy",  "mpi_factor",
+                               "eager",  "rdv",    "rdv_round", "margin", "node_L", "node_o",
+                               "node_g", "node_G", "nic_o",     "nic_G",  "setup"};
   for (int i = 0; i < (int)(sizeof values / sizeof values[0]); i++)
     if (!isfinite(values[i])) {
       fprintf(stderr, "calibrate_check: %s: %s is missing or not finite\n", path, names[i]);

@@ -1,0 +1,39 @@
+/* Cold communicators seen from outside (NHOOD_Topo_payback): selection/cold.h's estimates,
+ * their maxima agreed in one allreduce on the caller's communicator. */
+#include <stdio.h>
+#include <string.h>
+
+#include "api/topologies.h"
+#include "common/errors.h"
+#include "selection/cold.h"
+
+int NHOOD_Topo_payback(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes, long calls,
+                       long *next, int *take_over, char *why, int len) {
+  int rc = MPI_SUCCESS, kind = -1, rank = 0, size = 0;
+  if (next == NULL || take_over == NULL) return nhood_error(MPI_ERR_ARG, "%s is NULL", next ? "take_over" : "next");
+  if (calls < 0) return nhood_error(MPI_ERR_ARG, "calls = %ld is negative", calls);
+  for (int k = 0; collective && k < NHOOD_NCOLLS; k++)
+    if (strcmp(collective, nhood_coll_names[k]) == 0) kind = k;
+  if (kind < 0)
+    return nhood_error(MPI_ERR_ARG, "collective \"%s\" is not a neighborhood collective",
+                       collective ? collective : "(NULL)");
+  NHOOD_TRY(nhood_topo_validate(topo, "topo"));
+  NHOOD_MPI_CALL(MPI_Comm_rank(comm, &rank));
+  NHOOD_MPI_CALL(MPI_Comm_size(comm, &size));
+  nhood_cost_params p;
+  /* A parameter file that cannot be read fails the call on this process only: the others
+   * would wait in the allreduce, so it contributes no gain, and the error comes after it. */
+  int local_rc = nhood_cold_params(size, &p);
+  double v[2] = {0, 0};
+  if (local_rc == MPI_SUCCESS)
+    nhood_cold_estimate(topo, rank, size, &p, (nhood_coll_kind)kind, block_bytes, &v[0], &v[1]);
+  NHOOD_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, comm));
+  nhood_cold_verdict(v[0], v[1], calls, next, take_over);
+  if (why && len > 0)
+    snprintf(why, (size_t)len, "after %ld call%s: set-up %.1f us, largest gain %.3g us per %s of %.0f B: %s %ld", calls,
+             calls == 1 ? "" : "s", v[0], v[1], collective, block_bytes,
+             *take_over ? "nhood takes over at call" : "no call gains; asks again at call", *next);
+  NHOOD_TRY(local_rc);
+cleanup:
+  return rc;
+}

@@ -1,0 +1,98 @@
+#include "selection/cold.h"
+
+#include <math.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "selection/cost.h"
+
+/* The parameters of the last few communicator sizes: finding them reads files (the CPU count,
+ * nhood-calibrate's file), tens of microseconds that a communicator's first asking should not
+ * pay again. */
+#define CACHED_SIZES 8
+static struct {
+  int size;
+  nhood_cost_params params;
+} cached[CACHED_SIZES];
+static int ncached;
+static long cpus;
+static pthread_mutex_t cache_lock = PTHREAD_MUTEX_INITIALIZER;
+
+int nhood_cold_params(int size, nhood_cost_params *out) {
+  int rc = MPI_SUCCESS, found = 0;
+  pthread_mutex_lock(&cache_lock);
+  for (int k = 0; k < ncached && !found; k++)
+    if (cached[k].size == size) *out = cached[k].params, found = 1;
+  if (!found) {
+    if (cpus == 0) cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    /* One node holding `size` processes: its own calibration where there is one, else the
+     * rules for f processes per CPU. The verdict depends on a ratio of the two estimates,
+     * which the placement scales alike. */
+    nhood_placement one_node = {.known = 1, .one_node = 1, .node_procs = size, .cpus = cpus > 0 ? (int)cpus : 1};
+    rc = nhood_cost_params_for(&one_node, size, out);
+    if (rc == MPI_SUCCESS) {
+      int k = ncached < CACHED_SIZES ? ncached++ : size % CACHED_SIZES;
+      cached[k].size = size;
+      cached[k].params = *out;
+    }
+  }
+  pthread_mutex_unlock(&cache_lock);
+  return rc;
+}
+
+/* Messages to other processes among n listed neighbors (self and MPI_PROC_NULL cost none),
+ * and how many distinct processes they go to. */
+static void remote(const int *ranks, int n, int me, int *messages, int *distinct) {
+  *messages = *distinct = 0;
+  for (int j = 0; j < n; j++) {
+    if (ranks[j] == me || ranks[j] < 0) continue;
+    int seen = 0;
+    for (int i = 0; i < j && !seen; i++) seen = ranks[i] == ranks[j];
+    *messages += 1;
+    *distinct += !seen;
+  }
+}
+
+static double one_round(const nhood_cost_params *p, int sends, int recvs, double sent, double received, double bytes) {
+  int rdv = nhood_cost_is_rendezvous(p, bytes);
+  nhood_cost_round_load load = {.sends = sends,
+                                .recvs = recvs,
+                                .sent = sent,
+                                .received = received,
+                                .sends_rdv = rdv ? sends : 0,
+                                .recvs_rdv = rdv ? recvs : 0};
+  return nhood_cost_round(p, &load);
+}
+
+void nhood_cold_estimate(NHOOD_Topo topo, int me, int size, const nhood_cost_params *p, nhood_coll_kind kind,
+                         double block_bytes, double *setup, double *gain) {
+  int sends = 0, to = 0, recvs = 0, from = 0, levels = 0;
+  remote(topo->destinations, topo->outdegree, me, &sends, &to);
+  remote(topo->sources, topo->indegree, me, &recvs, &from);
+  while ((1 << levels) < size) levels++;
+  double b = block_bytes > 0 ? block_bytes : 0;
+  *setup = p->setup * levels * one_round(p, 1, 1, 16, 16, 16) +
+           4 * one_round(p, sends, recvs, 16.0 * sends, 16.0 * recvs, 16);
+  double direct = one_round(p, sends, recvs, sends * b, recvs * b, b);
+  /* The floor: one message each way; an allgather's block leaves once and arrives once per
+   * distinct source, the other collectives' blocks all move (merged per neighbor). */
+  int gathers = kind == NHOOD_ALLGATHER || kind == NHOOD_ALLGATHERV || kind == NHOOD_REDUCE;
+  double out = gathers ? (sends > 0) * b : sends * b, in = (gathers ? from : recvs) * b;
+  double floor = one_round(p, sends > 0, recvs > 0, out, in, fmax(out, in));
+  *gain = fmax(0, p->mpi_factor * direct - floor);
+}
+
+void nhood_cold_verdict(double setup, double gain, long calls, long *next, int *take_over) {
+  if (!(gain > 0)) {
+    *take_over = 0;
+    *next = calls < 1 ? 4 : 4 * calls;
+    return;
+  }
+  /* Ski rental: the calls made so far forecast as many to come; nhood takes over once they
+   * pay for the set-up. */
+  double even = ceil(setup / gain);
+  *take_over = 1;
+  *next = even <= (double)calls ? calls : even < 1e15 ? (long)even : (long)1e15;
+}

@@ -1,0 +1,49 @@
+/*
+ * Cold communicators: whether nhood's set-up on a topology pays back. The set-up is what a
+ * topology's first call under "auto" costs: the private communicator, what it learns
+ * collectively (patterns, nodes, the grid under a graph, MPI's own agreement), the decision's
+ * allreduce and the trial. A communicator used a few times never earns it back, so through
+ * the interposition library its calls go to MPI's own until the calls made so far, taken as
+ * the forecast of those to come (each call predicts one more), times the largest gain a call
+ * can have, cover the set-up.
+ *
+ * Both numbers are this process's, from the cost model (common/cost_model.h) without any
+ * communication; the caller takes their maxima over the processes in one allreduce, so that
+ * every process reaches the same verdict (docs/DESIGN-NOTES.md, "Cold communicators"):
+ *
+ *   set-up  `setup` allreduces of the communicator, an allreduce priced as ceil(log2 p) rounds
+ *           of one small message each way, plus the four rounds of neighbor messages that
+ *           combining's Phase 1 exchanges (nhood-calibrate measures `setup`)
+ *   gain    MPI's own call (mpi_factor times one message per neighbor) less the floor no
+ *           schedule beats: one message out and one in, with the bytes that must move (an
+ *           allgather's block once; every block of the other collectives; blocks for the same
+ *           neighbor merged). Zero where every process has at most one neighbor besides itself
+ *           and MPI's own is no slower than direct.
+ */
+#ifndef NHOOD_SELECTION_COLD_H
+#define NHOOD_SELECTION_COLD_H
+
+#include "common/cost_model.h"
+#include "schedule/collargs.h"
+#include "topology/topology.h"
+
+/* NHOOD_COLD_FIRST_CHECK (nhood.h): the call count at which the interposition library first asks. */
+
+/* The parameters the estimates use, found without communication: NHOOD_PARAMS where set, else
+ * nhood-calibrate's file for `size` processes on this host, else the one-node rules of
+ * common/cost_model.h for `size` processes on this host's CPUs. Errors as
+ * nhood_cost_params_active. */
+int nhood_cold_params(int size, nhood_cost_params *out);
+
+/* This process's set-up estimate and the largest gain (µs) of one call of `kind` with blocks
+ * of block_bytes (the mean of the send side for the v and w collectives) on topo, rank me of
+ * `size` processes. */
+void nhood_cold_estimate(NHOOD_Topo topo, int me, int size, const nhood_cost_params *p, nhood_coll_kind kind,
+                         double block_bytes, double *setup, double *gain);
+
+/* The verdict after `calls` calls from the maxima over processes: at call count *next, nhood
+ * takes over (*take_over = 1), or the question is asked again (0, where no call gains: four
+ * times as many calls later, in case the calls change). */
+void nhood_cold_verdict(double setup, double gain, long calls, long *next, int *take_over);
+
+#endif

@@ -1,0 +1,97 @@
+/*
+ * Cold communicators through the interposition library, in a plain MPI program run under
+ * nhood-run: calls go to MPI's own until nhood's set-up pays back, then nhood takes over in
+ * the middle of a sequence of calls, on every process at the same call, and every call's
+ * result stays right.
+ *
+ *   test_cold [CALLS]     (default 100)
+ *
+ * Two distributed graphs of the same processes, called in turn, each call's received blocks
+ * checked:
+ *   complete  every process sends to and receives from every other: a call can gain (fewer
+ *             messages), so nhood takes over once the calls pay for the set-up;
+ *   ring      a directed ring (receive from the left, send to the right): one message each way
+ *             is already the floor, so with mpi_factor 1 no call gains and the communicator
+ *             stays cold, asking again at 4x the calls.
+ * Each round makes one MPI_Neighbor_allgather, and one MPI_Neighbor_alltoallv every third
+ * round (the v collectives ask with their mean block). Run with NHOOD_STATS=1, NHOOD_COLD=N
+ * and NHOOD_PARAMS=shm, the table says when each communicator was asked and what it decided
+ * (tests/interpose/CMakeLists.txt checks it). Exit status 1 when a check failed anywhere.
+ */
+#define _GNU_SOURCE /* dladdr */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "interposed.h"
+
+static int rank, size, failures;
+
+/* MPI_UNWEIGHTED through a volatile pointer (GCC's access checks see the sentinel as an array
+ * of size 0 and warn). */
+static int *unweighted(void) {
+  static int *volatile sentinel;
+  sentinel = MPI_UNWEIGHTED;
+  return sentinel;
+}
+
+static MPI_Comm graph(int indegree, const int *in, int outdegree, const int *out) {
+  MPI_Comm comm;
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, indegree, in, unweighted(), outdegree, out, unweighted(),
+                                 MPI_INFO_NULL, 0, &comm);
+  return comm;
+}
+
+/* One allgather (and on every third call an alltoallv) on comm, whose neighbors are `in`;
+ * the value process r sends at call k to its j-th neighbor is 1000 k + 10 r + (j for alltoallv). */
+static void call(MPI_Comm comm, int degree, const int *in, int k, const char *name) {
+  int mine = 1000 * k + 10 * rank, got[64], send[64], counts[64], displs[64];
+  for (int j = 0; j < degree; j++) got[j] = -1;
+  MPI_Neighbor_allgather(&mine, 1, MPI_INT, got, 1, MPI_INT, comm);
+  for (int j = 0; j < degree; j++)
+    if (got[j] != 1000 * k + 10 * in[j]) {
+      failures++;
+      fprintf(stderr, "rank %d: %s call %d: allgather block %d is %d, not %d\n", rank, name, k, j, got[j],
+              1000 * k + 10 * in[j]);
+    }
+  if (k % 3 != 0) return;
+  /* The block for out-neighbor j is what it receives from this process: the ring's one block,
+   * or the complete graph's at this process's place in the sender's list. */
+  for (int j = 0; j < degree; j++) send[j] = mine + j, counts[j] = 1, displs[j] = j, got[j] = -1;
+  MPI_Neighbor_alltoallv(send, counts, displs, MPI_INT, got, counts, displs, MPI_INT, comm);
+  for (int j = 0; j < degree; j++) {
+    int slot = degree == 1 ? 0 : rank < in[j] ? rank : rank - 1;
+    if (got[j] != 1000 * k + 10 * in[j] + slot) {
+      failures++;
+      fprintf(stderr, "rank %d: %s call %d: alltoallv block %d is %d, not %d\n", rank, name, k, j, got[j],
+              1000 * k + 10 * in[j] + slot);
+    }
+  }
+}
+
+int main(int argc, char **argv) {
+  MPI_Init(&argc, &argv);
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int calls = argc > 1 ? atoi(argv[1]) : 100;
+  if (!interposed() || size < 3 || size > 64) {
+    if (rank == 0) fprintf(stderr, "test_cold: run through nhood-run on 3 to 64 processes\n");
+    MPI_Finalize();
+    return 2;
+  }
+  int all[64], left = (rank + size - 1) % size, right = (rank + 1) % size, n = 0;
+  for (int r = 0; r < size; r++)
+    if (r != rank) all[n++] = r;
+  MPI_Comm complete = graph(n, all, n, all), ring = graph(1, &left, 1, &right);
+  for (int k = 1; k <= calls; k++) {
+    call(complete, n, all, k, "complete");
+    call(ring, 1, &left, k, "ring");
+  }
+  MPI_Comm_free(&complete);
+  MPI_Comm_free(&ring);
+  int total = 0;
+  MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
+  if (rank == 0) printf("test_cold: %d calls on 2 communicators, %d failed checks\n", calls, total);
+  fflush(stdout);
+  MPI_Finalize();
+  return total != 0;
+}
