@@ -32,7 +32,7 @@ int NHOOD_Topo_payback(NHOOD_Topo topo, MPI_Comm comm, const char *collective, d
   if (why && len > 0)
     snprintf(why, (size_t)len, "after %ld call%s: set-up %.1f us, largest gain %.3g us per %s of %.0f B: %s %ld", calls,
              calls == 1 ? "" : "s", v[0], v[1], collective, block_bytes,
-             *take_over ? "nhood takes over at call" : "no call gains; asks again at call", *next);
+             *take_over ? "nhood takes over at call" : "no call gains, asks again at call", *next);
   NHOOD_TRY(local_rc);
 cleanup:
   return rc;
