@@ -76,11 +76,15 @@ void nhood_cold_estimate(NHOOD_Topo topo, int me, int size, const nhood_cost_par
   *setup = p->setup * levels * one_round(p, 1, 1, 16, 16, 16) +
            4 * one_round(p, sends, recvs, 16.0 * sends, 16.0 * recvs, 16);
   double direct = one_round(p, sends, recvs, sends * b, recvs * b, b);
-  /* The floor: one message each way; an allgather's block leaves once and arrives once per
-   * distinct source, the other collectives' blocks all move (merged per neighbor). */
+  /* The floor: blocks for the same neighbor merged into one message in one round, or, for
+   * fewer messages than neighbors, forwarding, which takes two rounds of one message each way
+   * at least. An allgather's block leaves once and arrives once per distinct source; every
+   * block of the other collectives moves. */
   int gathers = kind == NHOOD_ALLGATHER || kind == NHOOD_ALLGATHERV || kind == NHOOD_REDUCE;
   double out = gathers ? (sends > 0) * b : sends * b, in = (gathers ? from : recvs) * b;
-  double floor = one_round(p, sends > 0, recvs > 0, out, in, fmax(out, in));
+  double merged = one_round(p, to, from, gathers ? to * b : out, in, b);
+  double forwarded = 2 * one_round(p, sends > 0, recvs > 0, out, in, fmax(out, in));
+  double floor = fmin(merged, to + from > 2 ? forwarded : merged);
   *gain = fmax(0, p->mpi_factor * direct - floor);
 }
 

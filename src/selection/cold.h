@@ -15,10 +15,12 @@
  *           of one small message each way, plus the four rounds of neighbor messages that
  *           combining's Phase 1 exchanges (nhood-calibrate measures `setup`)
  *   gain    MPI's own call (mpi_factor times one message per neighbor) less the floor no
- *           schedule beats: one message out and one in, with the bytes that must move (an
- *           allgather's block once; every block of the other collectives; blocks for the same
- *           neighbor merged). Zero where every process has at most one neighbor besides itself
- *           and MPI's own is no slower than direct.
+ *           schedule beats: one message per distinct neighbor in one round (duplicate edges
+ *           merged), or, with fewer messages than that, two rounds of one message each way
+ *           (forwarding needs a second round), with the bytes that must move (an allgather's
+ *           block once; every block of the other collectives). Zero where neither floor is
+ *           below MPI's own: no duplicates, and few neighbors or a latency that a second
+ *           round does not repay.
  */
 #ifndef NHOOD_SELECTION_COLD_H
 #define NHOOD_SELECTION_COLD_H
