@@ -165,7 +165,9 @@ int ip_ask(MPI_Comm comm, ip_comm *c, ip_coll coll, double block_bytes, int *rc)
   char why[192];
   long next = 0;
   int take_over = 0;
-  *rc = NHOOD_Topo_payback(c->topo, comm, coll_names[coll], block_bytes, c->calls, &next, &take_over, why, sizeof why);
+  /* The sentence only for NHOOD_STATS: formatting it costs a microsecond. */
+  *rc = NHOOD_Topo_payback(c->topo, comm, coll_names[coll], block_bytes, c->calls, &next, &take_over,
+                           stats ? why : NULL, sizeof why);
   if (*rc != MPI_SUCCESS) {
     *rc = ip_raise(comm, *rc, "deciding whether nhood's set-up pays back");
     return 1;
