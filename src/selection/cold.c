@@ -66,15 +66,29 @@ static double one_round(const nhood_cost_params *p, int sends, int recvs, double
   return nhood_cost_round(p, &load);
 }
 
+/* The set-up is p->setup allreduces (*per each) and Phase 1's neighbor rounds (*fixed). */
+static void setup_terms(const nhood_cost_params *p, int size, int sends, int recvs, double *per, double *fixed) {
+  int levels = 0;
+  while ((1 << levels) < size) levels++;
+  *per = levels * one_round(p, 1, 1, 16, 16, 16);
+  *fixed = 4 * one_round(p, sends, recvs, 16.0 * sends, 16.0 * recvs, 16);
+}
+
+double nhood_cold_setup_allreduces(const nhood_cost_params *p, int size, int sends, int recvs, double measured_us) {
+  double per = 0, fixed = 0;
+  setup_terms(p, size, sends, recvs, &per, &fixed);
+  return per > 0 ? fmax(1, (measured_us - fixed) / per) : 1;
+}
+
 void nhood_cold_estimate(NHOOD_Topo topo, int me, int size, const nhood_cost_params *p, nhood_coll_kind kind,
                          double block_bytes, double *setup, double *gain) {
-  int sends = 0, to = 0, recvs = 0, from = 0, levels = 0;
+  int sends = 0, to = 0, recvs = 0, from = 0;
+  double per = 0, fixed = 0;
   remote(topo->destinations, topo->outdegree, me, &sends, &to);
   remote(topo->sources, topo->indegree, me, &recvs, &from);
-  while ((1 << levels) < size) levels++;
+  setup_terms(p, size, sends, recvs, &per, &fixed);
   double b = block_bytes > 0 ? block_bytes : 0;
-  *setup = p->setup * levels * one_round(p, 1, 1, 16, 16, 16) +
-           4 * one_round(p, sends, recvs, 16.0 * sends, 16.0 * recvs, 16);
+  *setup = p->setup * per + fixed;
   double direct = one_round(p, sends, recvs, sends * b, recvs * b, b);
   /* The floor: blocks for the same neighbor merged into one message in one round, or, for
    * fewer messages than neighbors, forwarding, which takes two rounds of one message each way

@@ -43,6 +43,11 @@ int nhood_cold_params(int size, nhood_cost_params *out);
 void nhood_cold_estimate(NHOOD_Topo topo, int me, int size, const nhood_cost_params *p, nhood_coll_kind kind,
                          double block_bytes, double *setup, double *gain);
 
+/* The `setup` parameter under which a set-up measured at measured_us (the slowest process's)
+ * on `size` processes, each sending and receiving `sends` and `recvs` messages to and from
+ * others, is what nhood_cold_estimate prices; at least 1. nhood-calibrate's inverse. */
+double nhood_cold_setup_allreduces(const nhood_cost_params *p, int size, int sends, int recvs, double measured_us);
+
 /* The verdict after `calls` calls from the maxima over processes: at call count *next, nhood
  * takes over (*take_over = 1), or the question is asked again (0, where no call gains: four
  * times as many calls later, in case the calls change). */

@@ -180,6 +180,7 @@ typedef struct algorithm {
   const char *name;
   int is_mpi;      /* MPI's own collective: "mpi", or "pmpi" (by the profiling names) */
   int profiling;   /* "pmpi" */
+  int handwritten; /* "isend": MPI_Irecv/MPI_Isend/MPI_Waitall over the lists (blocking only) */
   MPI_Info info;   /* nhood: NHOOD_INFO_ALGORITHM = name */
   NHOOD_Topo topo; /* nhood: this algorithm's topology object */
   int failed;      /* creation failed on some rank: every case of it is an error row */
@@ -190,6 +191,10 @@ typedef struct algorithm {
  * non-blocking call, or a persistent init, into *mpi_request ("mpi") or *nhood_request. */
 int coll_call(const neighborhood *nb, const exchange *x, const algorithm *algo, mode_kind mode,
               MPI_Request *mpi_request, NHOOD_Request *nhood_request);
+
+/* "isend": the blocking exchange as a program would write it by hand, MPI_Irecv from every
+ * source, MPI_Isend to every destination, MPI_Waitall, on the graph communicator. */
+int handwritten_call(const neighborhood *nb, const exchange *x);
 
 /* Rows "create": MPI_Dist_graph_create_adjacent + MPI_Comm_free against nhood's local
  * topology objects. */

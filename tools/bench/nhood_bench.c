@@ -111,7 +111,10 @@ typedef struct runner {
    : mode == MODE_NONBLOCKING                                                   \
        ? NHOOD_Ineighbor_##coll(__VA_ARGS__, comm, algo->topo, nhood_request)   \
        : NHOOD_Neighbor_##coll##_init(__VA_ARGS__, comm, algo->topo, algo->info, nhood_request))
-#define CALL(coll, ...) (algo->is_mpi ? CALL_MPI(coll, __VA_ARGS__) : CALL_NHOOD(coll, __VA_ARGS__))
+#define CALL(coll, ...)                            \
+  (algo->handwritten ? handwritten_call(nb, x)     \
+   : algo->is_mpi    ? CALL_MPI(coll, __VA_ARGS__) \
+                     : CALL_NHOOD(coll, __VA_ARGS__))
 
 /* The exchange's collective as `algo` makes it in `mode`: blocking, or the start of a
  * non-blocking call, or a persistent init, into *mpi_request ("mpi") or *nhood_request. "mpi"
@@ -184,7 +187,8 @@ static void algorithms_create(const bench *b, const neighborhood *nb, algorithm 
     algorithm *algo = &algos[a];
     algo->name = b->opt.algos[a];
     algo->profiling = strcmp(algo->name, "pmpi") == 0;
-    algo->is_mpi = algo->profiling || strcmp(algo->name, "mpi") == 0;
+    algo->handwritten = strcmp(algo->name, "isend") == 0;
+    algo->is_mpi = algo->profiling || algo->handwritten || strcmp(algo->name, "mpi") == 0;
     algo->info = MPI_INFO_NULL;
     algo->topo = NHOOD_TOPO_NULL;
     if (algo->is_mpi) continue;
@@ -278,7 +282,9 @@ static void validate_runners(const bench *b, const neighborhood *nb, const excha
       snprintf(r->error, sizeof r->error, "%s", r->algo->error);
       continue;
     }
-    const char *skip = r->algo->is_mpi ? mpi_skip_reason(nb, x->coll, r->mode) : NULL;
+    const char *skip = r->algo->handwritten ? (r->mode != MODE_BLOCKING ? "skipped: isend is blocking only" : NULL)
+                       : r->algo->is_mpi    ? mpi_skip_reason(nb, x->coll, r->mode)
+                                            : NULL;
     if (skip != NULL) {
       snprintf(r->error, sizeof r->error, "%s", skip);
       continue;

@@ -26,9 +26,10 @@
  * oversubscribed MPICH, which busy-polls, spends a scheduler time slice on every round. */
 #define BUDGET_S 45.0
 #define MIN_ITERS 8
-#define SHARE_ROUNDS 0.6
+#define SHARE_ROUNDS 0.5
 #define SHARE_COPY 0.1
 #define SHARE_MPI 0.3
+#define SHARE_SETUP 0.1
 
 #define MAX_POINTS 32
 #define BYTES_PEERS 4         /* neighbours in the bytes series and the mpi comparison */
@@ -73,6 +74,10 @@ typedef struct results {
   int mpi_peers, bytes_peers;
   double mpi_us[NELEMS(mpi_sizes)], direct_us[NELEMS(mpi_sizes)];
   double raw_factor; /* before clamping */
+  /* nhood's set-up on a new communicator of mpi_peers ring neighbours: us, the calls it spans,
+   * samples taken */
+  double setup_us;
+  int setup_calls, iters_setup;
   nhood_cost_params params;
 } results;
 

@@ -5,7 +5,8 @@
  *
  * FILE must parse with the library's own reader (nhood_cost_params_read), name every parameter
  * (each starts as NaN, so a missing key stays NaN), hold finite values with L > 0,
- * mpi_factor in [0.5, 2] and eager > 0 where rdv or rdv_round > 0, and carry the header (MPI library, how to use it).
+ * mpi_factor in [0.5, 2] and eager > 0 where rdv or rdv_round > 0, and carry the header (MPI library, how to use it);
+ * a measured file also the set-up, setup >= 1 and said in the header.
  * With --defaults (a one-rank run) the values must be the built-in defaults. Exit 0, or 1 with a message.
  */
 #include "common/cost_model.h"
@@ -58,6 +59,8 @@ int main(int argc, char **argv) {
     return fail(path, "rdv or rdv_round is set but eager is not positive");
   if (!file_contains(path, "# MPI library: ") || !file_contains(path, "NHOOD_PARAMS="))
     return fail(path, "the header lacks the MPI library or the NHOOD_PARAMS line");
+  if (!defaults && !(p.setup >= 1 && file_contains(path, "set-up on a new communicator")))
+    return fail(path, "setup was not measured (below 1, or the header does not say how it was measured)");
   if (defaults) {
     nhood_cost_params d;
     nhood_cost_params_default(&d);
@@ -69,7 +72,7 @@ int main(int argc, char **argv) {
   }
   printf(
       "calibrate_check: %s: L = %g, o = %g, g = %g, G = %g, Gcopy = %g, mpi_factor = %g, eager = %g, rdv = %g, "
-      "rdv_round = %g: ok\n",
-      path, p.L, p.o, p.g, p.G, p.Gcopy, p.mpi_factor, p.eager, p.rdv, p.rdv_round);
+      "rdv_round = %g, setup = %g: ok\n",
+      path, p.L, p.o, p.g, p.G, p.Gcopy, p.mpi_factor, p.eager, p.rdv, p.rdv_round, p.setup);
   return 0;
 }

@@ -82,6 +82,12 @@ void file_header(const results *res, const char *out_path, char *h, size_t hlen)
         cli_plural(res->mpi_peers));
     ADD("over %d and %d bytes (%.3g; clamped to [%.1f, %.0f]).\n", MPI_SMALL, MPI_MEDIUM, res->raw_factor, FACTOR_MIN,
         FACTOR_MAX);
+    if (res->setup_us > 0) {
+      ADD("setup: nhood's set-up on a new communicator of %d ring neighbour%s, %.1f us (its first %d\n", res->mpi_peers,
+          cli_plural(res->mpi_peers), res->setup_us, res->setup_calls);
+      ADD("8-byte allgathers under auto less the next %d), in allreduces as src/selection/cold.h prices them.\n",
+          res->setup_calls);
+    }
   }
   ADD("node_L, node_o, node_g, node_G: L, o, g, G, as measured between processes of one node. The\n");
   ADD("network between nodes and each node's interface (nic_o, nic_G) cannot be measured on one node:\n");
@@ -108,11 +114,14 @@ void print_results(const results *res) {
   for (int i = 0; i < NELEMS(mpi_sizes); i++)
     printf("%-9s %5d %9d %12.3f %12.3f %7.3f\n", "alltoall", res->mpi_peers, mpi_sizes[i], res->mpi_us[i],
            res->direct_us[i], res->mpi_us[i] / res->direct_us[i]);
-  if (res->iters_rounds < res->iters || res->iters_copy < res->iters || res->iters_mpi < res->iters)
+  printf("\n%-9s %5s %9s %12s %12s\n", "set-up", "k", "calls", "us", "allreduces");
+  printf("%-9s %5d %9d %12.3f %12.1f\n", "auto", res->mpi_peers, res->setup_calls, res->setup_us, res->params.setup);
+  if (res->iters_rounds < res->iters || res->iters_copy < res->iters || res->iters_mpi < res->iters ||
+      res->iters_setup < res->iters)
     printf("\n" TOOL
-           ": note: slow rounds; took %d samples of each round point, %d of each copy and %d of each "
-           "exchange instead of %d, to stay near %.0f s (--iters N takes N regardless)\n",
-           res->iters_rounds, res->iters_copy, res->iters_mpi, res->iters, BUDGET_S);
+           ": note: slow rounds; took %d samples of each round point, %d of each copy, %d of each "
+           "exchange and %d of the set-up instead of %d, to stay near %.0f s (--iters N takes N regardless)\n",
+           res->iters_rounds, res->iters_copy, res->iters_mpi, res->iters_setup, res->iters, BUDGET_S);
   printf("\nfitted (largest error of the round model %.0f%%):\n", 100 * res->max_error);
   printf("  L          = %-12.4g us per round\n", p->L);
   printf("  o          = %-12.4g us per message at each end (the whole slope; g = 0)\n", p->o);
@@ -120,6 +129,7 @@ void print_results(const results *res) {
   printf("  G          = %-12.4g us per byte (%.3g GB/s)\n", p->G, p->G > 0 ? 1e-3 / p->G : INFINITY);
   printf("  Gcopy      = %-12.4g us per byte (%.3g GB/s)\n", p->Gcopy, p->Gcopy > 0 ? 1e-3 / p->Gcopy : INFINITY);
   printf("  mpi_factor = %-12.4g (measured %.3g)\n", p->mpi_factor, res->raw_factor);
+  printf("  setup      = %-12.4g allreduces (nhood's set-up on a communicator, %.1f us)\n", p->setup, res->setup_us);
   if (p->eager > 0)
     printf(
         "  eager      = %-12.6g bytes (rendezvous above; the step lies before the next size measured)\n"
@@ -144,8 +154,8 @@ static void json_params(FILE *f, const nhood_cost_params *p) {
   fprintf(
       f,
       "{\"L\": %.6g, \"o\": %.6g, \"g\": %.6g, \"G\": %.6g, \"Gcopy\": %.6g, \"mpi_factor\": %.6g, \"eager\": %.6g, "
-      "\"rdv\": %.6g, \"rdv_round\": %.6g}",
-      p->L, p->o, p->g, p->G, p->Gcopy, p->mpi_factor, p->eager, p->rdv, p->rdv_round);
+      "\"rdv\": %.6g, \"rdv_round\": %.6g, \"setup\": %.6g}",
+      p->L, p->o, p->g, p->G, p->Gcopy, p->mpi_factor, p->eager, p->rdv, p->rdv_round, p->setup);
 }
 
 int write_json(const results *res, const char *path) {
@@ -161,6 +171,8 @@ int write_json(const results *res, const char *path) {
           "  \"iters\": %d, \"iters_rounds\": %d, \"iters_copy\": %d, \"iters_mpi\": %d, \"warmup\": %d, "
           "\"rounds_per_chain\": %d,\n",
           res->iters, res->iters_rounds, res->iters_copy, res->iters_mpi, res->warmup, res->rounds);
+  fprintf(f, "  \"setup_us\": %.6g, \"setup_calls\": %d, \"iters_setup\": %d,\n", res->setup_us, res->setup_calls,
+          res->iters_setup);
   fprintf(f, "  \"rounds\": [");
   for (int i = 0; i < res->npoints; i++) {
     const point *pt = &res->points[i];

@@ -36,6 +36,11 @@
  *              neighbours of the bytes series against the same exchange by hand (one Irecv and
  *              one Isend per neighbour, one Waitall: nhood's direct schedule), at 8 and
  *              8192 bytes per block, interleaved.
+ *   setup      nhood's set-up on a new communicator (selection/cold.h): per sample, a new
+ *              distributed graph of the same ring neighbours (not timed), then nhood's topology
+ *              object of it and C blocking 8-byte NHOOD_Neighbor_allgather under "auto" (its
+ *              private communicator, what it learns, the decision, the trial), less the next C
+ *              calls, which run what was decided; C covers the longest trial.
  *
  * The fit: a round with k sends and k receives of b bytes each costs, in cost.h's model,
  *   L + o*2k + g*(k-1) + G*k*b  =  (L - g) + (2o + g)*k + G*k*b,
@@ -53,7 +58,8 @@
  * with the smallest residual wins if it at least halves
  * the residual of the fit without rendezvous, and eager is then the largest size measured
  * below the step (conservative: the true limit lies between it and the next size). Otherwise
- * rdv = 0. Gcopy is the least-squares time per byte of the copies;
+ * rdv = 0. setup is the measured set-up in the allreduces selection/cold.h prices with the
+ * fitted parameters (nhood_cold_setup_allreduces). Gcopy is the least-squares time per byte of the copies;
  * mpi_factor the geometric mean, over the two sizes, of MPI's median over the direct
  * exchange's, clamped to [0.5, 2].
  *
@@ -69,7 +75,9 @@
 #include "cli.h"
 #include "common/mpi_util.h" /* nhood_waitall: MPI_STATUSES_IGNORE without MPICH's false warning */
 #include "common/cost_model.h"
+#include "selection/cold.h"
 #include "selection/cost.h"
+#include "selection/trial.h"
 
 #include <mpi.h>
 
@@ -392,6 +400,45 @@ static int time_mpi_vs_direct(calib *c, MPI_Comm graph, int k, int bytes, double
   return taken;
 }
 
+/* nhood's set-up on a new communicator of k ring neighbours (the opening comment's "setup"):
+ * the slowest rank's median in µs; *calls: the calls a sample spans, *taken: the samples. */
+static double time_setup(calib *c, int k, int *calls, int *taken) {
+  int sources[BYTES_PEERS], destinations[BYTES_PEERS];
+  for (int j = 0; j < k; j++) {
+    sources[j] = (c->rank - 1 - j + c->size) % c->size;
+    destinations[j] = (c->rank + 1 + j) % c->size;
+  }
+  *calls = NHOOD_SHORTLIST_MAX * (nhood_trial_rounds() + 1) + 2;
+  double warm_start = MPI_Wtime();
+  int iters = c->iters;
+  for (int i = -c->warmup; i < iters; i++) {
+    if (i == 0) iters = samples_to_take(c, MPI_Wtime() - warm_start, SHARE_SETUP);
+    MPI_Comm graph;
+    NHOOD_Topo topo = NHOOD_TOPO_NULL;
+    MPI_Dist_graph_create_adjacent(c->comm, k, sources, unweighted(), k, destinations, unweighted(), MPI_INFO_NULL, 0,
+                                   &graph);
+    MPI_Barrier(c->comm);
+    double t0 = MPI_Wtime(), t1 = 0;
+    int rc = NHOOD_Topo_create_from_comm(graph, MPI_INFO_NULL, &topo);
+    for (int n = 0; n < 2 * *calls && rc == MPI_SUCCESS; n++) {
+      if (n == *calls) t1 = MPI_Wtime();
+      rc = NHOOD_Neighbor_allgather(c->sendbuf, MPI_SMALL, MPI_BYTE, c->recvbuf, MPI_SMALL, MPI_BYTE, graph, topo);
+    }
+    double t2 = MPI_Wtime();
+    if (rc != MPI_SUCCESS) {
+      char text[NHOOD_MAX_ERROR_STRING];
+      NHOOD_Error_message(text, NULL);
+      fprintf(stderr, TOOL ": rank %d: nhood's set-up failed: %s\n", c->rank, text);
+      MPI_Abort(MPI_COMM_WORLD, 1);
+    }
+    NHOOD_Topo_free(&topo);
+    MPI_Comm_free(&graph);
+    if (i >= 0) c->samples[i] = (t1 - t0) - (t2 - t1);
+  }
+  *taken = iters;
+  return max_median_us(c, c->samples, iters);
+}
+
 /* ------------------------------------------------------------------------------------- */
 /* The measurements                                                                       */
 /* ------------------------------------------------------------------------------------- */
@@ -486,6 +533,12 @@ static void measure(calib *c, results *res) {
   }
   MPI_Comm_free(&graph);
 
+  if (c->rank == 0) {
+    printf(TOOL ": measuring nhood's set-up on new communicators...\n");
+    fflush(stdout);
+  }
+  res->setup_us = time_setup(c, kb, &res->setup_calls, &res->iters_setup);
+
   /* The fit. */
   nhood_cost_params *p = &res->params;
   nhood_cost_params_default(p);
@@ -516,6 +569,7 @@ static void measure(calib *c, results *res) {
     }
   res->raw_factor = nratios > 0 ? exp(log_sum / nratios) : 1.0;
   p->mpi_factor = fmin(FACTOR_MAX, fmax(FACTOR_MIN, res->raw_factor));
+  p->setup = nhood_cold_setup_allreduces(p, P, kb, kb, res->setup_us);
 
   free(c->sendbuf);
   free(c->recvbuf);

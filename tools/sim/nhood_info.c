@@ -28,6 +28,7 @@
 #include "common/nodes.h"
 #include "sim_phase1.h"
 #include "sim_grid.h"
+#include "selection/cold.h"
 #include "selection/select.h"
 #include "sim_topos.h"
 #include "topology/topology.h"
@@ -177,7 +178,7 @@ static int parse_options(int argc, char **argv, options *opt, char *err, size_t 
       loggp_params m;
       rc = loggp_parse(value, &m, err, errlen);
       /* The eager limit and its cost come from the preset the spec names (none otherwise). */
-      opt->params = (nhood_cost_params){.mpi_factor = 1};
+      opt->params = (nhood_cost_params){.mpi_factor = 1, .setup = NHOOD_COST_SETUP}; /* no LogGP term */
       loggp_to_cost(&m, &opt->params);
       snprintf(opt->params_source, sizeof opt->params_source, "%s", value);
     } else if (strcmp(name, "--mode") == 0) {
@@ -403,6 +404,37 @@ static void print_table(const options *opt, const char *topo, nhood_coll_kind ki
   }
 }
 
+/* What a cold communicator of these topologies does through nhood-run (selection/cold.h): the
+ * set-up and each size's largest gain per call, maxima over ranks as the library's allreduce
+ * takes them, and the break-even call count. Blocking calls only: a persistent request takes
+ * over at its init. */
+static void print_cold(const options *opt, NHOOD_Topo *topos, nhood_coll_kind kind) {
+  double setup = 0;
+  printf(
+      "# cold communicators through nhood-run (setup = %g allreduces): MPI's own until nhood's set-up "
+      "pays back\n",
+      opt->params.setup);
+  printf("%9s %14s %14s %12s\n", "bytes", "set-up us", "gain us/call", "break-even");
+  for (int s = 0; s < opt->nsizes; s++) {
+    double gain = 0;
+    for (int r = 0; r < opt->ranks; r++) {
+      double mine_setup = 0, mine_gain = 0;
+      nhood_cold_estimate(topos[r], r, opt->ranks, &opt->params, kind, opt->sizes[s], &mine_setup, &mine_gain);
+      setup = fmax(setup, mine_setup);
+      gain = fmax(gain, mine_gain);
+    }
+    long next = 0;
+    int take_over = 0;
+    nhood_cold_verdict(setup, gain, 0, &next, &take_over);
+    printf("%9.0f %14.1f %14.3f ", opt->sizes[s], setup, gain);
+    if (take_over)
+      printf("%12ld   nhood from call %ld\n", next,
+             next > NHOOD_COLD_FIRST_CHECK ? next : (long)NHOOD_COLD_FIRST_CHECK);
+    else
+      printf("%12s   MPI's own: no schedule beats it\n", "never");
+  }
+}
+
 static int run_topology(const options *opt, const char *text, FILE *json, char *err, size_t errlen) {
   topospec spec;
   sim_topos_stats stats;
@@ -445,6 +477,7 @@ static int run_topology(const options *opt, const char *text, FILE *json, char *
   for (int c = 0; c < opt->ncolls && !opt->algorithms; c++) {
     if (predict_all(opt, topos, grid, opt->colls[c], costs, err, errlen) != 0) goto cleanup;
     print_table(opt, text, opt->colls[c], costs, json);
+    if (!opt->persistent) print_cold(opt, topos, opt->colls[c]);
   }
   rc = 0;
 cleanup:
