@@ -58,6 +58,8 @@ NHOOD_HOT static int enter_checked(int l) {
     }
   }
   checked = 1;
+  /* Below MPI_THREAD_SERIALIZED only the main thread gets here: no other can be inside. */
+  if (l != MPI_THREAD_SERIALIZED) return MPI_SUCCESS;
   if (atomic_fetch_add(&inside, 1) != 0) {
     atomic_fetch_sub(&inside, 1);
     rc = nhood_error(MPI_ERR_OTHER,
@@ -78,6 +80,7 @@ NHOOD_HOT int nhood_thread_enter(void) {
 }
 
 NHOOD_HOT void nhood_thread_leave(void) {
-  if (atomic_load_explicit(&level, memory_order_relaxed) == MPI_THREAD_MULTIPLE) return;
-  if (--depth == 0) atomic_fetch_sub(&inside, 1);
+  int l = atomic_load_explicit(&level, memory_order_relaxed);
+  if (l == MPI_THREAD_MULTIPLE) return;
+  if (--depth == 0 && l == MPI_THREAD_SERIALIZED) atomic_fetch_sub(&inside, 1);
 }
