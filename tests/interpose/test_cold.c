@@ -4,7 +4,7 @@
  * the middle of a sequence of calls, on every process at the same call, and every call's
  * result stays right.
  *
- *   test_cold [CALLS]     (default 100)
+ *   test_cold [CALLS]     (default 200)
  *
  * Two distributed graphs of the same processes, called in turn, each call's received blocks
  * checked:
@@ -73,7 +73,7 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int calls = argc > 1 ? atoi(argv[1]) : 100;
+  int calls = argc > 1 ? atoi(argv[1]) : 200;
   if (!interposed() || size < 3 || size > 32) {
     if (rank == 0) fprintf(stderr, "test_cold: run through nhood-run on 3 to 32 processes\n");
     MPI_Finalize();
