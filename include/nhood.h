@@ -542,6 +542,16 @@ int NHOOD_Topo_payback(NHOOD_Topo topo, MPI_Comm comm, const char *collective, d
                        long *next, int *take_over, char *why, int len);
 
 /**
+ * Tells NHOOD_Topo_payback that nhood's calls of `collective` (blocks of block_bytes) on topo
+ * and comm were measured slower than MPI's own, as every process agreed. Later communicators
+ * of the same shape (process count, collective, block size class, this process's messages)
+ * then stay with MPI's own: a NHOOD_Topo_payback there finds no gain if any process has such a
+ * record. Local: no communication.
+ * @return MPI_ERR_ARG (unknown collective), MPI_ERR_TOPOLOGY, MPI_ERR_COMM.
+ */
+int NHOOD_Topo_payback_lost(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes);
+
+/**
  * The algorithm that the calling thread's last blocking collective ran (*algorithm = NULL
  * before the first), for tools that report what nhood did (the interposition library's
  * NHOOD_STATS). A static string.

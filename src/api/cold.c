@@ -24,16 +24,35 @@ int NHOOD_Topo_payback(NHOOD_Topo topo, MPI_Comm comm, const char *collective, d
   /* A parameter file that cannot be read fails the call on this process only: the others
    * would wait in the allreduce, so it contributes no gain, and the error comes after it. */
   int local_rc = nhood_cold_params(size, &p);
-  double v[2] = {0, 0};
-  if (local_rc == MPI_SUCCESS)
+  double v[3] = {0, 0, 0};
+  if (local_rc == MPI_SUCCESS) {
     nhood_cold_estimate(topo, rank, size, &p, (nhood_coll_kind)kind, block_bytes, &v[0], &v[1]);
-  NHOOD_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, v, 2, MPI_DOUBLE, MPI_MAX, comm));
-  nhood_cold_verdict(v[0], v[1], calls, next, take_over);
+    v[2] = nhood_cold_lost_before(topo, rank, size, (nhood_coll_kind)kind, block_bytes);
+  }
+  NHOOD_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_MAX, comm));
+  /* Measured beats predicted: where nhood lost on a communicator of this shape, no gain. */
+  nhood_cold_verdict(v[0], v[2] > 0 ? 0 : v[1], calls, next, take_over);
   if (why && len > 0)
-    snprintf(why, (size_t)len, "after %ld call%s: set-up %.1f us, largest gain %.3g us per %s of %.0f B: %s %ld", calls,
-             calls == 1 ? "" : "s", v[0], v[1], collective, block_bytes,
+    snprintf(why, (size_t)len, "after %ld call%s: set-up %.1f us, largest gain %.3g us per %s of %.0f B%s: %s %ld",
+             calls, calls == 1 ? "" : "s", v[0], v[1], collective, block_bytes,
+             v[2] > 0 ? ", but nhood lost on this shape before" : "",
              *take_over ? "nhood takes over at call" : "no call gains, asks again at call", *next);
   NHOOD_TRY(local_rc);
+cleanup:
+  return rc;
+}
+
+int NHOOD_Topo_payback_lost(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes) {
+  int rc = MPI_SUCCESS, kind = -1, rank = 0, size = 0;
+  for (int k = 0; collective && k < NHOOD_NCOLLS; k++)
+    if (strcmp(collective, nhood_coll_names[k]) == 0) kind = k;
+  if (kind < 0)
+    return nhood_error(MPI_ERR_ARG, "collective \"%s\" is not a neighborhood collective",
+                       collective ? collective : "(NULL)");
+  NHOOD_TRY(nhood_topo_validate(topo, "topo"));
+  NHOOD_MPI_CALL(MPI_Comm_rank(comm, &rank));
+  NHOOD_MPI_CALL(MPI_Comm_size(comm, &size));
+  nhood_cold_record_loss(topo, rank, size, (nhood_coll_kind)kind, block_bytes);
 cleanup:
   return rc;
 }

@@ -77,29 +77,35 @@ static int request_done(MPI_Comm comm, int rc, int slot, NHOOD_Request nreq, int
  * cold (ip_route; at the call count where the cold path asks, ip_ask with this call's block
  * size `block`), timed for NHOOD_STATS; else it goes on with comm's topology object in
  * `topo` and its statistics row in `slot`. `block` may read `topo` (NULL while cold). */
-#define ROUTE(coll, mode, pmpi_call, block)                                                          \
-  ip_comm *c = NULL;                                                                                 \
-  NHOOD_Topo topo = NHOOD_TOPO_NULL;                                                                 \
-  int rc;                                                                                            \
-  ip_route_to to = ip_route(comm, (mode) == IP_PERSISTENT, &c, &rc);                                 \
-  if (c) topo = c->topo;                                                                             \
-  if (to == IP_TO_ASK && !ip_ask(comm, c, coll, block, &rc)) to = IP_TO_MPI;                         \
-  if (to == IP_TO_MPI) {                                                                             \
-    if (c == NULL || !ip_stats_on()) return pmpi_call;                                               \
-    double t0 = ip_stats_clock();                                                                    \
-    rc = pmpi_call;                                                                                  \
-    if (rc == MPI_SUCCESS) ip_stats_record(c->slot, coll, mode, NULL, block, ip_stats_clock() - t0); \
-    return rc;                                                                                       \
-  }                                                                                                  \
-  if (rc != MPI_SUCCESS) return rc;                                                                  \
+#define ROUTE(coll, mode, pmpi_call, block)                                                       \
+  ip_comm *c = NULL;                                                                              \
+  NHOOD_Topo topo = NHOOD_TOPO_NULL;                                                              \
+  int rc;                                                                                         \
+  ip_route_to to = ip_route(comm, (mode) == IP_PERSISTENT, &c, &rc);                              \
+  if (c) topo = c->topo;                                                                          \
+  if (to == IP_TO_ASK) to = ip_ask(comm, c, coll, block, &rc) ? IP_TO_NHOOD : IP_TO_MPI;          \
+  if (to == IP_TO_PROBE) to = ip_probe(comm, c, &rc) ? IP_TO_NHOOD : IP_TO_MPI;                   \
+  if (to == IP_TO_MPI) {                                                                          \
+    int probing = (mode) == IP_BLOCKING && ip_probing(c);                                         \
+    if (c == NULL || !(ip_stats_on() || probing)) return pmpi_call;                               \
+    double t0 = PMPI_Wtime();                                                                     \
+    rc = pmpi_call;                                                                               \
+    double t = PMPI_Wtime() - t0;                                                                 \
+    if (rc == MPI_SUCCESS && probing) ip_probe_record(c, 0, t);                                   \
+    if (rc == MPI_SUCCESS && ip_stats_on()) ip_stats_record(c->slot, coll, mode, NULL, block, t); \
+    return rc;                                                                                    \
+  }                                                                                               \
+  if (rc != MPI_SUCCESS) return rc;                                                               \
   int slot = c->slot
 
 /* Then nhood's call, statistics (the block size read after a successful call) and errors. A
  * request output that is NULL is MPI_ERR_REQUEST, before anything starts. */
-#define BLOCKING_BODY(coll, pmpi_call, nhood_call, block) \
-  ROUTE(coll, IP_BLOCKING, pmpi_call, block);             \
-  double t0 = ip_stats_clock();                           \
-  rc = nhood_call;                                        \
+#define BLOCKING_BODY(coll, pmpi_call, nhood_call, block)                     \
+  ROUTE(coll, IP_BLOCKING, pmpi_call, block);                                 \
+  int probing = ip_probing(c);                                                \
+  double t0 = probing ? PMPI_Wtime() : ip_stats_clock();                      \
+  rc = nhood_call;                                                            \
+  if (probing && rc == MPI_SUCCESS) ip_probe_record(c, 1, PMPI_Wtime() - t0); \
   return blocking_done(comm, rc, slot, coll, rc == MPI_SUCCESS && ip_stats_on() ? (block) : 0, t0, __func__)
 
 #define REQUEST_BODY(coll, persistent, pmpi_call, nhood_call, block)                                \

@@ -5,6 +5,7 @@
  * frees it and MPI_Comm_dup's copy starts afresh), errors raised as MPI raises them, and what
  * NHOOD_STATS prints at MPI_Finalize.
  */
+#include <limits.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -13,6 +14,8 @@
 
 #include "common/hot.h"
 #include "interpose/interpose.h"
+#include "selection/select.h" /* NHOOD_SHORTLIST_MAX */
+#include "selection/trial.h"
 
 /* ---- NHOOD_INTERPOSE, cold communicators and the cached topology ------------------------ */
 
@@ -21,6 +24,14 @@ static atomic_int initialized; /* init_once ran: the fast test every call makes 
 static int enabled = 1, stats = 0;
 static long first_check = NHOOD_COLD_FIRST_CHECK; /* 0: no cold path (NHOOD_COLD=off) */
 static int topo_keyval = MPI_KEYVAL_INVALID;
+
+/* Probation: blocking calls timed per window, and the calls after the take-over left to the
+ * trial first (its executions run every candidate: selection/trial.h). */
+#define PROBE_WINDOW IP_PROBE_WINDOW
+#define PROBE_SKIP (NHOOD_SHORTLIST_MAX * (nhood_trial_rounds() + 1) + 2)
+static void take_over_now(ip_comm *c);
+static const char *const coll_names[IP_NCOLLS] = {"allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"};
+static void stats_probation(int slot, const char *why); /* below, with the statistics */
 
 /*
  * The communicator a thread last called a collective on, with what its attribute holds, so
@@ -141,7 +152,10 @@ NHOOD_HOT ip_route_to ip_route(MPI_Comm comm, int persistent, ip_comm **out, int
     memo = (route_memo){.comm = comm, .generation = current, .state = c};
   }
   *out = c;
-  if (c->hot) return IP_TO_NHOOD;
+  if (c->hot) {
+    if (c->probe_at == 0) return IP_TO_NHOOD;
+    return ++c->calls >= c->probe_at ? IP_TO_PROBE : IP_TO_NHOOD;
+  }
   /* Cold: every process counts the same calls (collectives are called in one order). */
   long n = ++c->calls;
   if (n < c->next && !persistent) return IP_TO_MPI;
@@ -150,14 +164,70 @@ NHOOD_HOT ip_route_to ip_route(MPI_Comm comm, int persistent, ip_comm **out, int
     return IP_TO_NHOOD;
   }
   /* A persistent request has its starts ahead: its init is where the set-up belongs. */
-  if (persistent || c->take_over) {
+  if (persistent) {
     c->hot = 1;
+    c->window_from = c->probe_at = 0;
+    return IP_TO_NHOOD;
+  }
+  if (c->take_over) {
+    take_over_now(c);
     return IP_TO_NHOOD;
   }
   return IP_TO_ASK;
 }
 
-static const char *const coll_names[IP_NCOLLS] = {"allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"};
+/* nhood runs comm's calls from this one on, on probation: its calls after the trial are timed. */
+static void take_over_now(ip_comm *c) {
+  c->hot = 1;
+  c->window_from = c->calls + PROBE_SKIP;
+  c->probe_at = c->window_from + PROBE_WINDOW;
+  c->timed[1] = 0;
+}
+
+void ip_probe_record(ip_comm *c, int hot, double seconds) { c->seconds[hot][c->timed[hot]++ % PROBE_WINDOW] = seconds; }
+
+static int compare_seconds(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* The median of a window's timed calls (the last PROBE_WINDOW), 0 without any. */
+static double window_median(ip_comm *c, int hot) {
+  int n = c->timed[hot] < PROBE_WINDOW ? c->timed[hot] : PROBE_WINDOW;
+  if (n == 0) return 0;
+  qsort(c->seconds[hot], (size_t)n, sizeof(double), compare_seconds);
+  return n % 2 ? c->seconds[hot][n / 2] : (c->seconds[hot][n / 2 - 1] + c->seconds[hot][n / 2]) / 2;
+}
+
+int ip_probe(MPI_Comm comm, ip_comm *c, int *rc) {
+  /* Each window's median call on this process (a context switch inside one call does not
+   * decide); the slowest process's decides. A window without a timed call (non-blocking calls
+   * only) gives no verdict: nhood stays. */
+  double mean[2] = {window_median(c, 0), window_median(c, 1)};
+  long from = c->window_from;
+  c->window_from = c->probe_at = 0;
+  *rc = PMPI_Allreduce(MPI_IN_PLACE, mean, 2, MPI_DOUBLE, MPI_MAX, comm);
+  if (*rc != MPI_SUCCESS) {
+    *rc = ip_raise(comm, *rc, "judging nhood's calls against MPI's own");
+    return 1;
+  }
+  int back = mean[0] > 0 && mean[1] > mean[0];
+  if (stats) {
+    char why[192];
+    snprintf(why, sizeof why, "calls %ld-%ld: median %.2f us per blocking call against MPI's own %.2f us: %s", from,
+             c->calls - 1, 1e6 * mean[1], 1e6 * mean[0], back ? "back to MPI's own" : "nhood stays");
+    stats_probation(c->slot, why);
+  }
+  if (back) {
+    c->hot = 0;
+    c->take_over = 0;
+    c->next = LONG_MAX; /* measured: nhood's set-up does not pay here */
+    /* ... nor on the next communicator of this shape (NHOOD_Topo_payback_lost). */
+    int lost = NHOOD_Topo_payback_lost(c->topo, comm, coll_names[c->asked_coll], c->asked_block);
+    if (lost != MPI_SUCCESS) *rc = ip_raise(comm, lost, "recording nhood's measured loss");
+  }
+  return !back;
+}
 
 static void stats_why(int slot, const char *why); /* below, with the statistics */
 
@@ -173,10 +243,20 @@ int ip_ask(MPI_Comm comm, ip_comm *c, ip_coll coll, double block_bytes, int *rc)
     return 1;
   }
   if (stats) stats_why(c->slot, why);
+  c->asked_coll = (int)coll;
+  c->asked_block = block_bytes;
   c->next = next;
   c->take_over = take_over;
-  c->hot = take_over && next <= c->calls;
-  return c->hot;
+  /* Before nhood takes over, the probation times MPI's own last calls: a window of them, so
+   * the take-over comes that many calls later at least (fewer where NHOOD_COLD asks sooner).
+   * Cold calls are not timed otherwise: a clock read is a tenth of a small call. */
+  if (take_over) {
+    long window = first_check < PROBE_WINDOW ? first_check : PROBE_WINDOW;
+    if (c->next < c->calls + window) c->next = c->calls + window;
+    c->window_from = c->next - window;
+    c->timed[0] = 0;
+  }
+  return 0;
 }
 
 int ip_raise_message(MPI_Comm comm, int rc, const char *function, const char *message) {
@@ -214,8 +294,9 @@ typedef struct {
 } ip_stats_table;
 static ip_stats_table table;
 static int ncomms;
-static char comm_label[IP_MAX_COMMS][96]; /* what the communicator was, as this process saw it */
-static char comm_why[IP_MAX_COMMS][192];  /* the last cold verdict (every process has the same) */
+static char comm_label[IP_MAX_COMMS][96];      /* what the communicator was, as this process saw it */
+static char comm_why[IP_MAX_COMMS][192];       /* the last cold verdict (every process has the same) */
+static char comm_probation[IP_MAX_COMMS][192]; /* the probation's verdict */
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
 
 NHOOD_HOT int ip_stats_on(void) {
@@ -270,6 +351,12 @@ void ip_stats_record(int slot, ip_coll coll, ip_mode mode, const char *algorithm
 static void stats_why(int slot, const char *why) {
   pthread_mutex_lock(&stats_lock);
   snprintf(comm_why[slot], sizeof comm_why[slot], "%s", why);
+  pthread_mutex_unlock(&stats_lock);
+}
+
+static void stats_probation(int slot, const char *why) {
+  pthread_mutex_lock(&stats_lock);
+  snprintf(comm_probation[slot], sizeof comm_probation[slot], "%s", why);
   pthread_mutex_unlock(&stats_lock);
 }
 
@@ -336,6 +423,7 @@ static void print_stats(void) {
         printf("  set-up against gain, %s\n", comm_why[slot]);
       else if (first_check > 0)
         printf("  set-up against gain: not asked (fewer than %ld calls, or a persistent request first)\n", first_check);
+      if (comm_probation[slot][0]) printf("  on probation, %s\n", comm_probation[slot]);
     }
   }
   if (rows == 0) printf("  (none)\n");

@@ -23,6 +23,9 @@
 typedef enum { IP_ALLGATHER, IP_ALLGATHERV, IP_ALLTOALL, IP_ALLTOALLV, IP_ALLTOALLW, IP_NCOLLS } ip_coll;
 typedef enum { IP_BLOCKING, IP_NONBLOCKING, IP_PERSISTENT, IP_NMODES } ip_mode;
 
+/* Blocking calls timed per window of the probation (control.c). */
+#define IP_PROBE_WINDOW 16
+
 /* What the interposition library keeps on a communicator with a process topology (in an
  * attribute, from its first neighborhood collective; MPI_Comm_free frees it, MPI_Comm_dup's
  * copy starts afresh). */
@@ -33,10 +36,20 @@ typedef struct ip_comm {
   long calls;      /* neighborhood collectives made while cold: the same count on every process */
   long next;       /* the count at which the cold path asks again (or takes over, take_over) */
   int take_over;   /* the last verdict: nhood takes over at `next` */
+  int asked_coll;  /* ip_coll of the call that asked last, and its block size here */
+  double asked_block;
+  /* Probation (docs/DESIGN-NOTES.md, "Cold communicators"): the blocking calls of two windows
+   * timed on this process, MPI's own just before nhood took over and nhood's once its trial is
+   * over; at call `probe_at` (0: none pending) one allreduce judges them. */
+  long window_from; /* calls counted from here on are timed (0: none) */
+  long probe_at;
+  double seconds[2][IP_PROBE_WINDOW]; /* MPI's own, nhood's: the last calls timed, in a ring */
+  int timed[2];
 } ip_comm;
 
-/* Where a call goes: MPI's own, nhood, or ask first (ip_ask) whether nhood's set-up pays. */
-typedef enum { IP_TO_MPI, IP_TO_NHOOD, IP_TO_ASK } ip_route_to;
+/* Where a call goes: MPI's own, nhood, ask first (ip_ask) whether nhood's set-up pays, or judge
+ * nhood's calls against MPI's own first (ip_probe). */
+typedef enum { IP_TO_MPI, IP_TO_NHOOD, IP_TO_ASK, IP_TO_PROBE } ip_route_to;
 
 /* Where comm's call goes, with comm's state in *c (except for IP_TO_MPI without a topology):
  * IP_TO_MPI where NHOOD_INTERPOSE=off, where comm has no process topology (MPI then reports the
@@ -47,9 +60,17 @@ typedef enum { IP_TO_MPI, IP_TO_NHOOD, IP_TO_ASK } ip_route_to;
 ip_route_to ip_route(MPI_Comm comm, int persistent, ip_comm **c, int *rc);
 /* For IP_TO_ASK: agrees with the other processes (one allreduce on comm) whether nhood's
  * set-up pays back, this call being `coll` with blocks of block_bytes here (the mean for v and
- * w). 1: nhood runs this call and the later ones; 0: MPI's own does. A failure is raised on
- * comm and returned in *rc with 1. */
+ * w). This call stays MPI's own (0); where nhood is to take over, it does so at c->next, after
+ * a window of MPI's own calls timed for the probation. A failure is raised on comm and returned
+ * in *rc with 1. */
 int ip_ask(MPI_Comm comm, ip_comm *c, ip_coll coll, double block_bytes, int *rc);
+/* For IP_TO_PROBE: agrees (one allreduce on comm) whether nhood's timed calls were slower than
+ * MPI's own; if so comm goes back to MPI's own for good. 1: nhood runs this call; 0: MPI's own
+ * does. A failure is raised on comm and returned in *rc with 1. */
+int ip_probe(MPI_Comm comm, ip_comm *c, int *rc);
+/* Whether this blocking call on c is timed for the probation, and its record (hot: nhood ran it). */
+static inline int ip_probing(const ip_comm *c) { return c != NULL && c->window_from > 0 && c->calls >= c->window_from; }
+void ip_probe_record(ip_comm *c, int hot, double seconds);
 
 /* Reports rc (an MPI error class from nhood, with NHOOD_Error_message) as MPI would: through
  * comm's error handler. With MPI_ERRORS_ARE_FATAL the program stops after nhood's message is

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "selection/cost.h"
+#include "selection/select.h" /* nhood_size_class */
 
 /* The parameters of the last few communicator sizes: finding them reads files (the CPU count,
  * nhood-calibrate's file), tens of microseconds that a communicator's first asking should not
@@ -113,4 +114,37 @@ void nhood_cold_verdict(double setup, double gain, long calls, long *next, int *
   double even = ceil(setup / gain);
   *take_over = 1;
   *next = even <= (double)calls ? calls : even < 1e15 ? (long)even : (long)1e15;
+}
+
+/* The shapes where nhood was measured losing (nhood_cold_record_loss), oldest overwritten. */
+#define LOSSES 32
+typedef struct {
+  int size, kind, size_class, messages;
+} shape;
+static shape losses[LOSSES];
+static int nlosses;
+static pthread_mutex_t losses_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static shape shape_of(NHOOD_Topo topo, int me, int size, nhood_coll_kind kind, double block_bytes) {
+  int sends = 0, to = 0;
+  remote(topo->destinations, topo->outdegree, me, &sends, &to);
+  return (shape){.size = size, .kind = kind, .size_class = nhood_size_class(block_bytes), .messages = sends};
+}
+
+void nhood_cold_record_loss(NHOOD_Topo topo, int me, int size, nhood_coll_kind kind, double block_bytes) {
+  shape s = shape_of(topo, me, size, kind, block_bytes);
+  pthread_mutex_lock(&losses_lock);
+  losses[nlosses++ % LOSSES] = s;
+  pthread_mutex_unlock(&losses_lock);
+}
+
+int nhood_cold_lost_before(NHOOD_Topo topo, int me, int size, nhood_coll_kind kind, double block_bytes) {
+  shape s = shape_of(topo, me, size, kind, block_bytes);
+  int found = 0;
+  pthread_mutex_lock(&losses_lock);
+  for (int k = 0; k < nlosses && k < LOSSES && !found; k++)
+    found = losses[k].size == s.size && losses[k].kind == s.kind && losses[k].size_class == s.size_class &&
+            losses[k].messages == s.messages;
+  pthread_mutex_unlock(&losses_lock);
+  return found;
 }

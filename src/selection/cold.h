@@ -53,4 +53,13 @@ double nhood_cold_setup_allreduces(const nhood_cost_params *p, int size, int sen
  * times as many calls later, in case the calls change). */
 void nhood_cold_verdict(double setup, double gain, long calls, long *next, int *take_over);
 
+/* Measured outcomes: a caller that timed nhood's calls against MPI's own on a communicator
+ * (the interposition library's probation) records that nhood lost there, keyed by what this
+ * process can see alike on a later communicator of the same shape: the number of processes,
+ * the collective, the block size class and this process's messages to other processes. The
+ * record is this process's; NHOOD_Topo_payback agrees on it with the other estimates, so a
+ * later communicator where any process has such a record stays with MPI's own. */
+void nhood_cold_record_loss(NHOOD_Topo topo, int me, int size, nhood_coll_kind kind, double block_bytes);
+int nhood_cold_lost_before(NHOOD_Topo topo, int me, int size, nhood_coll_kind kind, double block_bytes);
+
 #endif

@@ -1,0 +1,73 @@
+/*
+ * NHOOD_Topo_payback and NHOOD_Topo_payback_lost (the cold path's verdict, selection/cold.h):
+ * on a graph where every process sends each neighbor two blocks (duplicate edges), a call can
+ * gain, so the verdict is to take over; once a loss is recorded on one communicator of that
+ * shape, a new communicator of the same shape gets no take-over, on every process alike, while
+ * another shape (block size class) still does; bad arguments are MPI_ERR_ARG.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "nhood.h"
+#include "testutil.h"
+
+static int failures, rank;
+
+static void expect(int ok, const char *what) {
+  if (ok) return;
+  failures++;
+  fprintf(stderr, "rank %d: FAILED %s\n", rank, what);
+}
+
+/* A distributed graph where each process sends to and receives from every other twice. */
+static MPI_Comm doubled(int size) {
+  int n = 0, peers[128];
+  for (int r = 0; r < size && n + 2 <= 128; r++)
+    if (r != rank) peers[n++] = r, peers[n++] = r;
+  MPI_Comm g;
+  int *volatile unweighted = MPI_UNWEIGHTED;
+  TEST_CHECK(
+      MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, n, peers, unweighted, n, peers, unweighted, MPI_INFO_NULL, 0, &g));
+  return g;
+}
+
+/* The verdict after 16 calls of allgather with blocks of `bytes`, agreed on every process. */
+static int verdict(MPI_Comm g, NHOOD_Topo t, double bytes, char *why, int len) {
+  long next = 0;
+  int take_over = -1;
+  TEST_CHECK(NHOOD_Topo_payback(t, g, "allgather", bytes, 16, &next, &take_over, why, len));
+  int all = 0, any = 0;
+  MPI_Allreduce(&take_over, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
+  MPI_Allreduce(&take_over, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
+  expect(all == any, "the verdict is the same on every process");
+  return take_over;
+}
+
+int main(int argc, char **argv) {
+  test_mpi_init(&argc, &argv);
+  int size;
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  char why[256];
+  if (size >= 2) {
+    MPI_Comm g = doubled(size);
+    NHOOD_Topo t;
+    TEST_CHECK(NHOOD_Topo_create_from_comm(g, MPI_INFO_NULL, &t));
+    expect(verdict(g, t, 8, why, sizeof why) == 1, "duplicate edges: nhood takes over");
+    /* Rank 0 alone measured a loss: the next communicator of this shape stays cold everywhere. */
+    if (rank == 0) TEST_CHECK(NHOOD_Topo_payback_lost(t, g, "allgather", 8));
+    NHOOD_Topo_free(&t);
+    MPI_Comm_free(&g);
+    g = doubled(size);
+    TEST_CHECK(NHOOD_Topo_create_from_comm(g, MPI_INFO_NULL, &t));
+    expect(verdict(g, t, 8, why, sizeof why) == 0, "after a recorded loss: no take-over");
+    expect(strstr(why, "nhood lost on this shape before") != NULL, "the sentence says why");
+    expect(verdict(g, t, 65536, why, sizeof why) == 1 || strstr(why, "lost") == NULL,
+           "another block size class is not that shape");
+    expect(NHOOD_Topo_payback_lost(t, g, "gather", 8) == MPI_ERR_ARG, "an unknown collective is MPI_ERR_ARG");
+    expect(NHOOD_Topo_payback_lost(NHOOD_TOPO_NULL, g, "allgather", 8) != MPI_SUCCESS, "a null topology is an error");
+    NHOOD_Topo_free(&t);
+    MPI_Comm_free(&g);
+  }
+  return test_finish("test_payback", failures);
+}
