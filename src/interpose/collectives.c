@@ -83,8 +83,8 @@ static int request_done(MPI_Comm comm, int rc, int slot, NHOOD_Request nreq, int
   int rc;                                                                                         \
   ip_route_to to = ip_route(comm, (mode) == IP_PERSISTENT, &c, &rc);                              \
   if (c) topo = c->topo;                                                                          \
-  if (to == IP_TO_ASK) to = ip_ask(comm, c, coll, block, &rc) ? IP_TO_NHOOD : IP_TO_MPI;          \
-  if (to == IP_TO_PROBE) to = ip_probe(comm, c, &rc) ? IP_TO_NHOOD : IP_TO_MPI;                   \
+  if (to == IP_TO_ASK) to = ip_ask(comm, c, coll, block, &rc);                                    \
+  if (to == IP_TO_PROBE) to = ip_probe(comm, c, &rc);                                             \
   if (to == IP_TO_MPI) {                                                                          \
     int probing = (mode) == IP_BLOCKING && ip_probing(c);                                         \
     if (c == NULL || !(ip_stats_on() || probing)) return pmpi_call;                               \

@@ -14,7 +14,6 @@
 
 #include "common/hot.h"
 #include "interpose/interpose.h"
-#include "selection/select.h" /* NHOOD_SHORTLIST_MAX */
 #include "selection/trial.h"
 
 /* ---- NHOOD_INTERPOSE, cold communicators and the cached topology ------------------------ */
@@ -25,10 +24,9 @@ static int enabled = 1, stats = 0;
 static long first_check = NHOOD_COLD_FIRST_CHECK; /* 0: no cold path (NHOOD_COLD=off) */
 static int topo_keyval = MPI_KEYVAL_INVALID;
 
-/* Probation: blocking calls timed per window, and the calls after the take-over left to the
- * trial first (its executions run every candidate: selection/trial.h). */
+/* Probation: blocking calls timed per window, after the calls of the trial (its executions run
+ * every candidate: nhood_trial_span). */
 #define PROBE_WINDOW IP_PROBE_WINDOW
-#define PROBE_SKIP (NHOOD_SHORTLIST_MAX * (nhood_trial_rounds() + 1) + 2)
 static void take_over_now(ip_comm *c);
 static const char *const coll_names[IP_NCOLLS] = {"allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"};
 static void stats_probation(int slot, const char *why); /* below, with the statistics */
@@ -179,7 +177,7 @@ NHOOD_HOT ip_route_to ip_route(MPI_Comm comm, int persistent, ip_comm **out, int
 /* nhood runs comm's calls from this one on, on probation: its calls after the trial are timed. */
 static void take_over_now(ip_comm *c) {
   c->hot = 1;
-  c->window_from = c->calls + PROBE_SKIP;
+  c->window_from = c->calls + nhood_trial_span();
   c->probe_at = c->window_from + PROBE_WINDOW;
   c->timed[1] = 0;
 }
@@ -199,23 +197,23 @@ static double window_median(ip_comm *c, int hot) {
   return n % 2 ? c->seconds[hot][n / 2] : (c->seconds[hot][n / 2 - 1] + c->seconds[hot][n / 2]) / 2;
 }
 
-int ip_probe(MPI_Comm comm, ip_comm *c, int *rc) {
+ip_route_to ip_probe(MPI_Comm comm, ip_comm *c, int *rc) {
   /* Each window's median call on this process (a context switch inside one call does not
    * decide); the slowest process's decides. A window without a timed call (non-blocking calls
    * only) gives no verdict: nhood stays. */
-  double mean[2] = {window_median(c, 0), window_median(c, 1)};
+  double median[2] = {window_median(c, 0), window_median(c, 1)};
   long from = c->window_from;
   c->window_from = c->probe_at = 0;
-  *rc = PMPI_Allreduce(MPI_IN_PLACE, mean, 2, MPI_DOUBLE, MPI_MAX, comm);
+  *rc = PMPI_Allreduce(MPI_IN_PLACE, median, 2, MPI_DOUBLE, MPI_MAX, comm);
   if (*rc != MPI_SUCCESS) {
     *rc = ip_raise(comm, *rc, "judging nhood's calls against MPI's own");
-    return 1;
+    return IP_TO_NHOOD;
   }
-  int back = mean[0] > 0 && mean[1] > mean[0];
+  int back = median[0] > 0 && median[1] > median[0];
   if (stats) {
-    char why[192];
+    char why[256];
     snprintf(why, sizeof why, "calls %ld-%ld: median %.2f us per blocking call against MPI's own %.2f us: %s", from,
-             c->calls - 1, 1e6 * mean[1], 1e6 * mean[0], back ? "back to MPI's own" : "nhood stays");
+             c->calls - 1, 1e6 * median[1], 1e6 * median[0], back ? "back to MPI's own" : "nhood stays");
     stats_probation(c->slot, why);
   }
   if (back) {
@@ -226,13 +224,13 @@ int ip_probe(MPI_Comm comm, ip_comm *c, int *rc) {
     int lost = NHOOD_Topo_payback_lost(c->topo, comm, coll_names[c->asked_coll], c->asked_block);
     if (lost != MPI_SUCCESS) *rc = ip_raise(comm, lost, "recording nhood's measured loss");
   }
-  return !back;
+  return back ? IP_TO_MPI : IP_TO_NHOOD;
 }
 
 static void stats_why(int slot, const char *why); /* below, with the statistics */
 
-int ip_ask(MPI_Comm comm, ip_comm *c, ip_coll coll, double block_bytes, int *rc) {
-  char why[192];
+ip_route_to ip_ask(MPI_Comm comm, ip_comm *c, ip_coll coll, double block_bytes, int *rc) {
+  char why[256];
   long next = 0;
   int take_over = 0;
   /* The sentence only for NHOOD_STATS: formatting it costs a microsecond. */
@@ -240,23 +238,26 @@ int ip_ask(MPI_Comm comm, ip_comm *c, ip_coll coll, double block_bytes, int *rc)
                            stats ? why : NULL, sizeof why);
   if (*rc != MPI_SUCCESS) {
     *rc = ip_raise(comm, *rc, "deciding whether nhood's set-up pays back");
-    return 1;
+    return IP_TO_NHOOD;
   }
-  if (stats) stats_why(c->slot, why);
+  /* Before nhood takes over, the probation times MPI's own last calls: a window of them, so
+   * the take-over may come later than the library's verdict says. Cold calls are not timed
+   * otherwise: a clock read is a tenth of a small call. */
+  long at = take_over ? nhood_cold_take_over_call(c->calls, next, first_check) : next;
+  if (stats) {
+    size_t used = strlen(why);
+    if (at != next) snprintf(why + used, sizeof why - used, " (here call %ld: MPI's own calls timed first)", at);
+    stats_why(c->slot, why);
+  }
   c->asked_coll = (int)coll;
   c->asked_block = block_bytes;
-  c->next = next;
+  c->next = at;
   c->take_over = take_over;
-  /* Before nhood takes over, the probation times MPI's own last calls: a window of them, so
-   * the take-over comes that many calls later at least (fewer where NHOOD_COLD asks sooner).
-   * Cold calls are not timed otherwise: a clock read is a tenth of a small call. */
   if (take_over) {
-    long window = first_check < PROBE_WINDOW ? first_check : PROBE_WINDOW;
-    if (c->next < c->calls + window) c->next = c->calls + window;
-    c->window_from = c->next - window;
+    c->window_from = at - (first_check < PROBE_WINDOW ? first_check : PROBE_WINDOW);
     c->timed[0] = 0;
   }
-  return 0;
+  return IP_TO_MPI;
 }
 
 int ip_raise_message(MPI_Comm comm, int rc, const char *function, const char *message) {
@@ -295,8 +296,8 @@ typedef struct {
 static ip_stats_table table;
 static int ncomms;
 static char comm_label[IP_MAX_COMMS][96];      /* what the communicator was, as this process saw it */
-static char comm_why[IP_MAX_COMMS][192];       /* the last cold verdict (every process has the same) */
-static char comm_probation[IP_MAX_COMMS][192]; /* the probation's verdict */
+static char comm_why[IP_MAX_COMMS][256];       /* the last cold verdict (every process has the same) */
+static char comm_probation[IP_MAX_COMMS][256]; /* the probation's verdict */
 static pthread_mutex_t stats_lock = PTHREAD_MUTEX_INITIALIZER;
 
 NHOOD_HOT int ip_stats_on(void) {

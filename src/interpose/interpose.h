@@ -18,13 +18,14 @@
 #include <mpi.h>
 
 #include "nhood.h"
+#include "selection/cold.h" /* NHOOD_COLD_PROBE_WINDOW */
 
 /* The collectives, for statistics. */
 typedef enum { IP_ALLGATHER, IP_ALLGATHERV, IP_ALLTOALL, IP_ALLTOALLV, IP_ALLTOALLW, IP_NCOLLS } ip_coll;
 typedef enum { IP_BLOCKING, IP_NONBLOCKING, IP_PERSISTENT, IP_NMODES } ip_mode;
 
 /* Blocking calls timed per window of the probation (control.c). */
-#define IP_PROBE_WINDOW 16
+#define IP_PROBE_WINDOW NHOOD_COLD_PROBE_WINDOW
 
 /* What the interposition library keeps on a communicator with a process topology (in an
  * attribute, from its first neighborhood collective; MPI_Comm_free frees it, MPI_Comm_dup's
@@ -60,14 +61,16 @@ typedef enum { IP_TO_MPI, IP_TO_NHOOD, IP_TO_ASK, IP_TO_PROBE } ip_route_to;
 ip_route_to ip_route(MPI_Comm comm, int persistent, ip_comm **c, int *rc);
 /* For IP_TO_ASK: agrees with the other processes (one allreduce on comm) whether nhood's
  * set-up pays back, this call being `coll` with blocks of block_bytes here (the mean for v and
- * w). This call stays MPI's own (0); where nhood is to take over, it does so at c->next, after
- * a window of MPI's own calls timed for the probation. A failure is raised on comm and returned
- * in *rc with 1. */
-int ip_ask(MPI_Comm comm, ip_comm *c, ip_coll coll, double block_bytes, int *rc);
+ * w). The asking call itself stays MPI's own (IP_TO_MPI) whatever the verdict: where nhood is
+ * to take over, it does so at c->next, after a window of MPI's own calls timed for the
+ * probation. A failure is raised on comm and returned in *rc with IP_TO_NHOOD (the caller then
+ * returns *rc). */
+ip_route_to ip_ask(MPI_Comm comm, ip_comm *c, ip_coll coll, double block_bytes, int *rc);
 /* For IP_TO_PROBE: agrees (one allreduce on comm) whether nhood's timed calls were slower than
- * MPI's own; if so comm goes back to MPI's own for good. 1: nhood runs this call; 0: MPI's own
- * does. A failure is raised on comm and returned in *rc with 1. */
-int ip_probe(MPI_Comm comm, ip_comm *c, int *rc);
+ * MPI's own; if so comm goes back to MPI's own for good and this call is MPI's own
+ * (IP_TO_MPI), else nhood runs it (IP_TO_NHOOD). A failure is raised on comm and returned in
+ * *rc with IP_TO_NHOOD. */
+ip_route_to ip_probe(MPI_Comm comm, ip_comm *c, int *rc);
 /* Whether this blocking call on c is timed for the probation, and its record (hot: nhood ran it). */
 static inline int ip_probing(const ip_comm *c) { return c != NULL && c->window_from > 0 && c->calls >= c->window_from; }
 void ip_probe_record(ip_comm *c, int hot, double seconds);

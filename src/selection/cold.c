@@ -116,6 +116,11 @@ void nhood_cold_verdict(double setup, double gain, long calls, long *next, int *
   *next = even <= (double)calls ? calls : even < 1e15 ? (long)even : (long)1e15;
 }
 
+long nhood_cold_take_over_call(long asked, long next, long first_check) {
+  long window = first_check < NHOOD_COLD_PROBE_WINDOW ? first_check : NHOOD_COLD_PROBE_WINDOW;
+  return next < asked + window ? asked + window : next;
+}
+
 /* The shapes where nhood was measured losing (nhood_cold_record_loss), oldest overwritten. */
 #define LOSSES 32
 typedef struct {

@@ -31,6 +31,11 @@
 
 /* NHOOD_COLD_FIRST_CHECK (nhood.h): the call count at which the interposition library first asks. */
 
+/* The interposition library's probation times this many of MPI's own calls before nhood takes
+ * over a cold communicator, then as many of nhood's (docs/DESIGN-NOTES.md, "Cold
+ * communicators"). */
+#define NHOOD_COLD_PROBE_WINDOW 16
+
 /* The parameters the estimates use, found without communication: NHOOD_PARAMS where set, else
  * nhood-calibrate's file for `size` processes on this host, else the one-node rules of
  * common/cost_model.h for `size` processes on this host's CPUs. Errors as
@@ -52,6 +57,12 @@ double nhood_cold_setup_allreduces(const nhood_cost_params *p, int size, int sen
  * takes over (*take_over = 1), or the question is asked again (0, where no call gains: four
  * times as many calls later, in case the calls change). */
 void nhood_cold_verdict(double setup, double gain, long calls, long *next, int *take_over);
+
+/* The call at which the interposition library takes over after a verdict of nhood taking over
+ * at `next`, asked at call `asked` with NHOOD_COLD's first check at `first_check`: `next`, but
+ * not before the probation has timed a window of MPI's own calls after the asking (a shorter
+ * window where NHOOD_COLD asks sooner than the window's length). */
+long nhood_cold_take_over_call(long asked, long next, long first_check);
 
 /* Measured outcomes: a caller that timed nhood's calls against MPI's own on a communicator
  * (the interposition library's probation) records that nhood lost there, keyed by what this

@@ -33,6 +33,8 @@ int nhood_trial_rounds(void) {
   return rounds_setting;
 }
 
+int nhood_trial_span(void) { return NHOOD_SHORTLIST_MAX * (nhood_trial_rounds() + 1) + 2; }
+
 void nhood_trial_init(nhood_trial *tr, const nhood_algorithm *const list[], int n, int reps) {
   memset(tr, 0, sizeof *tr);
   tr->n = n < 1 ? 1 : n > NHOOD_SHORTLIST_MAX ? NHOOD_SHORTLIST_MAX : n;

@@ -47,6 +47,11 @@
  * 1 to 20; default 5. Read once. */
 int nhood_trial_rounds(void);
 
+/* The blocking calls from a topology's first under "auto" until its trial is over at the
+ * latest: the longest trial's executions (NHOOD_SHORTLIST_MAX candidates) and two more, the
+ * call whose agreement completes it and the first that runs the winner. */
+int nhood_trial_span(void);
+
 typedef struct nhood_trial {
   int n, reps; /* candidates, timed rounds */
   const nhood_algorithm *cand[NHOOD_SHORTLIST_MAX];

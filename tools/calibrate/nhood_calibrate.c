@@ -364,6 +364,20 @@ static double time_copy(calib *c, int k, int bytes, int *taken) {
   return us[0] > us[1] ? us[0] - us[1] : 0;
 }
 
+/* A new distributed graph on c->comm of k ring neighbours: from the k ranks below, to the k
+ * above (the exchange direct_exchange does by hand). */
+static MPI_Comm ring_graph(calib *c, int k) {
+  int sources[BYTES_PEERS], destinations[BYTES_PEERS];
+  for (int j = 0; j < k; j++) {
+    sources[j] = (c->rank - 1 - j + c->size) % c->size;
+    destinations[j] = (c->rank + 1 + j) % c->size;
+  }
+  MPI_Comm graph;
+  MPI_Dist_graph_create_adjacent(c->comm, k, sources, unweighted(), k, destinations, unweighted(), MPI_INFO_NULL, 0,
+                                 &graph);
+  return graph;
+}
+
 /* The exchange MPI_Neighbor_alltoall does on graph (k ring neighbours), by hand. */
 static void direct_exchange(calib *c, int k, int bytes) {
   for (int j = 0; j < k; j++)
@@ -403,20 +417,13 @@ static int time_mpi_vs_direct(calib *c, MPI_Comm graph, int k, int bytes, double
 /* nhood's set-up on a new communicator of k ring neighbours (the opening comment's "setup"):
  * the slowest rank's median in µs; *calls: the calls a sample spans, *taken: the samples. */
 static double time_setup(calib *c, int k, int *calls, int *taken) {
-  int sources[BYTES_PEERS], destinations[BYTES_PEERS];
-  for (int j = 0; j < k; j++) {
-    sources[j] = (c->rank - 1 - j + c->size) % c->size;
-    destinations[j] = (c->rank + 1 + j) % c->size;
-  }
-  *calls = NHOOD_SHORTLIST_MAX * (nhood_trial_rounds() + 1) + 2;
+  *calls = nhood_trial_span();
   double warm_start = MPI_Wtime();
   int iters = c->iters;
   for (int i = -c->warmup; i < iters; i++) {
     if (i == 0) iters = samples_to_take(c, MPI_Wtime() - warm_start, SHARE_SETUP);
-    MPI_Comm graph;
+    MPI_Comm graph = ring_graph(c, k);
     NHOOD_Topo topo = NHOOD_TOPO_NULL;
-    MPI_Dist_graph_create_adjacent(c->comm, k, sources, unweighted(), k, destinations, unweighted(), MPI_INFO_NULL, 0,
-                                   &graph);
     MPI_Barrier(c->comm);
     double t0 = MPI_Wtime(), t1 = 0;
     int rc = NHOOD_Topo_create_from_comm(graph, MPI_INFO_NULL, &topo);
@@ -518,14 +525,7 @@ static void measure(calib *c, results *res) {
 
   /* MPI's neighborhood alltoall against the direct exchange. */
   res->mpi_peers = kb;
-  int sources[BYTES_PEERS], destinations[BYTES_PEERS];
-  for (int j = 0; j < kb; j++) {
-    sources[j] = (c->rank - 1 - j + P) % P;
-    destinations[j] = (c->rank + 1 + j) % P;
-  }
-  MPI_Comm graph;
-  MPI_Dist_graph_create_adjacent(c->comm, kb, sources, unweighted(), kb, destinations, unweighted(), MPI_INFO_NULL, 0,
-                                 &graph);
+  MPI_Comm graph = ring_graph(c, kb);
   res->iters_mpi = c->iters;
   for (int i = 0; i < NELEMS(mpi_sizes); i++) {
     int taken = time_mpi_vs_direct(c, graph, kb, mpi_sizes[i], &res->mpi_us[i], &res->direct_us[i]);

@@ -429,7 +429,7 @@ static void print_cold(const options *opt, NHOOD_Topo *topos, nhood_coll_kind ki
     printf("%9.0f %14.1f %14.3f ", opt->sizes[s], setup, gain);
     if (take_over)
       printf("%12ld   nhood from call %ld\n", next,
-             next > NHOOD_COLD_FIRST_CHECK ? next : (long)NHOOD_COLD_FIRST_CHECK);
+             nhood_cold_take_over_call(NHOOD_COLD_FIRST_CHECK, next, NHOOD_COLD_FIRST_CHECK));
     else
       printf("%12s   MPI's own: no schedule beats it\n", "never");
   }
