@@ -532,7 +532,8 @@ int NHOOD_Topo_algorithm_applies(NHOOD_Topo topo, MPI_Comm comm, const char *alg
  * the send side for the v and w collectives). The calls made so far are taken as the forecast
  * of those to come. The answer: at call count *next (calls or later) nhood should take over
  * (*take_over = 1), or the question be asked again (0: the estimate found no call that
- * gains). why (may be NULL) receives a sentence with the estimates, at most len bytes.
+ * gains; *next is LONG_MAX where no call of any collective at any block size can gain on
+ * this topology). why (may be NULL) receives a sentence with the estimates, at most len bytes.
  *
  * Collective over comm: one MPI_Allreduce on comm itself (every process must pass the same
  * `calls`), nothing else, so every process gets the same answer.

@@ -67,4 +67,6 @@ for f in "${files[@]}"; do
   echo "== $f"
   "$py" tools/plot/nhood_auto_report.py --limit 1.05 "$f" || status=1
 done
+echo "== issue 37's acceptance over the ${#files[@]} run(s)"
+"$py" tools/plot/nhood_auto_report.py --acceptance "${files[@]}" || status=1
 exit $status

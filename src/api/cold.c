@@ -1,5 +1,6 @@
 /* Cold communicators seen from outside (NHOOD_Topo_payback): selection/cold.h's estimates and
  * measured losses, their maxima agreed in one allreduce on the caller's communicator. */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -34,15 +35,19 @@ int NHOOD_Topo_payback(NHOOD_Topo topo, MPI_Comm comm, const char *collective, d
   /* A parameter file that cannot be read fails the call on this process only: the others
    * would wait in the allreduce, so it contributes no gain, and the error comes after it. */
   int local_rc = nhood_cold_params(size, &p);
-  double v[3] = {0, 0, 0};
+  double v[4] = {0, 0, 0, 0}; /* set-up, this call's gain, a measured loss, any call's gain */
   if (local_rc == MPI_SUCCESS) {
     nhood_cold_estimate(topo, rank, size, &p, kind, block_bytes, &v[0], &v[1]);
     v[2] = nhood_cold_lost_before(topo, rank, size, kind, block_bytes);
+    v[3] = nhood_cold_any_gain(topo, rank, &p);
   }
-  NHOOD_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, v, 3, MPI_DOUBLE, MPI_MAX, comm));
+  NHOOD_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_MAX, comm));
   /* Measured beats predicted: where nhood lost on a communicator of this shape, no gain. */
-  nhood_cold_verdict(v[0], v[2] > 0 ? 0 : v[1], calls, next, take_over);
-  if (why && len > 0)
+  nhood_cold_verdict(v[0], v[2] > 0 ? 0 : v[1], v[3], calls, next, take_over);
+  if (why && len > 0 && *next == LONG_MAX)
+    snprintf(why, (size_t)len, "after %ld call%s: set-up %.1f us, no call of any collective or size gains: MPI's own",
+             calls, calls == 1 ? "" : "s", v[0]);
+  else if (why && len > 0)
     snprintf(why, (size_t)len, "after %ld call%s: set-up %.1f us, largest gain %.3g us per %s of %.0f B%s: %s %ld",
              calls, calls == 1 ? "" : "s", v[0], v[1], collective, block_bytes,
              v[2] > 0 ? ", but nhood lost on this shape before" : "",

@@ -78,6 +78,7 @@ static int request_done(MPI_Comm comm, int rc, int slot, NHOOD_Request nreq, int
  * size `block`), timed for NHOOD_STATS; else it goes on with comm's topology object in
  * `topo` and its statistics row in `slot`. `block` may read `topo` (NULL while cold). */
 #define ROUTE(coll, mode, pmpi_call, block)                                                       \
+  if ((mode) != IP_PERSISTENT && ip_cold_quick(comm)) return pmpi_call;                           \
   ip_comm *c = NULL;                                                                              \
   NHOOD_Topo topo = NHOOD_TOPO_NULL;                                                              \
   int rc;                                                                                         \

@@ -31,25 +31,13 @@ static void take_over_now(ip_comm *c);
 static const char *const coll_names[IP_NCOLLS] = {"allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"};
 static void stats_probation(int slot, const char *why); /* below, with the statistics */
 
-/*
- * The communicator a thread last called a collective on, with what its attribute holds, so
- * that a repeated call skips MPI's attribute lookup (several cache lines of MPI's hash tables,
- * cold after each context switch when processes share cores; common/hot.h). Freeing any
- * communicator that has the attribute advances `generation`, which voids every thread's
- * memo: a freed communicator's handle may come back for another one.
- */
-typedef struct {
-  MPI_Comm comm;
-  unsigned generation; /* 0: empty (generation starts at 1) */
-  ip_comm *state;
-} route_memo;
-static _Thread_local route_memo memo NHOOD_FAST_TLS;
-static atomic_uint generation = 1;
+_Thread_local ip_route_memo ip_memo NHOOD_FAST_TLS;
+atomic_uint ip_generation = 1;
 
 static int delete_state(MPI_Comm comm, int keyval, void *value, void *extra) {
   (void)comm, (void)keyval, (void)extra;
   ip_comm *c = value;
-  atomic_fetch_add(&generation, 1);
+  atomic_fetch_add(&ip_generation, 1);
   if (c->topo != NHOOD_TOPO_NULL) NHOOD_Topo_free(&c->topo);
   free(c);
   return MPI_SUCCESS;
@@ -89,6 +77,12 @@ NHOOD_HOT static void ensure_init(void) {
   if (!atomic_load_explicit(&initialized, memory_order_acquire)) pthread_once(&once, init_once);
 }
 
+/* c->quick_until after a change of its route (interpose.h). */
+static void set_quick(ip_comm *c) {
+  long until = c->window_from > 0 && c->window_from < c->next ? c->window_from : c->next;
+  c->quick_until = c->hot || stats ? 0 : until;
+}
+
 /* comm's state, created at its first neighborhood collective (cold, no topology object yet). */
 static int new_state(MPI_Comm comm, ip_comm **out) {
   ip_comm *c = calloc(1, sizeof *c);
@@ -97,6 +91,7 @@ static int new_state(MPI_Comm comm, ip_comm **out) {
   c->hot = first_check == 0;
   c->next = first_check;
   c->slot = stats ? stats_slot(comm) : 0;
+  set_quick(c);
   int rc = PMPI_Comm_set_attr(comm, topo_keyval, c);
   if (rc != MPI_SUCCESS) {
     free(c);
@@ -125,10 +120,10 @@ NHOOD_HOT ip_route_to ip_route(MPI_Comm comm, int persistent, ip_comm **out, int
   ensure_init();
   *rc = MPI_SUCCESS;
   if (!enabled) return IP_TO_MPI;
-  unsigned current = atomic_load_explicit(&generation, memory_order_acquire);
+  unsigned current = atomic_load_explicit(&ip_generation, memory_order_acquire);
   ip_comm *c = NULL;
-  if (memo.comm == comm && memo.generation == current) {
-    c = memo.state;
+  if (ip_memo.comm == comm && ip_memo.generation == current) {
+    c = ip_memo.state;
   } else {
     int found = 0, kind = MPI_UNDEFINED;
     void *value = NULL;
@@ -147,7 +142,7 @@ NHOOD_HOT ip_route_to ip_route(MPI_Comm comm, int persistent, ip_comm **out, int
         return IP_TO_NHOOD;
       }
     }
-    memo = (route_memo){.comm = comm, .generation = current, .state = c};
+    ip_memo = (ip_route_memo){.comm = comm, .generation = current, .state = c};
   }
   *out = c;
   if (c->hot) {
@@ -165,6 +160,7 @@ NHOOD_HOT ip_route_to ip_route(MPI_Comm comm, int persistent, ip_comm **out, int
   if (persistent) {
     c->hot = 1;
     c->window_from = c->probe_at = 0;
+    set_quick(c);
     return IP_TO_NHOOD;
   }
   if (c->take_over) {
@@ -180,6 +176,7 @@ static void take_over_now(ip_comm *c) {
   c->window_from = c->calls + nhood_trial_span();
   c->probe_at = c->window_from + PROBE_WINDOW;
   c->timed[1] = 0;
+  set_quick(c);
 }
 
 void ip_probe_record(ip_comm *c, int hot, double seconds) { c->seconds[hot][c->timed[hot]++ % PROBE_WINDOW] = seconds; }
@@ -220,6 +217,7 @@ ip_route_to ip_probe(MPI_Comm comm, ip_comm *c, int *rc) {
     c->hot = 0;
     c->take_over = 0;
     c->next = LONG_MAX; /* measured: nhood's set-up does not pay here */
+    set_quick(c);
     /* ... nor on the next communicator of this shape (NHOOD_Topo_payback_lost). */
     int lost = NHOOD_Topo_payback_lost(c->topo, comm, coll_names[c->asked_coll], c->asked_block);
     if (lost != MPI_SUCCESS) *rc = ip_raise(comm, lost, "recording nhood's measured loss");
@@ -254,9 +252,10 @@ ip_route_to ip_ask(MPI_Comm comm, ip_comm *c, ip_coll coll, double block_bytes, 
   c->next = at;
   c->take_over = take_over;
   if (take_over) {
-    c->window_from = at - (first_check < PROBE_WINDOW ? first_check : PROBE_WINDOW);
+    c->window_from = at - nhood_cold_probe_window(first_check);
     c->timed[0] = 0;
   }
+  set_quick(c);
   return IP_TO_MPI;
 }
 

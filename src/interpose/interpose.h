@@ -16,7 +16,9 @@
 #define NHOOD_INTERPOSE_INTERPOSE_H
 
 #include <mpi.h>
+#include <stdatomic.h>
 
+#include "common/hot.h" /* NHOOD_FAST_TLS */
 #include "nhood.h"
 #include "selection/cold.h" /* NHOOD_COLD_PROBE_WINDOW */
 
@@ -46,7 +48,36 @@ typedef struct ip_comm {
   long probe_at;
   double seconds[2][IP_PROBE_WINDOW]; /* MPI's own, nhood's: the last calls timed, in a ring */
   int timed[2];
+  /* Calls counted below this one go straight to MPI's own (ip_cold_quick): while cold, before
+   * the next asking and the probation's timing, without NHOOD_STATS; 0 otherwise. */
+  long quick_until;
 } ip_comm;
+
+/* The communicator a thread last called a collective on, with what its attribute holds, so
+ * that a repeated call skips MPI's attribute lookup (several cache lines of MPI's hash tables,
+ * cold after each context switch when processes share cores; common/hot.h). Freeing any
+ * communicator that has the attribute advances ip_generation, which voids every thread's
+ * memo: a freed communicator's handle may come back for another one. */
+typedef struct {
+  MPI_Comm comm;
+  unsigned generation; /* 0: empty (ip_generation starts at 1) */
+  ip_comm *state;
+} ip_route_memo;
+extern _Thread_local ip_route_memo ip_memo NHOOD_FAST_TLS;
+extern atomic_uint ip_generation;
+
+/* The cold call that needs nothing but its count (blocking and non-blocking): 1 where comm is
+ * this thread's last communicator and its call, counted now, goes straight to MPI's own;
+ * else 0, and ip_route decides. Inlined into every collective: the whole of nhood's cost on
+ * most calls of a program's short-lived communicators. */
+static inline int ip_cold_quick(MPI_Comm comm) {
+  if (ip_memo.comm != comm || ip_memo.generation != atomic_load_explicit(&ip_generation, memory_order_acquire))
+    return 0;
+  ip_comm *c = ip_memo.state;
+  if (c->calls + 1 >= c->quick_until) return 0;
+  c->calls++;
+  return 1;
+}
 
 /* Where a call goes: MPI's own, nhood, ask first (ip_ask) whether nhood's set-up pays, or judge
  * nhood's calls against MPI's own first (ip_probe). */

@@ -1,5 +1,6 @@
 #include "selection/cold.h"
 
+#include <limits.h>
 #include <math.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -81,32 +82,60 @@ double nhood_cold_setup_allreduces(const nhood_cost_params *p, int size, int sen
   return per > 0 ? fmax(1, (measured_us - fixed) / per) : 1;
 }
 
-void nhood_cold_estimate(NHOOD_Topo topo, int me, int size, const nhood_cost_params *p, nhood_coll_kind kind,
-                         double block_bytes, double *setup, double *gain) {
-  int sends = 0, to = 0, recvs = 0, from = 0;
-  double per = 0, fixed = 0;
-  remote(topo->destinations, topo->outdegree, me, &sends, &to);
-  remote(topo->sources, topo->indegree, me, &recvs, &from);
-  setup_terms(p, size, sends, recvs, &per, &fixed);
-  double b = block_bytes > 0 ? block_bytes : 0;
-  *setup = p->setup * per + fixed;
-  double direct = one_round(p, sends, recvs, sends * b, recvs * b, b);
+/* This process's messages to other processes and the distinct processes they go to, each way. */
+typedef struct {
+  int sends, to, recvs, from;
+} cold_counts;
+
+static cold_counts counts_of(NHOOD_Topo topo, int me) {
+  cold_counts n;
+  remote(topo->destinations, topo->outdegree, me, &n.sends, &n.to);
+  remote(topo->sources, topo->indegree, me, &n.recvs, &n.from);
+  return n;
+}
+
+/* The largest gain of one call with blocks of b, gathered (an allgather's: sent once) or not. */
+static double gain_at(const nhood_cost_params *p, const cold_counts *n, int gathers, double b) {
+  double direct = one_round(p, n->sends, n->recvs, n->sends * b, n->recvs * b, b);
   /* The floor: blocks for the same neighbor merged into one message in one round, or, for
    * fewer messages than neighbors, forwarding, which takes two rounds of one message each way
    * at least. An allgather's block leaves once and arrives once per distinct source; every
    * block of the other collectives moves. */
-  int gathers = kind == NHOOD_ALLGATHER || kind == NHOOD_ALLGATHERV || kind == NHOOD_REDUCE;
-  double out = gathers ? (sends > 0) * b : sends * b, in = (gathers ? from : recvs) * b;
-  double merged = one_round(p, to, from, gathers ? to * b : out, in, b);
-  double forwarded = 2 * one_round(p, sends > 0, recvs > 0, out, in, fmax(out, in));
-  double floor = fmin(merged, to + from > 2 ? forwarded : merged);
-  *gain = fmax(0, p->mpi_factor * direct - floor);
+  double out = gathers ? (n->sends > 0) * b : n->sends * b, in = (gathers ? n->from : n->recvs) * b;
+  double merged = one_round(p, n->to, n->from, gathers ? n->to * b : out, in, b);
+  double forwarded = 2 * one_round(p, n->sends > 0, n->recvs > 0, out, in, fmax(out, in));
+  double floor = fmin(merged, n->to + n->from > 2 ? forwarded : merged);
+  return fmax(0, p->mpi_factor * direct - floor);
 }
 
-void nhood_cold_verdict(double setup, double gain, long calls, long *next, int *take_over) {
+void nhood_cold_estimate(NHOOD_Topo topo, int me, int size, const nhood_cost_params *p, nhood_coll_kind kind,
+                         double block_bytes, double *setup, double *gain) {
+  cold_counts n = counts_of(topo, me);
+  double per = 0, fixed = 0;
+  setup_terms(p, size, n.sends, n.recvs, &per, &fixed);
+  *setup = p->setup * per + fixed;
+  int gathers = kind == NHOOD_ALLGATHER || kind == NHOOD_ALLGATHERV || kind == NHOOD_REDUCE;
+  *gain = gain_at(p, &n, gathers, block_bytes > 0 ? block_bytes : 0);
+}
+
+double nhood_cold_any_gain(NHOOD_Topo topo, int me, const nhood_cost_params *p) {
+  cold_counts n = counts_of(topo, me);
+  /* Without duplicate neighbors merging changes nothing, and with at most one neighbor each
+   * way nothing is forwarded: MPI's own is the floor of every call (at mpi_factor <= 1). */
+  if (n.to == n.sends && n.from == n.recvs && n.to + n.from <= 2 && p->mpi_factor <= 1) return 0;
+  /* Else the gain at every other size class, gathered or not (the gain changes slowly with
+   * size). */
+  double best = 0;
+  for (int gathers = 0; gathers < 2; gathers++)
+    for (int cls = 0; cls < NHOOD_SIZE_CLASSES; cls += 2)
+      best = fmax(best, gain_at(p, &n, gathers, nhood_size_class_bytes(cls)));
+  return best;
+}
+
+void nhood_cold_verdict(double setup, double gain, double any_gain, long calls, long *next, int *take_over) {
   if (!(gain > 0)) {
     *take_over = 0;
-    *next = calls < 1 ? 4 : 4 * calls;
+    *next = !(any_gain > 0) ? LONG_MAX : calls < 1 ? 4 : 4 * calls;
     return;
   }
   /* Ski rental: the calls made so far forecast as many to come; nhood takes over once they
@@ -116,9 +145,13 @@ void nhood_cold_verdict(double setup, double gain, long calls, long *next, int *
   *next = even <= (double)calls ? calls : even < 1e15 ? (long)even : (long)1e15;
 }
 
+long nhood_cold_probe_window(long first_check) {
+  return first_check < NHOOD_COLD_PROBE_WINDOW ? first_check : NHOOD_COLD_PROBE_WINDOW;
+}
+
 long nhood_cold_take_over_call(long asked, long next, long first_check) {
-  long window = first_check < NHOOD_COLD_PROBE_WINDOW ? first_check : NHOOD_COLD_PROBE_WINDOW;
-  return next < asked + window ? asked + window : next;
+  long soonest = asked + nhood_cold_probe_window(first_check);
+  return next < soonest ? soonest : next;
 }
 
 /* The shapes where nhood was measured losing (nhood_cold_record_loss), oldest overwritten. */

@@ -53,15 +53,23 @@ void nhood_cold_estimate(NHOOD_Topo topo, int me, int size, const nhood_cost_par
  * others, is what nhood_cold_estimate prices; at least 1. nhood-calibrate's inverse. */
 double nhood_cold_setup_allreduces(const nhood_cost_params *p, int size, int sends, int recvs, double measured_us);
 
+/* The largest gain (µs) of any call on topo: every collective, blocks of every size class
+ * (nhood_cold_estimate's gain at the classes' sizes). Zero where no call can gain. */
+double nhood_cold_any_gain(NHOOD_Topo topo, int me, const nhood_cost_params *p);
+
 /* The verdict after `calls` calls from the maxima over processes: at call count *next, nhood
  * takes over (*take_over = 1), or the question is asked again (0, where no call gains: four
- * times as many calls later, in case the calls change). */
-void nhood_cold_verdict(double setup, double gain, long calls, long *next, int *take_over);
+ * times as many calls later, in case the calls change; LONG_MAX where no call of any
+ * collective or size gains, any_gain being 0). */
+void nhood_cold_verdict(double setup, double gain, double any_gain, long calls, long *next, int *take_over);
+
+/* The probation's window with NHOOD_COLD's first check at first_check: shorter where NHOOD_COLD
+ * asks sooner than the window's length. */
+long nhood_cold_probe_window(long first_check);
 
 /* The call at which the interposition library takes over after a verdict of nhood taking over
  * at `next`, asked at call `asked` with NHOOD_COLD's first check at `first_check`: `next`, but
- * not before the probation has timed a window of MPI's own calls after the asking (a shorter
- * window where NHOOD_COLD asks sooner than the window's length). */
+ * not before the probation has timed a window of MPI's own calls after the asking. */
 long nhood_cold_take_over_call(long asked, long next, long first_check);
 
 /* Measured outcomes: a caller that timed nhood's calls against MPI's own on a communicator

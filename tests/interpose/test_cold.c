@@ -4,7 +4,7 @@
  * the middle of a sequence of calls, on every process at the same call, and every call's
  * result stays right.
  *
- *   test_cold [CALLS]     (default 200)
+ *   test_cold [CALLS [BURST]]     (default 200 rounds, 1 call on the first graph per round)
  *
  * Two distributed graphs of the same processes, called in turn, each call's received blocks
  * checked:
@@ -12,12 +12,15 @@
  *             call can gain (the two messages to one neighbor merged), so nhood takes over once
  *             the calls pay for the set-up;
  *   ring      a directed ring (receive from the left, send to the right): one message each way
- *             is already the floor, so with mpi_factor 1 no call gains and the communicator
- *             stays cold, asking again at 4x the calls.
- * Each round makes one MPI_Neighbor_allgather on each, and one MPI_Neighbor_alltoallv on the
- * ring every third round (the v collectives ask with their mean block; MPICH 4.0's own pairs
- * duplicate edges of alltoallv wrongly, so the doubled graph has none). Run with NHOOD_STATS=1, NHOOD_COLD=N
- * and NHOOD_PARAMS=shm, the table says when each communicator was asked and what it decided
+ *             is already the floor of every call, so with mpi_factor 1 no call gains and the
+ *             communicator stays cold, never asked again.
+ * Then two more rings, called just past the first asking (NHOOD_COLD + 1 calls): one freed
+ * there, one left to MPI_Finalize.
+ * Each round makes BURST MPI_Neighbor_allgather in a row on the doubled graph, one on the
+ * ring, and one MPI_Neighbor_alltoallv on the ring every third round (the v collectives ask
+ * with their mean block; MPICH 4.0's own pairs duplicate edges of alltoallv wrongly, so the
+ * doubled graph has none). Run with NHOOD_STATS=1, NHOOD_COLD=N and NHOOD_PARAMS=shm, the
+ * table says when each communicator was asked and what it decided
  * (tests/interpose/CMakeLists.txt checks it). Exit status 1 when a check failed anywhere.
  */
 #define _GNU_SOURCE /* dladdr */
@@ -27,6 +30,25 @@
 #include "interposed.h"
 
 static int rank, size, failures;
+
+/*
+ * MPI's own calls on one communicator, seen from here: this program defines
+ * PMPI_Neighbor_allgather (exported: ENABLE_EXPORTS), so the interposition library's cold
+ * calls reach it before MPI's (nhood's own algorithm "mpi" runs on a communicator of its own,
+ * not counted). The first call on `watched` that does not reach it is where nhood took over;
+ * every process must see the same.
+ */
+static MPI_Comm watched = MPI_COMM_NULL;
+static long own_calls;
+
+typedef int (*allgather_fn)(const void *, int, MPI_Datatype, void *, int, MPI_Datatype, MPI_Comm);
+int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
+                            MPI_Datatype recvtype, MPI_Comm comm) {
+  static allgather_fn mpi_own;
+  if (mpi_own == NULL) *(void **)&mpi_own = dlsym(RTLD_NEXT, "PMPI_Neighbor_allgather");
+  if (comm == watched) own_calls++;
+  return mpi_own(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
+}
 
 /* MPI_UNWEIGHTED through a volatile pointer (GCC's access checks see the sentinel as an array
  * of size 0 and warn). */
@@ -73,7 +95,7 @@ int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
-  int calls = argc > 1 ? atoi(argv[1]) : 200;
+  int calls = argc > 1 ? atoi(argv[1]) : 200, burst = argc > 2 ? atoi(argv[2]) : 1;
   if (!interposed() || size < 3 || size > 32) {
     if (rank == 0) fprintf(stderr, "test_cold: run through nhood-run on 3 to 32 processes\n");
     MPI_Finalize();
@@ -83,12 +105,36 @@ int main(int argc, char **argv) {
   for (int r = 0; r < size; r++)
     if (r != rank) all[n++] = r, all[n++] = r;
   MPI_Comm doubled = graph(n, all, n, all), ring = graph(1, &left, 1, &right);
-  for (int k = 1; k <= calls; k++) {
-    call(doubled, n, all, k, "doubled", 0);
+  int first_nhood = 0; /* the first call on doubled that was not MPI's own (0: none) */
+  watched = doubled;
+  for (int k = 1, d = 1; k <= calls; k++) {
+    for (int b = 0; b < burst; b++, d++) { /* a burst: the same communicator called again */
+      long before = own_calls;
+      call(doubled, n, all, d, "doubled", 0);
+      if (own_calls == before && first_nhood == 0) first_nhood = d;
+    }
     call(ring, 1, &left, k, "ring", 1);
   }
+  watched = MPI_COMM_NULL;
+  int lowest = 0, highest = 0;
+  MPI_Allreduce(&first_nhood, &lowest, 1, MPI_INT, MPI_MIN, MPI_COMM_WORLD);
+  MPI_Allreduce(&first_nhood, &highest, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+  if (lowest != highest) {
+    failures++;
+    fprintf(stderr, "rank %d: nhood took over the doubled graph at call %d; other processes at %d to %d\n", rank,
+            first_nhood, lowest, highest);
+  }
+  if (rank == 0) printf("test_cold: doubled: nhood from call %d\n", first_nhood);
   MPI_Comm_free(&doubled);
   MPI_Comm_free(&ring);
+  const char *cold = getenv("NHOOD_COLD");
+  int brief_calls = (cold && atoi(cold) > 0 ? atoi(cold) : 16) + 1;
+  MPI_Comm brief = graph(1, &left, 1, &right), kept = graph(1, &left, 1, &right);
+  for (int k = 1; k <= brief_calls; k++) {
+    call(brief, 1, &left, k, "brief", 0);
+    call(kept, 1, &left, k, "kept", 0);
+  }
+  MPI_Comm_free(&brief);
   int total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) printf("test_cold: %d calls on 2 communicators, %d failed checks\n", calls, total);

@@ -3,8 +3,10 @@
  * on a graph where every process sends each neighbor two blocks (duplicate edges), a call can
  * gain, so the verdict is to take over; once a loss is recorded on one communicator of that
  * shape, a new communicator of the same shape gets no take-over, on every process alike, while
- * another shape (block size class) still does; bad arguments are MPI_ERR_ARG.
+ * another shape (block size class) still does, and the question is asked again later; on a
+ * directed ring no call can gain, and it is never asked again; bad arguments are MPI_ERR_ARG.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -31,11 +33,13 @@ static MPI_Comm doubled(int size) {
   return g;
 }
 
-/* The verdict after 16 calls of allgather with blocks of `bytes`, agreed on every process. */
-static int verdict(MPI_Comm g, NHOOD_Topo t, double bytes, char *why, int len) {
+/* The verdict after 16 calls of allgather with blocks of `bytes`, agreed on every process; the
+ * call count it names in *at (may be NULL). */
+static int verdict(MPI_Comm g, NHOOD_Topo t, double bytes, char *why, int len, long *at) {
   long next = 0;
   int take_over = -1;
   TEST_CHECK(NHOOD_Topo_payback(t, g, "allgather", bytes, 16, &next, &take_over, why, len));
+  if (at) *at = next;
   int all = 0, any = 0;
   MPI_Allreduce(&take_over, &all, 1, MPI_INT, MPI_LAND, MPI_COMM_WORLD);
   MPI_Allreduce(&take_over, &any, 1, MPI_INT, MPI_LOR, MPI_COMM_WORLD);
@@ -53,19 +57,32 @@ int main(int argc, char **argv) {
     MPI_Comm g = doubled(size);
     NHOOD_Topo t;
     TEST_CHECK(NHOOD_Topo_create_from_comm(g, MPI_INFO_NULL, &t));
-    expect(verdict(g, t, 8, why, sizeof why) == 1, "duplicate edges: nhood takes over");
+    expect(verdict(g, t, 8, why, sizeof why, NULL) == 1, "duplicate edges: nhood takes over");
     /* Rank 0 alone measured a loss: the next communicator of this shape stays cold everywhere. */
     if (rank == 0) TEST_CHECK(NHOOD_Topo_payback_lost(t, g, "allgather", 8));
     NHOOD_Topo_free(&t);
     MPI_Comm_free(&g);
     g = doubled(size);
     TEST_CHECK(NHOOD_Topo_create_from_comm(g, MPI_INFO_NULL, &t));
-    expect(verdict(g, t, 8, why, sizeof why) == 0, "after a recorded loss: no take-over");
+    long next = 0;
+    expect(verdict(g, t, 8, why, sizeof why, &next) == 0, "after a recorded loss: no take-over");
+    expect(next == 64, "other calls can still gain: asked again at 4 times the calls");
     expect(strstr(why, "nhood lost on this shape before") != NULL, "the sentence says why");
-    expect(verdict(g, t, 65536, why, sizeof why) == 1 || strstr(why, "lost") == NULL,
+    expect(verdict(g, t, 65536, why, sizeof why, NULL) == 1 || strstr(why, "lost") == NULL,
            "another block size class is not that shape");
     expect(NHOOD_Topo_payback_lost(t, g, "gather", 8) == MPI_ERR_ARG, "an unknown collective is MPI_ERR_ARG");
     expect(NHOOD_Topo_payback_lost(NHOOD_TOPO_NULL, g, "allgather", 8) != MPI_SUCCESS, "a null topology is an error");
+    NHOOD_Topo_free(&t);
+    MPI_Comm_free(&g);
+    /* A directed ring: one message each way is the floor of every call, so nothing is to be
+     * asked again. */
+    int left = (rank + size - 1) % size, right = (rank + 1) % size;
+    int *volatile unweighted = MPI_UNWEIGHTED;
+    TEST_CHECK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &left, unweighted, 1, &right, unweighted,
+                                              MPI_INFO_NULL, 0, &g));
+    TEST_CHECK(NHOOD_Topo_create_from_comm(g, MPI_INFO_NULL, &t));
+    expect(verdict(g, t, 8, why, sizeof why, &next) == 0 && next == LONG_MAX, "a ring: no call gains, never again");
+    expect(strstr(why, "no call of any collective or size gains") != NULL, "the sentence says so");
     NHOOD_Topo_free(&t);
     MPI_Comm_free(&g);
   }

@@ -3,7 +3,9 @@
  * distributed-graph communicator per index map or scatterer calls most of them a few times;
  * a solver calls one thousands of times. For each --calls N, every --algo lives through
  * --comms K communicators, the algorithms taking turns communicator by communicator (so that
- * a passing disturbance hits them alike), each life timed from a barrier to the free:
+ * a passing disturbance hits them alike), in the opposite order every other turn (so that
+ * none always follows another: a life pays for what the one before it left unfinished), each
+ * life timed from a barrier to the free:
  *
  *   pmpi    PMPI_Dist_graph_create_adjacent, N x PMPI_Neighbor_<coll>, PMPI_Comm_free: MPI's
  *           own, by the names an interposition library does not intercept (plain MPI, also
@@ -72,7 +74,8 @@ void bench_churn(const bench *b, const neighborhood *nb, coll_kind coll, int byt
     int calls = b->opt.calls[c], failed = 0;
     for (int a = 0; a < n; a++) valid[a] = 1;
     for (int k = -1; k < comms && !failed; k++) /* k = -1: the untimed life */
-      for (int a = 0; a < n && !failed; a++) {
+      for (int turn = 0; turn < n && !failed; turn++) {
+        int a = k % 2 ? n - 1 - turn : turn;
         double t = 0;
         int ok = 0, rc = life(nb, &x, b->opt.algos[a], calls, &t, &ok);
         if (rc != MPI_SUCCESS) nhood_failure(errors[a], b->opt.algos[a], rc);

@@ -2,12 +2,17 @@
 """How close "auto" came to the best algorithm, from nhood-bench --json rows.
 
     nhood_auto_report.py [--limit 1.05] [--markdown] FILE [FILE ...]
+    nhood_auto_report.py --acceptance FILE [FILE ...]
 
 For every (topology, collective, mode, ranks, bytes) with an "auto" row, prints auto's median,
 the algorithm it ran, the best other algorithm's median (measured in the same run), and the
 ratios auto/best and auto/mpi; with "pmpi" rows (MPI's own timed a second time) the same
 check on them, as a control of the run's resolution. Exits 1 when one of auto's ratios
 exceeds --limit (the acceptance of the cost-model issue: 1.05), 2 on unusable input.
+
+--acceptance applies issue 37's test instead, over all FILEs together (one per run): "auto"
+exceeds 1.10x the best no more often than the control exceeds 1.10x "mpi", and "auto" is never
+above 1.15x the best; exits 1 where either fails.
 Standard library only.
 """
 import argparse
@@ -37,21 +42,59 @@ def load(paths):
     return rows
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    ap.add_argument("files", nargs="+")
-    ap.add_argument("--limit", type=float, default=1.05)
-    ap.add_argument("--markdown", action="store_true", help="a Markdown table")
-    args = ap.parse_args()
-
+def cases_of(rows):
+    """(topology, collective, mode, ranks, bytes) -> {algorithm: row}, validated timings only."""
     cases = {}
-    for r in load(args.files):
+    for r in rows:
         if r.get("coll") in ("create", "sched_build") or r.get("lat_us_median") is None:
             continue
         if not r.get("validated", True):
             continue
         key = (r["topo"], r["coll"], r.get("mode", "-"), r.get("ranks", 0), r["bytes"])
         cases.setdefault(key, {})[r["algo"]] = r
+    return cases
+
+
+def acceptance(paths, near=1.10, never=1.15):
+    """Issue 37's test per run (file) and over all runs; 0 when met."""
+    total_auto = total_ctl = total_cases = 0
+    worst = (0.0, None)
+    for path in paths:
+        n_auto = n_ctl = n = 0
+        for key, algos in sorted(cases_of(load([path])).items()):
+            others = {a: r["lat_us_median"] for a, r in algos.items() if a not in ("auto", CONTROL)}
+            if "auto" not in algos or CONTROL not in algos or "mpi" not in others:
+                continue
+            n += 1
+            ratio = algos["auto"]["lat_us_median"] / min(others.values())
+            n_auto += ratio > near
+            n_ctl += algos[CONTROL]["lat_us_median"] / others["mpi"] > near
+            if ratio > worst[0]:
+                worst = (ratio, key)
+        print(f"{path}: {n} cases; auto above {near:.2f}x the best: {n_auto}; control above {near:.2f}x mpi: {n_ctl}")
+        total_auto, total_ctl, total_cases = total_auto + n_auto, total_ctl + n_ctl, total_cases + n
+    if total_cases == 0:
+        print("nhood_auto_report: no case has auto, mpi and the control", file=sys.stderr)
+        return 2
+    met_near = total_auto <= total_ctl
+    met_never = worst[0] <= never
+    print(f"all runs: auto above {near:.2f}x: {total_auto}, control above {near:.2f}x: {total_ctl} "
+          f"({'met' if met_near else 'not met'}); worst auto/best {worst[0]:.3f} at {worst[1]} "
+          f"({'met' if met_never else 'not met'}: never above {never:.2f}x)")
+    return 0 if met_near and met_never else 1
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("files", nargs="+")
+    ap.add_argument("--limit", type=float, default=1.05)
+    ap.add_argument("--markdown", action="store_true", help="a Markdown table")
+    ap.add_argument("--acceptance", action="store_true", help="issue 37's test: 1.10 against the control, 1.15 never")
+    args = ap.parse_args()
+    if args.acceptance:
+        return acceptance(args.files)
+
+    cases = cases_of(load(args.files))
     table = []
     control = []  # (pmpi/best, pmpi/mpi) per case
     worst = 0.0
