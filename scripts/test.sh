@@ -53,8 +53,12 @@ for flavor in "${flavors[@]}"; do
     || { cat "$dir.configure.log"; exit 1; }
   cmake --build "$dir" -j"$(nproc)"
   echo "== [$flavor] tests"
-  if ! (cd "$dir" && ctest --output-on-failure --timeout 900 -j"$jobs" "${only[@]}"); then
-    status=1
-  fi
+  # The tests that run no MPI (label nompi) run $(nproc) at a time; the MPI tests $jobs.
+  for part in "-L nompi -j$(nproc)" "-LE nompi -j$jobs"; do
+    # shellcheck disable=SC2086 # part is two options
+    if ! (cd "$dir" && ctest --output-on-failure --timeout 900 $part "${only[@]}"); then
+      status=1
+    fi
+  done
 done
 exit $status

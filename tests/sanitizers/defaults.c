@@ -9,7 +9,8 @@
  *   loaded before any instrumented code runs.
  * - fast_unwind_on_malloc=0: Open MPI's components are built without frame pointers, so the
  *   fast unwinder stops inside them and a leak's stack would not reach the MPI function that
- *   made it, which the suppressions (lsan.supp, each entry with its reason) name.
+ *   made it, which the suppressions (lsan.supp, each entry with its reason) name. Tests that
+ *   run no MPI set it back to 1 (nhood_tests_without_mpi in CMakeLists.txt).
  */
 const char *__asan_default_options(void);
 const char *__ubsan_default_options(void);

@@ -122,16 +122,25 @@ static int parse_mtx_banner(const char **cursor, mtx_symmetry *symmetry, const c
 }
 
 /* Reads the next integer of the current line into *value; 0 when the line has none left. */
+/* Reads a decimal integer at *cursor, after blanks, ending at a blank, an end of line or the end
+ * of the text. Written out rather than strtoll: a sanitizer build's strtoll measures the whole
+ * rest of the text at every call, which made reading a large matrix quadratic (minutes). */
 static int take_integer(const char **cursor, long long *value) {
   const char *p = *cursor;
   while (*p == ' ' || *p == '\t') p++;
-  if (!isdigit((unsigned char)*p) && *p != '-' && *p != '+') return 0;
-  char *end;
-  errno = 0;
-  long long v = strtoll(p, &end, 10);
-  if (end == p || errno != 0 || (*end != '\0' && !isspace((unsigned char)*end))) return 0;
-  *value = v;
-  *cursor = end;
+  int negative = *p == '-';
+  if (*p == '-' || *p == '+') p++;
+  if (!isdigit((unsigned char)*p)) return 0;
+  const unsigned long long limit = negative ? (unsigned long long)LLONG_MAX + 1 : (unsigned long long)LLONG_MAX;
+  unsigned long long v = 0;
+  for (; isdigit((unsigned char)*p); p++) {
+    unsigned digit = (unsigned)(*p - '0');
+    if (v > (limit - digit) / 10) return 0; /* out of range */
+    v = v * 10 + digit;
+  }
+  if (*p != '\0' && !isspace((unsigned char)*p)) return 0;
+  *value = !negative ? (long long)v : v == limit ? LLONG_MIN : -(long long)v;
+  *cursor = p;
   return 1;
 }
 

@@ -471,6 +471,9 @@ static void test_small_matrices(void) {
       {"%%MatrixMarket matrix coordinate real general\n2 2 1\n3 1 1\n", -1},
       {"%%MatrixMarket matrix coordinate real general\n2 2 1\n0 1 1\n", -1},
       {"%%MatrixMarket matrix coordinate real general\n2 x 1\n1 1 1\n", -1},
+      /* 2^64 + 1 wraps to 1 where an overflow goes unnoticed; "1x" is not a number. */
+      {"%%MatrixMarket matrix coordinate real general\n2 2 1\n18446744073709551617 1 1\n", -1},
+      {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1x 1 1\n", -1},
       {"%%MatrixMarket matrix coordinate real symmetric\n2 3 1\n1 1 1\n", -1},
       {"%%MatrixMarket matrix coordinate real weird\n2 2 1\n1 1 1\n", -1},
       {"hello\n", -1},
