@@ -78,8 +78,8 @@ static void settle_sizes(native_task *k, int blocking) {
   if (k->sizes != SIZES_PENDING) return;
   int done = 1;
   nhood_errors_return_begin();
-  int code = blocking ? MPI_Wait(&k->sizes_request, MPI_STATUS_IGNORE)
-                      : MPI_Test(&k->sizes_request, &done, MPI_STATUS_IGNORE);
+  int code =
+      blocking ? MPI_Wait(&k->sizes_request, MPI_STATUS_IGNORE) : MPI_Test(&k->sizes_request, &done, MPI_STATUS_IGNORE);
   nhood_errors_return_end();
   if (code == MPI_SUCCESS && !done) return;
   k->sizes = SIZES_SETTLED;
