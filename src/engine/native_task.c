@@ -30,7 +30,8 @@ typedef struct {
   MPI_Request request;       /* MPI's: persistent (made at creation) or the running non-blocking one */
   nhood_owned_args args;     /* persistent: copies; otherwise the caller's arguments */
   nhood_sched summary;
-  /* Persistent: the exchange of block sizes (above) and whether completions swap handlers. */
+  /* Whether starts and completions swap MPI's error handlers: always for a non-blocking call;
+   * for a persistent request until its exchange of block sizes (above) showed it need not. */
   int indegree, outdegree, swap;
   sizes_state sizes;
   MPI_Request sizes_request;
@@ -41,20 +42,12 @@ NHOOD_HOT static int result(int code, const char *call) {
   return code == MPI_SUCCESS ? MPI_SUCCESS : nhood_mpi_error(code, call);
 }
 
-/* The bytes of block i sent (send = 1) or received by this call. */
+/* The bytes of block i sent (send = 1) or received by this call; -1 where MPI cannot say. */
 static long long block_bytes(const nhood_coll_args *a, int send, int i) {
+  nhood_region r = send ? nhood_send_block(a, i) : nhood_recv_block(a, i);
   int size = 0;
-  switch (a->kind) {
-    case NHOOD_ALLGATHERV:
-      return send ? (long long)a->sendcount * a->send_type_size : (long long)a->recvcounts[i] * a->recv_type_size;
-    case NHOOD_ALLTOALLV:
-      return send ? (long long)a->sendcounts[i] * a->send_type_size : (long long)a->recvcounts[i] * a->recv_type_size;
-    case NHOOD_ALLTOALLW:
-      if (nhood_type_size(send ? a->sendtypes[i] : a->recvtypes[i], &size) != MPI_SUCCESS) return -1;
-      return (long long)(send ? a->sendcounts[i] : a->recvcounts[i]) * size;
-    default: /* allgather, alltoall */
-      return send ? (long long)a->sendcount * a->send_type_size : (long long)a->recvcount * a->recv_type_size;
-  }
+  if (nhood_type_size(r.type, &size) != MPI_SUCCESS) return -1;
+  return (long long)size * r.count;
 }
 
 /* At a persistent request's first start: posts the exchange of block sizes. Where that
@@ -114,10 +107,9 @@ NHOOD_HOT static int native_progress(nhood_task *t, int *done) {
   *done = 1;
   if (k->mode == NHOOD_BLOCKING) return MPI_SUCCESS; /* begin completed the run */
   *done = 0;
-  int swap = k->mode != NHOOD_PERSISTENT || k->swap;
-  if (swap) nhood_errors_return_begin();
+  if (k->swap) nhood_errors_return_begin();
   int code = MPI_Test(&k->request, done, MPI_STATUS_IGNORE);
-  if (swap) nhood_errors_return_end();
+  if (k->swap) nhood_errors_return_end();
   if (code != MPI_SUCCESS) *done = 1; /* a failure completes the run */
   if (*done) settle_sizes(k, 0);
   return result(code, "MPI_Test");
@@ -126,10 +118,9 @@ NHOOD_HOT static int native_progress(nhood_task *t, int *done) {
 NHOOD_HOT static int native_wait(nhood_task *t) {
   native_task *k = (native_task *)t;
   if (k->mode == NHOOD_BLOCKING) return MPI_SUCCESS;
-  int swap = k->mode != NHOOD_PERSISTENT || k->swap;
-  if (swap) nhood_errors_return_begin();
+  if (k->swap) nhood_errors_return_begin();
   int code = MPI_Wait(&k->request, MPI_STATUS_IGNORE);
-  if (swap) nhood_errors_return_end();
+  if (k->swap) nhood_errors_return_end();
   settle_sizes(k, 1);
   return result(code, "MPI_Wait");
 }

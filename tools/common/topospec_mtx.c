@@ -121,10 +121,10 @@ static int parse_mtx_banner(const char **cursor, mtx_symmetry *symmetry, const c
   return 0;
 }
 
-/* Reads the next integer of the current line into *value; 0 when the line has none left. */
-/* Reads a decimal integer at *cursor, after blanks, ending at a blank, an end of line or the end
- * of the text. Written out rather than strtoll: a sanitizer build's strtoll measures the whole
- * rest of the text at every call, which made reading a large matrix quadratic (minutes). */
+/* Reads the next integer of the current line into *value; 0 when the line has none left, or
+ * when it is not a decimal integer in range ending at a blank or the end of the text. Written
+ * out rather than strtoll: a sanitizer build's strtoll measures the whole rest of the text at
+ * every call, which made reading a large matrix quadratic (minutes). */
 static int take_integer(const char **cursor, long long *value) {
   const char *p = *cursor;
   while (*p == ' ' || *p == '\t') p++;
