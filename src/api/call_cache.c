@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "common/errors.h"
+#include "common/handles.h"
 #include "common/hot.h"
 #include "topology/topology.h"
 
@@ -16,6 +17,7 @@ struct nhood_call_cache {
   MPI_Comm comm;            /* the user's handle the entry was built for */
   int predefined_types;     /* sendtype and recvtype are predefined */
   const nhood_algorithm *alg;
+  MPI_Comm native; /* the graph communicator where alg is MPI's own; MPI_COMM_NULL otherwise */
   char *arrays;
   size_t arrays_bytes, arrays_capacity;
   struct nhood_request req;
@@ -109,13 +111,14 @@ struct nhood_request *nhood_call_cache_lookup(nhood_call_cache *c, const nhood_c
 }
 
 struct nhood_request *nhood_call_cache_slot(nhood_call_cache *c) {
+  nhood_handles_advance(); /* a thread's memo of the entry no longer describes it */
   if (c->valid) nhood_request_release(&c->req);
   c->valid = 0;
   return &c->req;
 }
 
 int nhood_call_cache_store(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo, MPI_Comm comm,
-                           const nhood_commctx *ctx, const nhood_algorithm *alg) {
+                           const nhood_commctx *ctx, const nhood_algorithm *alg, MPI_Comm native) {
   block_arrays b = arrays_of(a, topo);
   size_t total = 0;
   for (int k = 0; k < b.n; k++) total += b.bytes[k];
@@ -140,9 +143,86 @@ int nhood_call_cache_store(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_
   c->comm = comm;
   c->predefined_types = is_predefined(a->sendtype) && is_predefined(a->recvtype);
   c->alg = alg;
+  c->native = native;
   c->valid = 1;
   return MPI_SUCCESS;
 }
+
+/* ---- the thread's memo --------------------------------------------------------------- */
+
+/* The calling thread's last blocking call where it ran from an entry that needs no check
+ * (predefined datatypes): the arguments same_call compares, the topology, the communicator
+ * and the entry. Small, for initial-exec TLS (common/hot.h). */
+typedef struct {
+  unsigned generation; /* nhood_handles_generation when written; 0: empty */
+  nhood_coll_kind kind;
+  int sendcount, recvcount;
+  NHOOD_Topo topo;
+  MPI_Comm comm;
+  const void *sendbuf;
+  void *recvbuf;
+  MPI_Datatype sendtype, recvtype;
+  MPI_Op op;
+  nhood_call_cache *entry;
+  MPI_Comm native; /* the entry's */
+} call_memo;
+static _Thread_local call_memo memo NHOOD_FAST_TLS;
+
+/* Whether a repeats the memo and nothing it names went away since (the entry, its topology,
+ * the graph communicator). */
+NHOOD_HOT static int memo_holds(NHOOD_Topo topo, const nhood_coll_args *a, MPI_Comm comm) {
+  return memo.topo == topo && memo.comm == comm && memo.kind == a->kind && memo.sendbuf == a->sendbuf &&
+         memo.recvbuf == a->recvbuf && memo.sendcount == a->sendcount && memo.recvcount == a->recvcount &&
+         memo.sendtype == a->sendtype && memo.recvtype == a->recvtype && memo.op == a->op &&
+         memo.generation == atomic_load_explicit(&nhood_handles_generation, memory_order_acquire);
+}
+
+static int has_arrays(nhood_coll_kind kind) { return kind == NHOOD_ALLTOALLV || kind == NHOOD_ALLGATHERV; }
+
+NHOOD_HOT MPI_Comm nhood_call_cache_remembered_native(NHOOD_Topo topo, const nhood_coll_args *a, MPI_Comm comm) {
+  return has_arrays(a->kind) || !memo_holds(topo, a, comm) ? MPI_COMM_NULL : memo.native;
+}
+
+NHOOD_HOT nhood_call_cache *nhood_call_cache_remembered(NHOOD_Topo topo, const nhood_coll_args *a, MPI_Comm comm,
+                                                        MPI_Comm *native) {
+  *native = MPI_COMM_NULL;
+  if (!memo_holds(topo, a, comm)) return NULL;
+  if (!has_arrays(a->kind) && memo.native != MPI_COMM_NULL) { /* nothing of the entry's to read */
+    *native = memo.native;
+    return NULL;
+  }
+  /* Checked again once the entry is held: another thread may have rebuilt it in between. */
+  unsigned g = memo.generation;
+  nhood_call_cache *c = memo.entry;
+  if (atomic_flag_test_and_set(&c->busy)) return NULL;
+  if (g != atomic_load_explicit(&nhood_handles_generation, memory_order_acquire) || !same_arrays(c, a, topo)) {
+    atomic_flag_clear(&c->busy);
+    return NULL;
+  }
+  *native = memo.native;
+  return c;
+}
+
+void nhood_call_cache_remember(nhood_call_cache *c, NHOOD_Topo topo, const nhood_coll_args *a, MPI_Comm comm) {
+  if (!c->valid || !c->predefined_types || c->comm != comm) return;
+  memo = (call_memo){.generation = atomic_load_explicit(&nhood_handles_generation, memory_order_acquire),
+                     .kind = a->kind,
+                     .sendcount = a->sendcount,
+                     .recvcount = a->recvcount,
+                     .topo = topo,
+                     .comm = comm,
+                     .sendbuf = a->sendbuf,
+                     .recvbuf = a->recvbuf,
+                     .sendtype = a->sendtype,
+                     .recvtype = a->recvtype,
+                     .op = a->op,
+                     .entry = c,
+                     .native = c->native};
+}
+
+NHOOD_HOT void nhood_call_cache_forget(void) { memo.generation = 0; }
+
+NHOOD_HOT struct nhood_request *nhood_call_cache_request(nhood_call_cache *c) { return &c->req; }
 
 NHOOD_HOT void nhood_call_cache_release(nhood_call_cache *c) { atomic_flag_clear(&c->busy); }
 

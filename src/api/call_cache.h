@@ -11,6 +11,15 @@
  *
  * alltoallw (a datatype per block) is not cached. A topology used from several threads at
  * once falls back to building: the entry is taken with a lock-free flag.
+ *
+ * Each thread also remembers its last blocking call that ran from an entry (the memo). A call
+ * that repeats it goes to the entry without checking the topology handle, looking up the
+ * entry or comparing the key there, and where the entry runs MPI's own collective, straight
+ * to it with the caller's arguments. With many processes per core every cache line and page
+ * a call touches is cold again after each context switch (common/hot.h): at 32 processes on 2
+ * cores this lookup made nhood's route to MPI's own 7-10% slower than MPI's own called
+ * directly (docs/PERFORMANCE.md). The memo stays valid while nhood_handles_generation
+ * (common/handles.h) has not moved.
  */
 #ifndef NHOOD_API_CALL_CACHE_H
 #define NHOOD_API_CALL_CACHE_H
@@ -36,7 +45,23 @@ struct nhood_request *nhood_call_cache_lookup(nhood_call_cache *c, const nhood_c
  * then nhood_call_cache_store records the key (on failure the entry stays empty). */
 struct nhood_request *nhood_call_cache_slot(nhood_call_cache *c);
 int nhood_call_cache_store(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo, MPI_Comm comm,
-                           const nhood_commctx *ctx, const nhood_algorithm *alg);
+                           const nhood_commctx *ctx, const nhood_algorithm *alg, MPI_Comm native);
+/* When this call repeats the calling thread's memo (the same topology, communicator and
+ * arguments, nothing gone since): the graph communicator in *native where the entry runs MPI's
+ * own collective, and the entry, held, where it must be read (another algorithm, or count
+ * arrays to compare); NULL and MPI_COMM_NULL otherwise. */
+nhood_call_cache *nhood_call_cache_remembered(NHOOD_Topo topo, const nhood_coll_args *a, MPI_Comm comm,
+                                              MPI_Comm *native);
+/* The same for the common case alone, before anything else of the call (api/collectives.c):
+ * the graph communicator where the call repeats the memo, has no count arrays and the entry
+ * runs MPI's own collective; MPI_COMM_NULL otherwise. */
+MPI_Comm nhood_call_cache_remembered_native(NHOOD_Topo topo, const nhood_coll_args *a, MPI_Comm comm);
+/* Writes the memo: this call ran from the held entry c (only where the entry needs no check). */
+void nhood_call_cache_remember(nhood_call_cache *c, NHOOD_Topo topo, const nhood_coll_args *a, MPI_Comm comm);
+/* Clears the calling thread's memo. */
+void nhood_call_cache_forget(void);
+/* The entry's request. */
+struct nhood_request *nhood_call_cache_request(nhood_call_cache *c);
 void nhood_call_cache_release(nhood_call_cache *c);
 /* Frees an entry (and the request it holds): the destructor of its topology attribute. */
 void nhood_call_cache_free(void *c);

@@ -251,12 +251,20 @@ int NHOOD_Last_algorithm(const char **algorithm) {
   return MPI_SUCCESS;
 }
 
+/* A repeat of the calling thread's last blocking call, which MPI's own collective ran on the
+ * graph communicator `native`: the arguments straight to it. */
+NHOOD_HOT static int native_repeat(const nhood_coll_args *a, MPI_Comm native) {
+  int rc = nhood_native_call(a, native, NHOOD_NATIVE_BLOCKING, NULL);
+  if (rc != MPI_SUCCESS) nhood_error_context("neighborhood %s (mpi)", nhood_coll_names[a->kind]);
+  return rc;
+}
+
 /* A blocking call. A repeat of the topology's previous blocking call runs its cached
  * schedule after comparing arguments only (api/call_cache.h); a new call is checked and its
  * schedule built, into the cache when that is free. */
 NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NHOOD_Topo topo) {
   int rc = MPI_SUCCESS;
-  nhood_coll_args a = *args;
+  nhood_coll_args a;
   nhood_commctx *ctx = NULL;
   const nhood_algorithm *alg = NULL;
   struct nhood_request local, *req = NULL;
@@ -265,6 +273,19 @@ NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NH
   NHOOD_Topo on = topo;
   nhood_auto_how how;
   how.trial = NULL;
+  /* This thread's last call again: MPI's own collective straight away, or the entry's request. */
+  MPI_Comm native;
+  cache = nhood_call_cache_remembered(topo, args, comm, &native);
+  if (native != MPI_COMM_NULL) {
+    rc = native_repeat(args, native);
+    goto cleanup;
+  }
+  if (cache) {
+    a = *args;
+    goto run;
+  }
+  nhood_call_cache_forget();
+  a = *args;
   NHOOD_TRY(nhood_topo_validate(topo, "topo"));
   cache = nhood_call_cache_acquire(topo, &a);
   if (cache && !check_mode()) req = nhood_call_cache_repeat(cache, &a, topo, comm);
@@ -286,7 +307,8 @@ NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NH
       }
       if (cache && !(req = nhood_call_cache_lookup(cache, &a, topo, ctx, alg))) {
         NHOOD_TRY(build_request(nhood_call_cache_slot(cache), &a, topo, on, ctx, alg, graph, NHOOD_BLOCKING));
-        NHOOD_TRY(nhood_call_cache_store(cache, &a, topo, comm, ctx, alg));
+        NHOOD_TRY(nhood_call_cache_store(cache, &a, topo, comm, ctx, alg,
+                                         alg->native && graph ? graph->comm : MPI_COMM_NULL));
         req = nhood_call_cache_lookup(cache, &a, topo, ctx, alg);
       } else if (!cache) {
         NHOOD_TRY(build_request(&local, &a, topo, on, ctx, alg, graph, NHOOD_BLOCKING));
@@ -300,12 +322,16 @@ NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NH
     memcpy(last_blocking_selection, req->selection, sizeof last_blocking_selection);
     last_blocking_selection_id = req->selection_id;
   }
+  last_blocking_algorithm = nhood_task_schedule(req->task)->algorithm;
+  if (cache && req == nhood_call_cache_request(cache) && !check_mode())
+    nhood_call_cache_remember(cache, topo, &a, comm);
+run:
+  if (req == NULL) req = nhood_call_cache_request(cache);
   /* A cached task may read the arguments of the call it was built for (MPI's own blocking
    * call): this call's are the same in content. A task that sends nothing on the context
    * (MPI's own) takes no tag window. */
   nhood_task_rebind(req->task, &a);
   if (nhood_request_ntags(req) > 0) req->tag_base = nhood_commctx_reserve_tags(req->ctx, nhood_request_ntags(req));
-  last_blocking_algorithm = nhood_task_schedule(req->task)->algorithm;
   rc = nhood_request_begin(req);
   if (rc == MPI_SUCCESS) rc = nhood_request_wait(req);
   if (rc != MPI_SUCCESS) nhood_request_error_context(req);
@@ -372,6 +398,11 @@ int nhood_last_blocking_selection(char *text, size_t len) {
 
 NHOOD_HOT static int run(const nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, nhood_mode mode,
                          NHOOD_Request *request) {
+  /* The calling thread's last blocking call again, run by MPI's own collective: straight to it,
+   * before anything else (api/call_cache.h). The thread passed the thread-level check when that
+   * call was made. */
+  MPI_Comm native = mode == NHOOD_BLOCKING ? nhood_call_cache_remembered_native(topo, a, comm) : MPI_COMM_NULL;
+  if (native != MPI_COMM_NULL) return native_repeat(a, native);
   NHOOD_THREAD_GUARDED(mode == NHOOD_BLOCKING ? run_blocking(a, comm, topo)
                                               : run_with_request(a, comm, topo, info, mode, request));
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include "common/errors.h"
+#include "common/handles.h"
 #include "common/hot.h"
 
 static pthread_mutex_t keyval_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -115,6 +116,7 @@ static int delete_context(MPI_Comm comm, int key, void *value, void *extra) {
   nhood_commctx *ctx = value;
   unlink_attached(ctx);
   atomic_store(&ctx->attached, 0);
+  nhood_handles_advance(); /* comm's handle may come back for another communicator */
   nhood_commctx_release(ctx);
   return MPI_SUCCESS;
 }

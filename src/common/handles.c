@@ -32,6 +32,8 @@ typedef struct table {
 #define EMPTY ((uintptr_t)0)
 #define TOMBSTONE ((uintptr_t)1)
 
+atomic_uint nhood_handles_generation = 1; /* a memo written at 0 would never be valid */
+
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static _Atomic(table *) current;
 static size_t used; /* live entries and tombstones of the current table; under the lock */

@@ -4,6 +4,8 @@
 #include <stdlib.h>
 
 #include "common/errors.h"
+#include "common/handles.h"
+#include "common/hot.h"
 
 #if defined(OPEN_MPI) && OPEN_MPI
 #include <mpi-ext.h> /* MPIX_Neighbor_*_init in Open MPI 4.x */
@@ -112,7 +114,8 @@ void nhood_native_graph_retain(nhood_native_graph *graph) { atomic_fetch_add(&gr
 
 void nhood_native_graph_release(nhood_native_graph *graph) {
   if (graph == NULL || atomic_fetch_sub(&graph->refs, 1) != 1) return;
-  int finalized = 0; /* a request freed after MPI_Finalize: the communicator went with it */
+  nhood_handles_advance(); /* a thread's memo may name the communicator (api/call_cache.h) */
+  int finalized = 0;       /* a request freed after MPI_Finalize: the communicator went with it */
   MPI_Finalized(&finalized);
   if (!finalized && graph->comm != MPI_COMM_NULL) MPI_Comm_free(&graph->comm);
   free(graph);
@@ -132,7 +135,7 @@ void nhood_native_graph_release(nhood_native_graph *graph) {
                                  : MPI_ERR_UNSUPPORTED_OPERATION)
 #endif
 
-int nhood_native_call(const nhood_coll_args *a, MPI_Comm graph, nhood_native_mode mode, MPI_Request *req) {
+NHOOD_HOT int nhood_native_call(const nhood_coll_args *a, MPI_Comm graph, nhood_native_mode mode, MPI_Request *req) {
   int code;
   switch (a->kind) {
     case NHOOD_ALLGATHER:

@@ -104,6 +104,7 @@ int nhood_topo_attr_set(NHOOD_Topo t, nhood_topo_key *key, void *value) {
 
 void nhood_topo_destroy(NHOOD_Topo t) {
   if (t == NULL) return;
+  nhood_handles_advance(); /* before its attributes go: a thread's memo may point at them */
   for (int k = 0; k < NHOOD_TOPO_MAX_KEYS; k++) {
     void *value = atomic_exchange(&t->attrs[k], NULL);
     nhood_topo_key *key = atomic_load(&keys[k]);

@@ -7,6 +7,7 @@
  *   - other buffers; alternating collectives;
  *   - the same topology object on two communicators that number the processes differently;
  *   - communicators freed and their handles reused by communicators with other rank orders;
+ *   - topology objects freed and others, of other shapes, created (at the same address);
  *   - the communicator freed while the cache still refers to it, then the topology freed.
  * Topology: a ring with every edge doubled; the expected data follows the MPI-4.1 rule
  * for duplicate edges (source_of).
@@ -208,6 +209,16 @@ int main(int argc, char **argv) {
     TEST_CHECK(MPI_Comm_split(MPI_COMM_WORLD, 0, reverse ? size - rank : rank, &fresh));
     identical_call(fresh, ring, reverse ? reversed_view : world, 10 + round);
     TEST_CHECK(MPI_Comm_free(&fresh));
+  }
+  /* Topology objects freed and others created in turn, in alternating shapes, each called
+   * twice: the allocator may give a new object the freed one's address, and the memo of this
+   * thread's last call (which names the freed object) must not run the freed one's schedule
+   * or its MPI graph communicator. */
+  for (int round = 0; round < 6; round++) {
+    int reverse = round % 2;
+    NHOOD_Topo t = make_ring(reverse ? size - 1 - rank : rank, size);
+    for (int call = 0; call < 2; call++) identical_call(MPI_COMM_WORLD, t, reverse ? reversed_view : world, 30 + round);
+    TEST_CHECK(NHOOD_Topo_free(&t));
   }
   /* Free a communicator while the cache still refers to it, then the topology. */
   identical_call(reversed, ring, reversed_view, 20);

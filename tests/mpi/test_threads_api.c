@@ -12,6 +12,9 @@
  *                  THREADS/2 communicators one thread issues non-blocking alltoalls and
  *                  starts a persistent allgather, and passes each request to a second thread,
  *                  which waits or tests it and checks the data.
+ *     memo         one thread repeats a blocking allgather, another makes a blocking
+ *                  alltoall on the same topology object in between, then the first repeats
+ *                  its call again: the data of every call is checked.
  *   test_threads_api --level serialized | funneled | single
  *                  MPI initialized at that level: what nhood needs of it is checked. Rank 0
  *                  has a second thread call nhood while its first thread is inside a blocking
@@ -229,6 +232,55 @@ static void *consumer(void *arg) {
   return NULL;
 }
 
+/* ---- memo: a thread's last call after another thread rebuilt the cached schedule -------- */
+
+/* The first thread repeats one blocking allgather (same buffers, so its memo of the call
+ * holds: api/call_cache.h), parks while a second thread makes another call on the same
+ * topology object (which rebuilds the object's cached schedule), then repeats it again. */
+typedef struct {
+  worker *w;
+  atomic_int step; /* 1: the first thread is parked; 2: go on */
+} memo_case;
+
+static void *memo_first(void *arg) {
+  memo_case *m = arg;
+  worker *w = m->w;
+  int mine, got[MAXDEG];
+  for (int r = 0; r < 3; r++) {
+    if (r == 2) {
+      atomic_store(&m->step, 1);
+      while (atomic_load(&m->step) != 2) sleep_ms(1);
+    }
+    mine = value(rank, -1, w->id, 500 + r);
+    for (int i = 0; i < w->degree; i++) got[i] = -1;
+    EXPECT(NHOOD_Neighbor_allgather(&mine, 1, MPI_INT, got, 1, MPI_INT, w->comm, w->topo) == MPI_SUCCESS, "allgather");
+    for (int i = 0; i < w->degree; i++)
+      EXPECT(got[i] == value(w->neighbors[i], -1, w->id, 500 + r), "repeated allgather %d block %d", r, i);
+  }
+  return NULL;
+}
+
+static void *memo_second(void *arg) {
+  worker *w = ((memo_case *)arg)->w;
+  int send[MAXDEG], got[MAXDEG];
+  for (int j = 0; j < w->degree; j++) send[j] = value(rank, w->neighbors[j], w->id, 600);
+  EXPECT(NHOOD_Neighbor_alltoall(send, 1, MPI_INT, got, 1, MPI_INT, w->comm, w->topo) == MPI_SUCCESS, "alltoall");
+  for (int i = 0; i < w->degree; i++)
+    EXPECT(got[i] == value(w->neighbors[i], rank, w->id, 600), "alltoall in between, block %d", i);
+  return NULL;
+}
+
+static void run_memo_case(worker *w) {
+  memo_case m = {.w = w};
+  pthread_t first, second;
+  pthread_create(&first, NULL, memo_first, &m);
+  while (atomic_load(&m.step) != 1) sleep_ms(1);
+  pthread_create(&second, NULL, memo_second, &m);
+  pthread_join(second, NULL);
+  atomic_store(&m.step, 2);
+  pthread_join(first, NULL);
+}
+
 static int run_multiple(void) {
   worker w[THREADS + 1];
   pthread_t threads[THREADS + 1];
@@ -254,6 +306,9 @@ static int run_multiple(void) {
     pthread_create(&threads[2 * p + 1], NULL, consumer, &h[p]);
   }
   for (int t = 0; t < THREADS; t++) pthread_join(threads[t], NULL);
+  /* memo: on worker 1's topology object, whose algorithm ("direct") runs the cached schedule */
+  watchdog_arm("a repeated call after another thread's call on the same topology object");
+  run_memo_case(&w[1]);
   int failures = 0;
   for (int p = 0; p < THREADS / 2; p++) {
     TEST_CHECK(NHOOD_Request_free(&h[p].preq));
