@@ -1,6 +1,8 @@
 #include "api/call_cache.h"
 
+#include <pthread.h>
 #include <stdatomic.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -148,13 +150,13 @@ int nhood_call_cache_store(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_
   return MPI_SUCCESS;
 }
 
-/* ---- the thread's memo --------------------------------------------------------------- */
+/* ---- the thread's memos --------------------------------------------------------------- */
 
-/* The calling thread's last blocking call where it ran from an entry that needs no check
- * (predefined datatypes): the arguments same_call compares, the topology, the communicator
- * and the entry. Small, for initial-exec TLS (common/hot.h). */
-typedef struct {
-  unsigned generation; /* nhood_handles_generation when written; 0: empty */
+/* One of the calling thread's recent blocking calls that ran from an entry needing no check
+ * (predefined datatypes): the arguments same_call compares, the topology, the communicator,
+ * the entry, and what NHOOD_Last_algorithm and NHOOD_Selection_info say after it. */
+struct nhood_call_memo {
+  _Alignas(64) unsigned generation; /* nhood_handles_generation when written; 0: empty */
   nhood_coll_kind kind;
   int sendcount, recvcount;
   NHOOD_Topo topo;
@@ -165,62 +167,127 @@ typedef struct {
   MPI_Op op;
   nhood_call_cache *entry;
   MPI_Comm native; /* the entry's */
-} call_memo;
-static _Thread_local call_memo memo NHOOD_FAST_TLS;
+  const char *algorithm;
+  char selection[NHOOD_SELECTION_TEXT_MAX]; /* read only by NHOOD_Selection_info */
+};
 
-/* Whether a repeats the memo and nothing it names went away since (the entry, its topology,
- * the graph communicator). */
-NHOOD_HOT static int memo_holds(NHOOD_Topo topo, const nhood_coll_args *a, MPI_Comm comm) {
-  return memo.topo == topo && memo.comm == comm && memo.kind == a->kind && memo.sendbuf == a->sendbuf &&
-         memo.recvbuf == a->recvbuf && memo.sendcount == a->sendcount && memo.recvcount == a->recvcount &&
-         memo.sendtype == a->sendtype && memo.recvtype == a->recvtype && memo.op == a->op &&
-         memo.generation == atomic_load_explicit(&nhood_handles_generation, memory_order_acquire);
+/* A thread's memos, one per topology object: open addressing on the object's address in
+ * MEMO_WAYS slots, so that a program alternating between communicators, and nhood-bench, which
+ * alternates between 16 algorithms on objects of their own, keep each object's memo. (With a
+ * slot per address and no probing, `auto`'s object shared its slot with another on some of 32
+ * processes in almost every run, and the slowest process sets a collective's time.) A memo
+ * that went stale (nhood_handles_generation moved) keeps its slot until another takes it; a
+ * full table starts over. A call that repeats one reads the first two cache lines of its slot,
+ * or of a few. On the heap from the thread's first memo (24 KiB), freed when the thread exits;
+ * only the pointer is initial-exec TLS (common/hot.h). */
+#define MEMO_WAYS 64
+static _Thread_local nhood_call_memo *memos NHOOD_FAST_TLS;
+static pthread_key_t memos_key;
+static pthread_once_t memos_once = PTHREAD_ONCE_INIT;
+static void make_memos_key(void) { (void)pthread_key_create(&memos_key, free); }
+
+NHOOD_HOT static unsigned memo_home(NHOOD_Topo topo) {
+  uintptr_t p = (uintptr_t)topo;
+  return (unsigned)((p >> 4) ^ (p >> 10)) % MEMO_WAYS;
+}
+
+/* The slot of topo's memo, or NULL. */
+NHOOD_HOT static nhood_call_memo *memo_find(NHOOD_Topo topo) {
+  for (unsigned i = memo_home(topo), n = 0; n < MEMO_WAYS; n++, i = (i + 1) % MEMO_WAYS) {
+    if (memos[i].topo == topo) return &memos[i];
+    if (memos[i].topo == NULL) return NULL;
+  }
+  return NULL;
+}
+
+/* The slot for a memo of topo: its own, else the first stale one on its probe path, else the
+ * empty one that ends the path; the table starts over when it is full. */
+static nhood_call_memo *memo_place(NHOOD_Topo topo, unsigned generation) {
+  nhood_call_memo *stale = NULL;
+  for (unsigned i = memo_home(topo), n = 0; n < MEMO_WAYS; n++, i = (i + 1) % MEMO_WAYS) {
+    nhood_call_memo *m = &memos[i];
+    if (m->topo == topo) return m;
+    if (m->topo == NULL) return stale ? stale : m;
+    if (stale == NULL && m->generation != generation) stale = m;
+  }
+  if (stale) return stale;
+  memset(memos, 0, MEMO_WAYS * sizeof *memos);
+  return &memos[memo_home(topo)];
+}
+
+/* The memo of this call where it repeats one and nothing that memo names went away since (the
+ * entry, its topology, the graph communicator); NULL otherwise. */
+NHOOD_HOT static nhood_call_memo *memo_of(NHOOD_Topo topo, const nhood_coll_args *a, MPI_Comm comm) {
+  nhood_call_memo *m = memos ? memo_find(topo) : NULL;
+  if (m == NULL) return NULL;
+  int same = m->comm == comm && m->kind == a->kind && m->sendbuf == a->sendbuf && m->recvbuf == a->recvbuf &&
+             m->sendcount == a->sendcount && m->recvcount == a->recvcount && m->sendtype == a->sendtype &&
+             m->recvtype == a->recvtype && m->op == a->op;
+  return same && m->generation == atomic_load_explicit(&nhood_handles_generation, memory_order_acquire) ? m : NULL;
 }
 
 static int has_arrays(nhood_coll_kind kind) { return kind == NHOOD_ALLTOALLV || kind == NHOOD_ALLGATHERV; }
 
-NHOOD_HOT MPI_Comm nhood_call_cache_remembered_native(NHOOD_Topo topo, const nhood_coll_args *a, MPI_Comm comm) {
-  return has_arrays(a->kind) || !memo_holds(topo, a, comm) ? MPI_COMM_NULL : memo.native;
+NHOOD_HOT MPI_Comm nhood_call_cache_remembered_native(NHOOD_Topo topo, const nhood_coll_args *a, MPI_Comm comm,
+                                                      const nhood_call_memo **memo) {
+  nhood_call_memo *m = has_arrays(a->kind) ? NULL : memo_of(topo, a, comm);
+  *memo = m;
+  return m ? m->native : MPI_COMM_NULL;
 }
 
 NHOOD_HOT nhood_call_cache *nhood_call_cache_remembered(NHOOD_Topo topo, const nhood_coll_args *a, MPI_Comm comm,
-                                                        MPI_Comm *native) {
+                                                        MPI_Comm *native, const nhood_call_memo **memo) {
   *native = MPI_COMM_NULL;
-  if (!memo_holds(topo, a, comm)) return NULL;
-  if (!has_arrays(a->kind) && memo.native != MPI_COMM_NULL) { /* nothing of the entry's to read */
-    *native = memo.native;
+  *memo = NULL;
+  nhood_call_memo *m = memo_of(topo, a, comm);
+  if (m == NULL) return NULL;
+  if (!has_arrays(a->kind) && m->native != MPI_COMM_NULL) { /* nothing of the entry's to read */
+    *native = m->native;
+    *memo = m;
     return NULL;
   }
   /* Checked again once the entry is held: another thread may have rebuilt it in between. */
-  unsigned g = memo.generation;
-  nhood_call_cache *c = memo.entry;
+  unsigned g = m->generation;
+  nhood_call_cache *c = m->entry;
   if (atomic_flag_test_and_set(&c->busy)) return NULL;
   if (g != atomic_load_explicit(&nhood_handles_generation, memory_order_acquire) || !same_arrays(c, a, topo)) {
     atomic_flag_clear(&c->busy);
     return NULL;
   }
-  *native = memo.native;
+  *native = m->native;
+  *memo = m;
   return c;
 }
 
 void nhood_call_cache_remember(nhood_call_cache *c, NHOOD_Topo topo, const nhood_coll_args *a, MPI_Comm comm) {
   if (!c->valid || !c->predefined_types || c->comm != comm) return;
-  memo = (call_memo){.generation = atomic_load_explicit(&nhood_handles_generation, memory_order_acquire),
-                     .kind = a->kind,
-                     .sendcount = a->sendcount,
-                     .recvcount = a->recvcount,
-                     .topo = topo,
-                     .comm = comm,
-                     .sendbuf = a->sendbuf,
-                     .recvbuf = a->recvbuf,
-                     .sendtype = a->sendtype,
-                     .recvtype = a->recvtype,
-                     .op = a->op,
-                     .entry = c,
-                     .native = c->native};
+  if (memos == NULL) { /* the thread's first: memory is optional, as for the cache */
+    pthread_once(&memos_once, make_memos_key);
+    if (!(memos = aligned_alloc(_Alignof(nhood_call_memo), MEMO_WAYS * sizeof *memos))) return;
+    memset(memos, 0, MEMO_WAYS * sizeof *memos);
+    (void)pthread_setspecific(memos_key, memos);
+  }
+  unsigned generation = atomic_load_explicit(&nhood_handles_generation, memory_order_acquire);
+  nhood_call_memo *m = memo_place(topo, generation);
+  *m = (nhood_call_memo){.generation = generation,
+                         .kind = a->kind,
+                         .sendcount = a->sendcount,
+                         .recvcount = a->recvcount,
+                         .topo = topo,
+                         .comm = comm,
+                         .sendbuf = a->sendbuf,
+                         .recvbuf = a->recvbuf,
+                         .sendtype = a->sendtype,
+                         .recvtype = a->recvtype,
+                         .op = a->op,
+                         .entry = c,
+                         .native = c->native,
+                         .algorithm = nhood_task_schedule(c->req.task)->algorithm};
+  memcpy(m->selection, c->req.selection, sizeof m->selection);
 }
 
-NHOOD_HOT void nhood_call_cache_forget(void) { memo.generation = 0; }
+NHOOD_HOT const char *nhood_call_memo_algorithm(const nhood_call_memo *m) { return m->algorithm; }
+const char *nhood_call_memo_selection(const nhood_call_memo *m) { return m->selection; }
 
 NHOOD_HOT struct nhood_request *nhood_call_cache_request(nhood_call_cache *c) { return &c->req; }
 

@@ -12,13 +12,13 @@
  * alltoallw (a datatype per block) is not cached. A topology used from several threads at
  * once falls back to building: the entry is taken with a lock-free flag.
  *
- * Each thread also remembers its last blocking call that ran from an entry (the memo). A call
- * that repeats it goes to the entry without checking the topology handle, looking up the
- * entry or comparing the key there, and where the entry runs MPI's own collective, straight
- * to it with the caller's arguments. With many processes per core every cache line and page
- * a call touches is cold again after each context switch (common/hot.h): at 32 processes on 2
- * cores this lookup made nhood's route to MPI's own 7-10% slower than MPI's own called
- * directly (docs/PERFORMANCE.md). The memo stays valid while nhood_handles_generation
+ * Each thread also remembers, per topology object, its last blocking call that ran from an
+ * entry (a memo). A call that repeats one goes to the entry without checking the topology
+ * handle, looking up the entry or comparing the key there, and where the entry runs MPI's own
+ * collective, straight to it with the caller's arguments. With many processes per core every
+ * cache line and page a call touches is cold again after each context switch (common/hot.h):
+ * at 32 processes on 2 cores that lookup made nhood's route to MPI's own 7-10% slower than MPI's
+ * own called directly (docs/PERFORMANCE.md). A memo stays valid while nhood_handles_generation
  * (common/handles.h) has not moved.
  */
 #ifndef NHOOD_API_CALL_CACHE_H
@@ -46,20 +46,25 @@ struct nhood_request *nhood_call_cache_lookup(nhood_call_cache *c, const nhood_c
 struct nhood_request *nhood_call_cache_slot(nhood_call_cache *c);
 int nhood_call_cache_store(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo, MPI_Comm comm,
                            const nhood_commctx *ctx, const nhood_algorithm *alg, MPI_Comm native);
-/* When this call repeats the calling thread's memo (the same topology, communicator and
- * arguments, nothing gone since): the graph communicator in *native where the entry runs MPI's
- * own collective, and the entry, held, where it must be read (another algorithm, or count
- * arrays to compare); NULL and MPI_COMM_NULL otherwise. */
+/* What a thread remembers of one of its blocking calls (below). */
+typedef struct nhood_call_memo nhood_call_memo;
+/* When this call repeats one of the calling thread's memos (the same topology, communicator
+ * and arguments, nothing gone since): that memo in *memo, the graph communicator in *native
+ * where the entry runs MPI's own collective, and the entry, held, where it must be read
+ * (another algorithm, or count arrays to compare); NULL, MPI_COMM_NULL and NULL otherwise. */
 nhood_call_cache *nhood_call_cache_remembered(NHOOD_Topo topo, const nhood_coll_args *a, MPI_Comm comm,
-                                              MPI_Comm *native);
+                                              MPI_Comm *native, const nhood_call_memo **memo);
 /* The same for the common case alone, before anything else of the call (api/collectives.c):
- * the graph communicator where the call repeats the memo, has no count arrays and the entry
- * runs MPI's own collective; MPI_COMM_NULL otherwise. */
-MPI_Comm nhood_call_cache_remembered_native(NHOOD_Topo topo, const nhood_coll_args *a, MPI_Comm comm);
-/* Writes the memo: this call ran from the held entry c (only where the entry needs no check). */
+ * the graph communicator where the call repeats a memo, has no count arrays and the entry runs
+ * MPI's own collective (the memo in *memo); MPI_COMM_NULL otherwise. */
+MPI_Comm nhood_call_cache_remembered_native(NHOOD_Topo topo, const nhood_coll_args *a, MPI_Comm comm,
+                                            const nhood_call_memo **memo);
+/* Writes a memo of this call, which ran from the held entry c (only where the entry needs no
+ * check); it replaces the memo of whichever topology object shared its slot. */
 void nhood_call_cache_remember(nhood_call_cache *c, NHOOD_Topo topo, const nhood_coll_args *a, MPI_Comm comm);
-/* Clears the calling thread's memo. */
-void nhood_call_cache_forget(void);
+/* What NHOOD_Last_algorithm and NHOOD_Selection_info say after a repeat of the memo's call. */
+const char *nhood_call_memo_algorithm(const nhood_call_memo *m);
+const char *nhood_call_memo_selection(const nhood_call_memo *m);
 /* The entry's request. */
 struct nhood_request *nhood_call_cache_request(nhood_call_cache *c);
 void nhood_call_cache_release(nhood_call_cache *c);

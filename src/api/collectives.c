@@ -244,6 +244,9 @@ static _Thread_local char last_blocking_selection[NHOOD_SELECTION_TEXT_MAX];
 /* The description last copied there: a repeated call compares numbers, not text. */
 static _Thread_local unsigned last_blocking_selection_id NHOOD_FAST_TLS;
 static atomic_uint selection_ids = 1;
+/* Where the last call repeated one of the thread's memos (api/call_cache.h), that memo says
+ * both instead; NULL otherwise. */
+static _Thread_local const nhood_call_memo *last_blocking_memo NHOOD_FAST_TLS;
 
 int NHOOD_Last_algorithm(const char **algorithm) {
   if (algorithm == NULL) return nhood_error(MPI_ERR_ARG, "algorithm (the output) is NULL");
@@ -251,9 +254,11 @@ int NHOOD_Last_algorithm(const char **algorithm) {
   return MPI_SUCCESS;
 }
 
-/* A repeat of the calling thread's last blocking call, which MPI's own collective ran on the
- * graph communicator `native`: the arguments straight to it. */
-NHOOD_HOT static int native_repeat(const nhood_coll_args *a, MPI_Comm native) {
+/* A repeat of the calling thread's blocking call remembered in memo, which MPI's own collective
+ * ran on the graph communicator `native`: the arguments straight to it. */
+NHOOD_HOT static int native_repeat(const nhood_coll_args *a, MPI_Comm native, const nhood_call_memo *memo) {
+  last_blocking_memo = memo;
+  last_blocking_algorithm = nhood_call_memo_algorithm(memo);
   int rc = nhood_native_call(a, native, NHOOD_NATIVE_BLOCKING, NULL);
   if (rc != MPI_SUCCESS) nhood_error_context("neighborhood %s (mpi)", nhood_coll_names[a->kind]);
   return rc;
@@ -273,18 +278,21 @@ NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NH
   NHOOD_Topo on = topo;
   nhood_auto_how how;
   how.trial = NULL;
-  /* This thread's last call again: MPI's own collective straight away, or the entry's request. */
+  /* A call this thread remembers: MPI's own collective straight away, or the entry's request. */
   MPI_Comm native;
-  cache = nhood_call_cache_remembered(topo, args, comm, &native);
+  const nhood_call_memo *memo;
+  cache = nhood_call_cache_remembered(topo, args, comm, &native, &memo);
   if (native != MPI_COMM_NULL) {
-    rc = native_repeat(args, native);
+    rc = native_repeat(args, native, memo);
     goto cleanup;
   }
   if (cache) {
+    last_blocking_memo = memo;
+    last_blocking_algorithm = nhood_call_memo_algorithm(memo);
     a = *args;
     goto run;
   }
-  nhood_call_cache_forget();
+  last_blocking_memo = NULL;
   a = *args;
   NHOOD_TRY(nhood_topo_validate(topo, "topo"));
   cache = nhood_call_cache_acquire(topo, &a);
@@ -392,17 +400,19 @@ cleanup:
 
 int nhood_last_blocking_selection(char *text, size_t len) {
   if (last_blocking_algorithm == NULL) return 0;
-  snprintf(text, len, "%s", last_blocking_selection);
+  snprintf(text, len, "%s",
+           last_blocking_memo ? nhood_call_memo_selection(last_blocking_memo) : last_blocking_selection);
   return 1;
 }
 
 NHOOD_HOT static int run(const nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, nhood_mode mode,
                          NHOOD_Request *request) {
-  /* The calling thread's last blocking call again, run by MPI's own collective: straight to it,
-   * before anything else (api/call_cache.h). The thread passed the thread-level check when that
-   * call was made. */
-  MPI_Comm native = mode == NHOOD_BLOCKING ? nhood_call_cache_remembered_native(topo, a, comm) : MPI_COMM_NULL;
-  if (native != MPI_COMM_NULL) return native_repeat(a, native);
+  /* A blocking call the thread remembers, run by MPI's own collective: straight to it, before
+   * anything else (api/call_cache.h). The thread passed the thread-level check when it made the
+   * call it repeats. */
+  const nhood_call_memo *memo = NULL;
+  MPI_Comm native = mode == NHOOD_BLOCKING ? nhood_call_cache_remembered_native(topo, a, comm, &memo) : MPI_COMM_NULL;
+  if (native != MPI_COMM_NULL) return native_repeat(a, native, memo);
   NHOOD_THREAD_GUARDED(mode == NHOOD_BLOCKING ? run_blocking(a, comm, topo)
                                               : run_with_request(a, comm, topo, info, mode, request));
 }

@@ -8,6 +8,7 @@
  *   - the same topology object on two communicators that number the processes differently;
  *   - communicators freed and their handles reused by communicators with other rank orders;
  *   - topology objects freed and others, of other shapes, created (at the same address);
+ *   - two topology objects called in turn (what NHOOD_Last_algorithm and _Selection_info say);
  *   - the communicator freed while the cache still refers to it, then the topology freed.
  * Topology: a ring with every edge doubled; the expected data follows the MPI-4.1 rule
  * for duplicate edges (source_of).
@@ -176,6 +177,42 @@ static void identical_call(MPI_Comm comm, NHOOD_Topo topo, const int *built_for,
   expect(ok, "the same call on another communicator", rank);
 }
 
+/* Two topology objects (a ring one way) called in turn, one run by MPI's own collective and
+ * one by "direct", each with buffers of its own: each object's repeats come from this thread's
+ * memos of its calls, and after every call NHOOD_Last_algorithm and NHOOD_Selection_info name
+ * what ran that call. */
+static void two_objects_in_turn(int rank, int size) {
+  static const char *const names[2] = {"mpi", "direct"};
+  static int send[2], recv[2];
+  int left = (rank + size - 1) % size, right = (rank + 1) % size;
+  NHOOD_Topo t[2];
+  for (int k = 0; k < 2; k++) {
+    MPI_Info info;
+    TEST_CHECK(MPI_Info_create(&info));
+    TEST_CHECK(MPI_Info_set(info, NHOOD_INFO_ALGORITHM, names[k]));
+    TEST_CHECK(NHOOD_Topo_create_adjacent(1, &left, test_unweighted(), 1, &right, test_unweighted(), info, &t[k]));
+    TEST_CHECK(MPI_Info_free(&info));
+  }
+  for (int round = 0; round < 4; round++)
+    for (int k = 0; k < 2; k++) {
+      send[k] = value(rank, k, 0, round);
+      recv[k] = -1;
+      TEST_CHECK(NHOOD_Neighbor_allgather(&send[k], 1, MPI_INT, &recv[k], 1, MPI_INT, MPI_COMM_WORLD, t[k]));
+      expect(recv[k] == value(left, k, 0, round), "two objects in turn", rank);
+      const char *ran = NULL;
+      char text[256];
+      TEST_CHECK(NHOOD_Last_algorithm(&ran));
+      TEST_CHECK(NHOOD_Selection_info(NHOOD_REQUEST_NULL, text, (int)sizeof text));
+      checks++;
+      if (ran == NULL || strcmp(ran, names[k]) != 0 || strstr(text, names[k]) == NULL) {
+        failures++;
+        fprintf(stderr, "rank %d: call %d on the \"%s\" object: NHOOD_Last_algorithm says %s, selection \"%s\"\n", rank,
+                round, names[k], ran ? ran : "(none)", text);
+      }
+    }
+  for (int k = 0; k < 2; k++) TEST_CHECK(NHOOD_Topo_free(&t[k]));
+}
+
 int main(int argc, char **argv) {
   MPI_Init(&argc, &argv);
   int rank, size;
@@ -220,6 +257,7 @@ int main(int argc, char **argv) {
     for (int call = 0; call < 2; call++) identical_call(MPI_COMM_WORLD, t, reverse ? reversed_view : world, 30 + round);
     TEST_CHECK(NHOOD_Topo_free(&t));
   }
+  two_objects_in_turn(rank, size);
   /* Free a communicator while the cache still refers to it, then the topology. */
   identical_call(reversed, ring, reversed_view, 20);
   TEST_CHECK(MPI_Comm_free(&reversed));
