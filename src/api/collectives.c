@@ -265,8 +265,9 @@ NHOOD_HOT static int native_repeat(const nhood_coll_args *a, MPI_Comm native, co
 }
 
 /* A blocking call. A repeat of the topology's previous blocking call runs its cached
- * schedule after comparing arguments only (api/call_cache.h); a new call is checked and its
- * schedule built, into the cache when that is free. */
+ * schedule after comparing arguments only, and one the thread remembers without even that
+ * (api/call_cache.h); a new call is checked and its schedule built, into the cache when that
+ * is free. */
 NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NHOOD_Topo topo) {
   int rc = MPI_SUCCESS;
   nhood_coll_args a;
@@ -292,7 +293,6 @@ NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NH
     a = *args;
     goto run;
   }
-  last_blocking_memo = NULL;
   a = *args;
   NHOOD_TRY(nhood_topo_validate(topo, "topo"));
   cache = nhood_call_cache_acquire(topo, &a);
@@ -331,6 +331,7 @@ NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NH
     last_blocking_selection_id = req->selection_id;
   }
   last_blocking_algorithm = nhood_task_schedule(req->task)->algorithm;
+  last_blocking_memo = NULL;
   if (cache && req == nhood_call_cache_request(cache) && !check_mode())
     nhood_call_cache_remember(cache, topo, &a, comm);
 run:
