@@ -249,14 +249,22 @@ int main(int argc, char **argv) {
   }
   /* Topology objects freed and others created in turn, in alternating shapes, each called
    * twice: the allocator may give a new object the freed one's address, and the memo of this
-   * thread's last call (which names the freed object) must not run the freed one's schedule
-   * or its MPI graph communicator. */
-  for (int round = 0; round < 6; round++) {
-    int reverse = round % 2;
-    NHOOD_Topo t = make_ring(reverse ? size - 1 - rank : rank, size);
+   * thread's call on the freed one (api/call_cache.h) must not run its schedule or its MPI
+   * graph communicator. Each shape under the default algorithm (a trial under "auto", which
+   * caches nothing yet; NHOOD_TUNE's choice in the .native test) and under "direct". */
+  MPI_Info direct;
+  TEST_CHECK(MPI_Info_create(&direct));
+  TEST_CHECK(MPI_Info_set(direct, NHOOD_INFO_ALGORITHM, "direct"));
+  for (int round = 0; round < 12; round++) {
+    int reverse = round % 2, src[DEG], dst[DEG];
+    NHOOD_Topo t;
+    ring_lists(reverse ? size - 1 - rank : rank, size, src, dst);
+    TEST_CHECK(NHOOD_Topo_create_adjacent(DEG, src, test_unweighted(), DEG, dst, test_unweighted(),
+                                          round % 4 < 2 ? MPI_INFO_NULL : direct, &t));
     for (int call = 0; call < 2; call++) identical_call(MPI_COMM_WORLD, t, reverse ? reversed_view : world, 30 + round);
     TEST_CHECK(NHOOD_Topo_free(&t));
   }
+  TEST_CHECK(MPI_Info_free(&direct));
   two_objects_in_turn(rank, size);
   /* Free a communicator while the cache still refers to it, then the topology. */
   identical_call(reversed, ring, reversed_view, 20);
