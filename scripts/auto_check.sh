@@ -12,6 +12,9 @@
 #   RUNS=3 scripts/auto_check.sh             # three separate runs
 #   PARAMS=out/nhood-params.txt scripts/auto_check.sh    # with a calibration file
 #   NP=16 ITERS=50 scripts/auto_check.sh     # smaller
+#   MPIEXEC=/opt/mpi/bin/mpiexec BUILD=build/other scripts/auto_check.sh
+#                                            # another MPI and an existing build of nhood-bench
+#                                            # (no install, no build; MPIEXEC_FLAGS as needed)
 #
 # Results: out/auto-check-<label>-<run>.json and the report on standard output. Uses the
 # Release build of scripts/flagship.sh (nhood_release_build in scripts/deps.sh). Takes long:
@@ -28,9 +31,17 @@ params=${PARAMS:-}
 sizes=1,4,16,64,256,1024,4096,16384,65536,262144,1048576
 matrices=data/matrices
 
-nhood_ensure_deps "$flavor"
-dir="build/flagship-$flavor"
-nhood_release_build "$flavor" nhood-bench
+if [ -n "${BUILD:-}" ]; then
+  dir=$BUILD
+  launcher=${MPIEXEC:?MPIEXEC names the launcher of the MPI that BUILD was built with}
+  launcher_flags=${MPIEXEC_FLAGS:-}
+else
+  nhood_ensure_deps "$flavor"
+  dir="build/flagship-$flavor"
+  nhood_release_build "$flavor" nhood-bench
+  launcher="mpiexec.$flavor"
+  launcher_flags=$(nhood_mpiexec_flags "$flavor")
+fi
 
 label=default
 env_args=()
@@ -38,7 +49,7 @@ if [ -n "$params" ]; then
   label=params
   NHOOD_PARAMS=$(realpath "$params")
   export NHOOD_PARAMS
-  [ "$flavor" = openmpi ] && env_args=(-x NHOOD_PARAMS) # MPICH passes the environment on
+  case "$("$launcher" --version 2>&1)" in *"Open MPI"*) env_args=(-x NHOOD_PARAMS) ;; esac # MPICH passes it on
 else
   unset NHOOD_PARAMS
 fi
@@ -48,9 +59,13 @@ for m in delaunay_n15 rgg_n_2_15_s0; do
   topos+=(--topo "mtx:$matrices/$m.mtx.gz")
 done
 # shellcheck disable=SC2046
-bench() { "mpiexec.$flavor" -n "$np" $(nhood_mpiexec_flags "$flavor") "${env_args[@]}" "$dir/tools/bench/nhood-bench" "$@" \
-  --algo all,pmpi --iters "$iters" --warmup 10 2>&1 | grep -v '^\(create\|sched_build\) ' >/dev/null; }
+bench() {
+  "$launcher" -n "$np" $launcher_flags "${env_args[@]}" "$dir/tools/bench/nhood-bench" "$@" \
+    --algo all,pmpi --iters "$iters" --warmup 10 >out/auto-check.log 2>&1 ||
+    { tail -30 out/auto-check.log; echo "error: nhood-bench failed (out/auto-check.log)" >&2; return 1; }
+}
 
+mkdir -p out
 files=()
 for run in $(seq 1 "$runs"); do
   out="out/auto-check-$label-$run.json"
