@@ -543,12 +543,25 @@ int NHOOD_Topo_payback(NHOOD_Topo topo, MPI_Comm comm, const char *collective, d
                        long *next, int *take_over, char *why, int len);
 
 /**
- * Tells NHOOD_Topo_payback that nhood's calls of `collective` (blocks of block_bytes) on topo
- * and comm were measured slower than MPI's own, as every process agreed. Later communicators
- * of the same shape (process count, collective, block size class, this process's messages)
- * then stay with MPI's own: a NHOOD_Topo_payback there finds no gain if any process has such a
- * record. Local: no communication.
- * @return MPI_ERR_ARG (unknown collective), MPI_ERR_TOPOLOGY, MPI_ERR_COMM.
+ * Tells NHOOD_Topo_payback what nhood was measured at on topo and comm: its set-up (µs beyond
+ * what its calls cost afterwards; 0 where not measured) and the gain of one call of
+ * `collective` with blocks of block_bytes (µs, MPI's own less nhood's; 0 or less where nhood
+ * was slower; NaN where not measured). Later communicators of the same shape (process count,
+ * collective, block size class, this process's messages) are then judged by the measurement
+ * where any process has one: the largest set-up (estimate or measurement) and the smallest
+ * measured gain, else the estimated one; with no gain they stay with MPI's own. A shape
+ * measured again keeps its latest record. Local: no communication; each process may record
+ * its own values, and the next NHOOD_Topo_payback agrees on them.
+ * @return MPI_ERR_ARG (unknown collective, a negative or not finite set-up, an infinite gain),
+ *         MPI_ERR_TOPOLOGY, MPI_ERR_COMM.
+ */
+int NHOOD_Topo_payback_measured(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes,
+                                double setup_us, double gain_us);
+
+/**
+ * NHOOD_Topo_payback_measured with no set-up measured and no gain: nhood's calls of
+ * `collective` on topo and comm were slower than MPI's own.
+ * @return as NHOOD_Topo_payback_measured.
  */
 int NHOOD_Topo_payback_lost(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes);
 

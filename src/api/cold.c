@@ -1,6 +1,8 @@
 /* Cold communicators seen from outside (NHOOD_Topo_payback): selection/cold.h's estimates and
- * measured losses, their maxima agreed in one allreduce on the caller's communicator. */
+ * measured outcomes, agreed in one allreduce on the caller's communicator. */
+#include <float.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -35,33 +37,53 @@ int NHOOD_Topo_payback(NHOOD_Topo topo, MPI_Comm comm, const char *collective, d
   /* A parameter file that cannot be read fails the call on this process only: the others
    * would wait in the allreduce, so it contributes no gain, and the error comes after it. */
   int local_rc = nhood_cold_params(size, &p);
-  double v[4] = {0, 0, 0, 0}; /* set-up, this call's gain, a measured loss, any call's gain */
+  /* The estimated set-up and gain of this call, whether a gain was measured on this shape,
+   * any call's gain, the measured gain negated (so that the maximum gives the smallest gain
+   * among the processes that have one) and the measured set-up. */
+  double v[6] = {0, 0, 0, 0, -DBL_MAX, 0}, measured_setup = 0, measured_gain = 0;
   if (local_rc == MPI_SUCCESS) {
     nhood_cold_estimate(topo, rank, size, &p, kind, block_bytes, &v[0], &v[1]);
-    v[2] = nhood_cold_lost_before(topo, rank, size, kind, block_bytes);
+    if (nhood_cold_recorded(topo, rank, size, kind, block_bytes, &measured_setup, &measured_gain)) {
+      v[5] = measured_setup;
+      if (!isnan(measured_gain)) v[2] = 1, v[4] = -measured_gain;
+    }
     v[3] = nhood_cold_any_gain(topo, rank, &p);
   }
-  NHOOD_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, v, 4, MPI_DOUBLE, MPI_MAX, comm));
-  /* Measured beats predicted: where nhood lost on a communicator of this shape, no gain. */
-  nhood_cold_verdict(v[0], v[2] > 0 ? 0 : v[1], v[3], calls, next, take_over);
+  NHOOD_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, v, 6, MPI_DOUBLE, MPI_MAX, comm));
+  /* Measured beats predicted: the larger set-up, and the gain measured on a communicator of
+   * this shape (none where nhood lost there). */
+  int measured = v[2] > 0, setup_measured = v[5] > v[0];
+  double setup = setup_measured ? v[5] : v[0], gain = measured ? fmax(0, -v[4]) : v[1];
+  nhood_cold_verdict(setup, gain, v[3], calls, next, take_over);
   if (why && len > 0 && *next == LONG_MAX)
     snprintf(why, (size_t)len, "after %ld call%s: set-up %.1f us, no call of any collective or size gains: MPI's own",
-             calls, calls == 1 ? "" : "s", v[0]);
+             calls, calls == 1 ? "" : "s", setup);
   else if (why && len > 0)
-    snprintf(why, (size_t)len, "after %ld call%s: set-up %.1f us, largest gain %.3g us per %s of %.0f B%s: %s %ld",
-             calls, calls == 1 ? "" : "s", v[0], v[1], collective, block_bytes,
-             v[2] > 0 ? ", but nhood lost on this shape before" : "",
+    snprintf(why, (size_t)len, "after %ld call%s: set-up %.1f us%s, %s %.3g us per %s of %.0f B%s: %s %ld", calls,
+             calls == 1 ? "" : "s", setup, setup_measured ? " (measured)" : "", measured ? "gain" : "largest gain",
+             measured ? gain : v[1], collective, block_bytes,
+             !measured  ? ""
+             : gain > 0 ? ", as measured on this shape before"
+                        : ", but nhood lost on this shape before",
              *take_over ? "nhood takes over at call" : "no call gains, asks again at call", *next);
   NHOOD_TRY(local_rc);
 cleanup:
   return rc;
 }
 
-int NHOOD_Topo_payback_lost(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes) {
+int NHOOD_Topo_payback_measured(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes,
+                                double setup_us, double gain_us) {
   int rc = MPI_SUCCESS, rank = 0, size = 0;
   nhood_coll_kind kind;
+  if (!(setup_us >= 0) || isinf(setup_us))
+    return nhood_error(MPI_ERR_ARG, "setup_us = %g is not a finite time of 0 or more", setup_us);
+  if (isinf(gain_us)) return nhood_error(MPI_ERR_ARG, "gain_us = %g is not finite (NaN: not measured)", gain_us);
   NHOOD_TRY(shape_args(topo, comm, collective, &kind, &rank, &size));
-  nhood_cold_record_loss(topo, rank, size, kind, block_bytes);
+  nhood_cold_record(topo, rank, size, kind, block_bytes, setup_us, gain_us);
 cleanup:
   return rc;
+}
+
+int NHOOD_Topo_payback_lost(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes) {
+  return NHOOD_Topo_payback_measured(topo, comm, collective, block_bytes, 0, 0);
 }

@@ -44,10 +44,15 @@ typedef struct ip_comm {
   /* Probation (docs/DESIGN-NOTES.md, "Cold communicators"): the blocking calls of two windows
    * timed on this process, MPI's own just before nhood took over and nhood's once its trial is
    * over; at call `probe_at` (0: none pending) one allreduce judges them. */
-  long window_from; /* calls counted from here on are timed (0: none) */
+  long window_from; /* the windows' calls are counted from here on (0: none) */
   long probe_at;
   double seconds[2][IP_PROBE_WINDOW]; /* MPI's own, nhood's: the last calls timed, in a ring */
   int timed[2];
+  /* nhood's set-up, measured: its blocking calls from the take-over up to its window (the
+   * first call's set-up and the trial), timed, their sum and number. */
+  long time_from; /* calls counted from here on are timed: window_from, or the take-over */
+  double setup_seconds;
+  int setup_calls;
   /* Calls counted below this one go straight to MPI's own (ip_cold_quick): while cold, before
    * the next asking and the probation's timing, without NHOOD_STATS; 0 otherwise. */
   long quick_until;
@@ -102,8 +107,9 @@ ip_route_to ip_ask(MPI_Comm comm, ip_comm *c, ip_coll coll, double block_bytes, 
  * (IP_TO_MPI), else nhood runs it (IP_TO_NHOOD). A failure is raised on comm and returned in
  * *rc with IP_TO_NHOOD. */
 ip_route_to ip_probe(MPI_Comm comm, ip_comm *c, int *rc);
-/* Whether this blocking call on c is timed for the probation, and its record (hot: nhood ran it). */
-static inline int ip_probing(const ip_comm *c) { return c != NULL && c->window_from > 0 && c->calls >= c->window_from; }
+/* Whether this blocking call on c is timed for the probation, and its record (hot: nhood ran
+ * it; before nhood's window, a call of its set-up). */
+static inline int ip_probing(const ip_comm *c) { return c != NULL && c->window_from > 0 && c->calls >= c->time_from; }
 void ip_probe_record(ip_comm *c, int hot, double seconds);
 
 /* Reports rc (an MPI error class from nhood, with NHOOD_Error_message) as MPI would: through

@@ -154,14 +154,18 @@ long nhood_cold_take_over_call(long asked, long next, long first_check) {
   return next < soonest ? soonest : next;
 }
 
-/* The shapes where nhood was measured losing (nhood_cold_record_loss), oldest overwritten. */
-#define LOSSES 32
+/* What nhood was measured at on communicators of a shape (nhood_cold_record), oldest
+ * overwritten; a shape measured again keeps its latest outcome. */
+#define OUTCOMES 32
 typedef struct {
   int size, kind, size_class, messages;
 } shape;
-static shape losses[LOSSES];
-static int nlosses;
-static pthread_mutex_t losses_lock = PTHREAD_MUTEX_INITIALIZER;
+static struct {
+  shape shape;
+  double setup, gain;
+} outcomes[OUTCOMES];
+static int noutcomes;
+static pthread_mutex_t outcomes_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static shape shape_of(NHOOD_Topo topo, int me, int size, nhood_coll_kind kind, double block_bytes) {
   int sends = 0, to = 0;
@@ -169,20 +173,35 @@ static shape shape_of(NHOOD_Topo topo, int me, int size, nhood_coll_kind kind, d
   return (shape){.size = size, .kind = kind, .size_class = nhood_size_class(block_bytes), .messages = sends};
 }
 
-void nhood_cold_record_loss(NHOOD_Topo topo, int me, int size, nhood_coll_kind kind, double block_bytes) {
-  shape s = shape_of(topo, me, size, kind, block_bytes);
-  pthread_mutex_lock(&losses_lock);
-  losses[nlosses++ % LOSSES] = s;
-  pthread_mutex_unlock(&losses_lock);
+static int same_shape(const shape *a, const shape *b) {
+  return a->size == b->size && a->kind == b->kind && a->size_class == b->size_class && a->messages == b->messages;
 }
 
-int nhood_cold_lost_before(NHOOD_Topo topo, int me, int size, nhood_coll_kind kind, double block_bytes) {
+/* outcomes[] index of s, or -1; with outcomes_lock held. */
+static int find_outcome(const shape *s) {
+  for (int k = 0; k < noutcomes && k < OUTCOMES; k++)
+    if (same_shape(&outcomes[k].shape, s)) return k;
+  return -1;
+}
+
+void nhood_cold_record(NHOOD_Topo topo, int me, int size, nhood_coll_kind kind, double block_bytes, double setup,
+                       double gain) {
   shape s = shape_of(topo, me, size, kind, block_bytes);
-  int found = 0;
-  pthread_mutex_lock(&losses_lock);
-  for (int k = 0; k < nlosses && k < LOSSES && !found; k++)
-    found = losses[k].size == s.size && losses[k].kind == s.kind && losses[k].size_class == s.size_class &&
-            losses[k].messages == s.messages;
-  pthread_mutex_unlock(&losses_lock);
-  return found;
+  pthread_mutex_lock(&outcomes_lock);
+  int k = find_outcome(&s);
+  if (k < 0) k = noutcomes++ % OUTCOMES;
+  outcomes[k].shape = s;
+  outcomes[k].setup = setup;
+  outcomes[k].gain = gain;
+  pthread_mutex_unlock(&outcomes_lock);
+}
+
+int nhood_cold_recorded(NHOOD_Topo topo, int me, int size, nhood_coll_kind kind, double block_bytes, double *setup,
+                        double *gain) {
+  shape s = shape_of(topo, me, size, kind, block_bytes);
+  pthread_mutex_lock(&outcomes_lock);
+  int k = find_outcome(&s);
+  if (k >= 0) *setup = outcomes[k].setup, *gain = outcomes[k].gain;
+  pthread_mutex_unlock(&outcomes_lock);
+  return k >= 0;
 }

@@ -72,13 +72,18 @@ long nhood_cold_probe_window(long first_check);
  * not before the probation has timed a window of MPI's own calls after the asking. */
 long nhood_cold_take_over_call(long asked, long next, long first_check);
 
-/* Measured outcomes: a caller that timed nhood's calls against MPI's own on a communicator
- * (the interposition library's probation) records that nhood lost there, keyed by what this
- * process can see alike on a later communicator of the same shape: the number of processes,
- * the collective, the block size class and this process's messages to other processes. The
- * record is this process's; NHOOD_Topo_payback agrees on it with the other estimates, so a
- * later communicator where any process has such a record stays with MPI's own. */
-void nhood_cold_record_loss(NHOOD_Topo topo, int me, int size, nhood_coll_kind kind, double block_bytes);
-int nhood_cold_lost_before(NHOOD_Topo topo, int me, int size, nhood_coll_kind kind, double block_bytes);
-
+/* Measured outcomes: a caller that timed nhood on a communicator against MPI's own (the
+ * interposition library's probation) records what nhood's set-up cost there (µs; 0 where not
+ * measured) and what a call gained (µs, MPI's own less nhood's; 0 or less where nhood lost;
+ * NaN where not measured), keyed by what this process can see alike on a later communicator of
+ * the same shape: the number of processes, the collective, the block size class and this
+ * process's messages to other processes. The record is this process's; NHOOD_Topo_payback
+ * agrees on it with the other estimates, so that a later communicator of that shape is judged
+ * by the measurement where any process has one: the larger of the set-ups, the smaller of the
+ * gains. */
+void nhood_cold_record(NHOOD_Topo topo, int me, int size, nhood_coll_kind kind, double block_bytes, double setup,
+                       double gain);
+/* 1 with the record of this shape in *setup and *gain, 0 where there is none. */
+int nhood_cold_recorded(NHOOD_Topo topo, int me, int size, nhood_coll_kind kind, double block_bytes, double *setup,
+                        double *gain);
 #endif

@@ -15,7 +15,9 @@
  *             is already the floor of every call, so with mpi_factor 1 no call gains and the
  *             communicator stays cold, never asked again.
  * Then one more ring, called just past its first asking (NHOOD_COLD + 1 calls) and freed
- * there.
+ * there, and one more doubled graph likewise, which the first one's measured outcome judges;
+ * then a graph of every edge tripled, freed soon after nhood took it over, and another such,
+ * which the first one's set-up, timed before its probation, judges.
  * Each round makes BURST MPI_Neighbor_allgather in a row on the doubled graph, one on the
  * ring, and one MPI_Neighbor_alltoallv on the ring every third round (the v collectives ask
  * with their mean block; MPICH 4.0's own pairs duplicate edges of alltoallv wrongly, so the
@@ -132,6 +134,34 @@ int main(int argc, char **argv) {
   MPI_Comm brief = graph(1, &left, 1, &right);
   for (int k = 1; k <= brief_calls; k++) call(brief, 1, &left, k, "brief", 0);
   MPI_Comm_free(&brief);
+  /* A doubled graph again, called just past its asking: the probation's measurement of the
+   * first one judges it (the sentence says so, whichever way the first went). */
+  MPI_Comm again = graph(n, all, n, all);
+  for (int k = 1; k <= brief_calls; k++) call(again, n, all, k, "again", 0);
+  MPI_Comm_free(&again);
+  /* A graph of another shape (every edge three times), called until nhood takes it over and
+   * three calls more, then freed before its probation: the set-up timed so far judges the next
+   * one of its shape (the sentence says "(measured)"). */
+  int triple[96], m = 0;
+  for (int r = 0; r < size && 3 * (size - 1) <= 64; r++) /* call() takes 64 blocks at most */
+    if (r != rank) triple[m++] = r, triple[m++] = r, triple[m++] = r;
+  MPI_Comm tripled = graph(m, triple, m, triple);
+  watched = tripled;
+  int after = -1, taken = 0, k = 1;
+  for (; k <= 5000 && after < 3; k++) {
+    long before = own_calls;
+    call(tripled, m, triple, k, "tripled", 0);
+    int mine = own_calls == before, all = 0;
+    MPI_Allreduce(&mine, &all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (all) taken = 1;
+    if (taken) after++;
+  }
+  watched = MPI_COMM_NULL;
+  if (rank == 0) printf("test_cold: tripled: nhood from call %d, freed after call %d\n", k - 4, k - 1);
+  MPI_Comm_free(&tripled);
+  tripled = graph(m, triple, m, triple);
+  for (int j = 1; j <= brief_calls; j++) call(tripled, m, triple, j, "tripled again", 0);
+  MPI_Comm_free(&tripled);
   int total = 0;
   MPI_Allreduce(&failures, &total, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD);
   if (rank == 0) printf("test_cold: %d calls on 2 communicators, %d failed checks\n", calls, total);

@@ -363,7 +363,7 @@ static void case_degree_zero(void) {
   OK(MPI_Comm_free(&g));
 }
 
-/* A communicator freed, then another created: MPI may hand out the freed one's handle again
+/* Communicators freed, then others created: MPI may hand out a freed one's handle again
  * (both MPIs here do), and the library, which remembers each thread's last communicator, must
  * run the new one on its own topology. Round r's graph has r % 3 + 1 edges from the left
  * neighbor and as many to the right one (duplicates), so a stale topology delivers the wrong
@@ -371,21 +371,21 @@ static void case_degree_zero(void) {
 static void case_comm_reuse(void) {
   if (!begin("comm-reuse")) return;
   int reused = 0;
-  MPI_Comm freed = MPI_COMM_NULL;
+  MPI_Comm freed[9]; /* every communicator freed so far: MPI may give any of them out again */
   for (int round = 0; round < 9; round++) {
     int degree = round % 3 + 1, from[3], to[3], value = 2000 + 10 * round + rank, recv[4];
     for (int k = 0; k < degree; k++) from[k] = left, to[k] = right;
     MPI_Comm g;
     OK(MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, degree, from, unweighted, degree, to, unweighted, MPI_INFO_NULL,
                                       0, &g));
-    reused += g == freed;
+    for (int f = 0; f < round; f++) reused += g == freed[f];
     for (int k = 0; k < 4; k++) recv[k] = -1;
     OK(MPI_Neighbor_allgather(&value, 1, MPI_INT, recv, 1, MPI_INT, g));
     for (int k = 0; k < 4; k++) {
       int want = k < degree ? 2000 + 10 * round + left : -1;
       CHECK(recv[k] == want, "round %d (degree %d): block %d is %d, want %d", round, degree, k, recv[k], want);
     }
-    freed = g;
+    freed[round] = g;
     OK(MPI_Comm_free(&g));
   }
   /* AddressSanitizer holds freed memory back from reuse, and Open MPI's handles are pointers. */

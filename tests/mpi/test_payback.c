@@ -1,12 +1,15 @@
 /*
- * NHOOD_Topo_payback and NHOOD_Topo_payback_lost (the cold path's verdict, selection/cold.h):
- * on a graph where every process sends each neighbor two blocks (duplicate edges), a call can
- * gain, so the verdict is to take over; once a loss is recorded on one communicator of that
- * shape, a new communicator of the same shape gets no take-over, on every process alike, while
- * another shape (block size class) still does, and the question is asked again later; on a
+ * NHOOD_Topo_payback, NHOOD_Topo_payback_lost and NHOOD_Topo_payback_measured (the cold path's
+ * verdict, selection/cold.h): on a graph where every process sends each neighbor two blocks
+ * (duplicate edges), a call can gain, so the verdict is to take over; once a loss is recorded
+ * on one communicator of that shape, a new communicator of the same shape gets no take-over,
+ * on every process alike, while another shape (block size class) still does, and the question
+ * is asked again later; a measured set-up and gain set the take-over call (the largest set-up
+ * over the smallest gain among the processes), and a set-up measured alone delays it; on a
  * directed ring no call can gain, and it is never asked again; bad arguments are MPI_ERR_ARG.
  */
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -70,6 +73,32 @@ int main(int argc, char **argv) {
     expect(strstr(why, "nhood lost on this shape before") != NULL, "the sentence says why");
     expect(verdict(g, t, 65536, why, sizeof why, NULL) == 1 || strstr(why, "lost") == NULL,
            "another block size class is not that shape");
+    /* Measured outcomes at 1 KiB: rank 0 saw a set-up of 30 ms and a gain of 10 us a call, the
+     * last rank 20 ms and 20 us. The next communicator of this shape takes the larger set-up
+     * and the smaller gain on every process: nhood takes over at call 3000. */
+    if (rank == 0) TEST_CHECK(NHOOD_Topo_payback_measured(t, g, "allgather", 1024, 30000, 10));
+    if (rank == size - 1) TEST_CHECK(NHOOD_Topo_payback_measured(t, g, "allgather", 1024, 20000, 20));
+    NHOOD_Topo_free(&t);
+    MPI_Comm_free(&g);
+    g = doubled(size);
+    TEST_CHECK(NHOOD_Topo_create_from_comm(g, MPI_INFO_NULL, &t));
+    expect(verdict(g, t, 1024, why, sizeof why, &next) == 1, "measured gain: nhood takes over");
+    expect(next == 3000, "measured: the larger set-up over the smaller gain");
+    expect(strstr(why, "as measured on this shape before") != NULL, "the sentence says it was measured");
+    /* A set-up measured alone (gain NaN) at 64 KiB: the estimated gain over the larger set-up. */
+    long estimated = 0;
+    expect(verdict(g, t, 65536, why, sizeof why, &estimated) == 1, "64 KiB: nhood takes over on the estimate");
+    TEST_CHECK(NHOOD_Topo_payback_measured(t, g, "allgather", 65536, 1e9, NAN));
+    expect(verdict(g, t, 65536, why, sizeof why, &next) == 1 && next > 100 * estimated,
+           "a set-up measured alone: the estimated gain pays it back much later");
+    expect(strstr(why, "(measured)") != NULL && strstr(why, "as measured") == NULL,
+           "the sentence says the set-up was measured, not the gain");
+    /* Measured again: the latest record of a shape replaces the earlier one. */
+    TEST_CHECK(NHOOD_Topo_payback_measured(t, g, "allgather", 1024, 0, -1));
+    expect(verdict(g, t, 1024, why, sizeof why, NULL) == 0, "measured again, as a loss: no take-over");
+    expect(NHOOD_Topo_payback_measured(t, g, "allgather", 8, -1, 1) == MPI_ERR_ARG, "a negative set-up is MPI_ERR_ARG");
+    expect(NHOOD_Topo_payback_measured(t, g, "allgather", 8, 1, INFINITY) == MPI_ERR_ARG,
+           "an infinite gain is MPI_ERR_ARG");
     expect(NHOOD_Topo_payback_lost(t, g, "gather", 8) == MPI_ERR_ARG, "an unknown collective is MPI_ERR_ARG");
     expect(NHOOD_Topo_payback_lost(NHOOD_TOPO_NULL, g, "allgather", 8) != MPI_SUCCESS, "a null topology is an error");
     NHOOD_Topo_free(&t);
