@@ -19,7 +19,8 @@ struct nhood_call_cache {
   MPI_Comm comm;            /* the user's handle the entry was built for */
   int predefined_types;     /* sendtype and recvtype are predefined */
   const nhood_algorithm *alg;
-  MPI_Comm native; /* the graph communicator where alg is MPI's own; MPI_COMM_NULL otherwise */
+  const void *trial; /* the trial whose candidates req runs (alg NULL), or NULL */
+  MPI_Comm native;   /* the graph communicator where alg is MPI's own; MPI_COMM_NULL otherwise */
   char *arrays;
   size_t arrays_bytes, arrays_capacity;
   struct nhood_request req;
@@ -98,16 +99,16 @@ NHOOD_HOT nhood_call_cache *nhood_call_cache_acquire(NHOOD_Topo topo, const nhoo
 
 NHOOD_HOT struct nhood_request *nhood_call_cache_repeat(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo,
                                                         MPI_Comm comm) {
-  if (!c->valid || !c->predefined_types || c->comm != comm || !atomic_load(&c->ctx->attached) ||
+  if (!c->valid || c->trial || !c->predefined_types || c->comm != comm || !atomic_load(&c->ctx->attached) ||
       !same_call(&c->key, a) || !same_arrays(c, a, topo))
     return NULL;
   return &c->req;
 }
 
 struct nhood_request *nhood_call_cache_lookup(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo,
-                                              const nhood_commctx *ctx, const nhood_algorithm *alg) {
-  if (!c->valid || c->ctx != ctx || c->alg != alg || !same_call(&c->key, a) || !same_layout(&c->key, a) ||
-      !same_arrays(c, a, topo))
+                                              const nhood_commctx *ctx, const nhood_algorithm *alg, const void *trial) {
+  if (!c->valid || c->ctx != ctx || c->alg != alg || c->trial != trial || !same_call(&c->key, a) ||
+      !same_layout(&c->key, a) || !same_arrays(c, a, topo))
     return NULL;
   return &c->req;
 }
@@ -120,7 +121,7 @@ struct nhood_request *nhood_call_cache_slot(nhood_call_cache *c) {
 }
 
 int nhood_call_cache_store(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo, MPI_Comm comm,
-                           const nhood_commctx *ctx, const nhood_algorithm *alg, MPI_Comm native) {
+                           const nhood_commctx *ctx, const nhood_algorithm *alg, const void *trial, MPI_Comm native) {
   block_arrays b = arrays_of(a, topo);
   size_t total = 0;
   for (int k = 0; k < b.n; k++) total += b.bytes[k];
@@ -145,6 +146,7 @@ int nhood_call_cache_store(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_
   c->comm = comm;
   c->predefined_types = is_predefined(a->sendtype) && is_predefined(a->recvtype);
   c->alg = alg;
+  c->trial = trial;
   c->native = native;
   c->valid = 1;
   return MPI_SUCCESS;

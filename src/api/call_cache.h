@@ -38,14 +38,17 @@ nhood_call_cache *nhood_call_cache_acquire(NHOOD_Topo topo, const nhood_coll_arg
  * MPI call. NULL otherwise. */
 struct nhood_request *nhood_call_cache_repeat(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo,
                                               MPI_Comm comm);
-/* The cached request when it was built for exactly this (validated) call, else NULL. */
+/* The cached request when it was built for exactly this (validated) call, else NULL: with
+ * alg, or (alg NULL) the request of the executions of `trial` (selection/trial.h), which runs
+ * its candidates in turn. nhood_call_cache_repeat never returns the latter: a trial's
+ * executions go through the selection, which says when it ended. */
 struct nhood_request *nhood_call_cache_lookup(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo,
-                                              const nhood_commctx *ctx, const nhood_algorithm *alg);
+                                              const nhood_commctx *ctx, const nhood_algorithm *alg, const void *trial);
 /* Empties the entry and returns its request storage, to build this call's request into;
  * then nhood_call_cache_store records the key (on failure the entry stays empty). */
 struct nhood_request *nhood_call_cache_slot(nhood_call_cache *c);
 int nhood_call_cache_store(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo, MPI_Comm comm,
-                           const nhood_commctx *ctx, const nhood_algorithm *alg, MPI_Comm native);
+                           const nhood_commctx *ctx, const nhood_algorithm *alg, const void *trial, MPI_Comm native);
 /* What a thread remembers of one of its blocking calls (below). */
 typedef struct nhood_call_memo nhood_call_memo;
 /* When this call repeats one of the calling thread's memos (the same topology, communicator

@@ -201,16 +201,17 @@ cleanup:
   return rc;
 }
 
-/* The request of a call under a trial (selection/trial.h): the candidates' tasks, each got
- * ready and built as for a call of its own, under the trial's task. A blocking call builds
- * the one candidate its execution runs; a persistent request builds every candidate, and its
- * trial records what runs after a fallback. */
+/* The request of a call under a trial (selection/trial.h): every candidate's task, each got
+ * ready and built as for a call of its own, under the trial's task; a persistent request's
+ * trial records what runs after a fallback. A blocking call builds them all too, whether its
+ * request is kept for the trial's next executions or not (the call cache may be taken on one
+ * process and free on another): getting a candidate ready may be collective the first time,
+ * so every process does the same. */
 static int build_trial_request(struct nhood_request *req, const nhood_coll_args *args, NHOOD_Topo topo,
                                nhood_commctx *ctx, nhood_trial *trial, nhood_mode mode) {
   int rc = MPI_SUCCESS;
   nhood_task *tasks[NHOOD_SHORTLIST_MAX] = {NULL};
   for (int c = 0; c < trial->n; c++) {
-    if (mode == NHOOD_BLOCKING && c != nhood_trial_next(trial)) continue;
     nhood_coll_args a = *args;
     const nhood_algorithm *alg = trial->cand[c];
     nhood_native_graph *graph = NULL;
@@ -300,12 +301,20 @@ NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NH
   if (req == NULL) {
     NHOOD_TRY(prepare(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, &ctx, &alg, &how));
     if (how.trial) {
-      /* One execution of a trial: the next call may run another candidate, so it is not
-       * cached. It is described once it ran, below. */
-      if (cache) nhood_call_cache_release(cache);
-      cache = NULL;
-      NHOOD_TRY(build_trial_request(&local, &a, topo, ctx, how.trial, NHOOD_BLOCKING));
-      req = &local;
+      /* One execution of a trial, described once it ran (below). Its request, every candidate
+       * built, stays in the cache for the trial's next executions of this call: each then
+       * times its candidate as later calls run it, and not a schedule just built (a blocking
+       * trial that built its candidate for each execution measured cart-dim-batch 1.6-2.1x
+       * slower than it runs at 16 processes, docs/PERFORMANCE.md). Without the cache, each
+       * execution builds them again. */
+      if (cache && !(req = nhood_call_cache_lookup(cache, &a, topo, ctx, NULL, how.trial))) {
+        NHOOD_TRY(build_trial_request(nhood_call_cache_slot(cache), &a, topo, ctx, how.trial, NHOOD_BLOCKING));
+        NHOOD_TRY(nhood_call_cache_store(cache, &a, topo, comm, ctx, NULL, how.trial, MPI_COMM_NULL));
+        req = nhood_call_cache_lookup(cache, &a, topo, ctx, NULL, how.trial);
+      } else if (!cache) {
+        NHOOD_TRY(build_trial_request(&local, &a, topo, ctx, how.trial, NHOOD_BLOCKING));
+        req = &local;
+      }
     } else {
       NHOOD_TRY(nhood_algorithm_ready(topo, ctx, &a, NHOOD_BLOCKING, &alg, &graph, &on));
       /* A schedule that changes with other processes' counts is not cached. */
@@ -313,11 +322,11 @@ NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NH
         nhood_call_cache_release(cache);
         cache = NULL;
       }
-      if (cache && !(req = nhood_call_cache_lookup(cache, &a, topo, ctx, alg))) {
+      if (cache && !(req = nhood_call_cache_lookup(cache, &a, topo, ctx, alg, NULL))) {
         NHOOD_TRY(build_request(nhood_call_cache_slot(cache), &a, topo, on, ctx, alg, graph, NHOOD_BLOCKING));
-        NHOOD_TRY(nhood_call_cache_store(cache, &a, topo, comm, ctx, alg,
+        NHOOD_TRY(nhood_call_cache_store(cache, &a, topo, comm, ctx, alg, NULL,
                                          alg->native && graph ? graph->comm : MPI_COMM_NULL));
-        req = nhood_call_cache_lookup(cache, &a, topo, ctx, alg);
+        req = nhood_call_cache_lookup(cache, &a, topo, ctx, alg, NULL);
       } else if (!cache) {
         NHOOD_TRY(build_request(&local, &a, topo, on, ctx, alg, graph, NHOOD_BLOCKING));
         req = &local;
@@ -332,7 +341,7 @@ NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NH
   }
   last_blocking_algorithm = nhood_task_schedule(req->task)->algorithm;
   last_blocking_memo = NULL;
-  if (cache && req == nhood_call_cache_request(cache) && !check_mode())
+  if (cache && !how.trial && req == nhood_call_cache_request(cache) && !check_mode())
     nhood_call_cache_remember(cache, topo, &a, comm);
 run:
   if (req == NULL) req = nhood_call_cache_request(cache);

@@ -170,7 +170,7 @@ cleanup:
 }
 
 /* The agreement completed: the winner from now on; a persistent request's losers' tasks are
- * freed (a blocking call's task holds only the candidate it ran). */
+ * freed (a blocking call's request is replaced at the next call, which builds the winner). */
 static void decided(trial_task *t) {
   nhood_trial_decide(t->trial, t->maxima);
   for (int c = 0; c < t->trial->n && !t->agree_at_end; c++)
@@ -276,7 +276,15 @@ static void tt_release(nhood_task *task) {
   free(t);
 }
 
-static const nhood_task_ops trial_ops = {tt_begin, tt_progress, tt_wait, tt_schedule, NULL, tt_release};
+/* A blocking call's request kept for the trial's next executions: each candidate reads this
+ * call's arguments (MPI's own collective does). */
+static void tt_rebind(nhood_task *task, const nhood_coll_args *a) {
+  trial_task *t = (trial_task *)task;
+  for (int c = 0; c < NHOOD_SHORTLIST_MAX; c++)
+    if (t->cand[c]) nhood_task_rebind(t->cand[c], a);
+}
+
+static const nhood_task_ops trial_ops = {tt_begin, tt_progress, tt_wait, tt_schedule, tt_rebind, tt_release};
 
 int nhood_trial_task_create(nhood_trial *tr, nhood_mode mode, nhood_task *cands[], MPI_Comm comm, nhood_task **task) {
   trial_task *t = calloc(1, sizeof *t);
