@@ -559,6 +559,17 @@ int NHOOD_Topo_payback_measured(NHOOD_Topo topo, MPI_Comm comm, const char *coll
                                 double setup_us, double gain_us);
 
 /**
+ * Tells NHOOD_Topo_payback that a communicator of topo's shape on comm (as for
+ * NHOOD_Topo_payback_measured; `collective` and block_bytes those of its last asking) made
+ * `calls` neighborhood collectives in its life. The next asking of that shape takes the last
+ * life as the forecast of its own: where the calls left of such a life pay for the set-up,
+ * nhood takes over at once, instead of where the calls made so far would (largest life
+ * among the processes' records). Local: no communication.
+ * @return MPI_ERR_ARG (unknown collective, calls < 0), MPI_ERR_TOPOLOGY, MPI_ERR_COMM.
+ */
+int NHOOD_Topo_payback_life(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes, long calls);
+
+/**
  * NHOOD_Topo_payback_measured with no set-up measured and no gain: nhood's calls of
  * `collective` on topo and comm were slower than MPI's own.
  * @return as NHOOD_Topo_payback_measured.

@@ -40,32 +40,38 @@ int NHOOD_Topo_payback(NHOOD_Topo topo, MPI_Comm comm, const char *collective, d
   /* The estimated set-up and gain of this call, whether a gain was measured on this shape,
    * any call's gain, the measured gain negated (so that the maximum gives the smallest gain
    * among the processes that have one) and the measured set-up. */
-  double v[6] = {0, 0, 0, 0, -DBL_MAX, 0}, measured_setup = 0, measured_gain = 0;
+  double v[7] = {0, 0, 0, 0, -DBL_MAX, 0, 0}, measured_setup = 0, measured_gain = 0;
+  long life = 0;
   if (local_rc == MPI_SUCCESS) {
     nhood_cold_estimate(topo, rank, size, &p, kind, block_bytes, &v[0], &v[1]);
-    if (nhood_cold_recorded(topo, rank, size, kind, block_bytes, &measured_setup, &measured_gain)) {
+    if (nhood_cold_recorded(topo, rank, size, kind, block_bytes, &measured_setup, &measured_gain, &life)) {
       v[5] = measured_setup;
       if (!isnan(measured_gain)) v[2] = 1, v[4] = -measured_gain;
+      v[6] = (double)life;
     }
     v[3] = nhood_cold_any_gain(topo, rank, &p);
   }
-  NHOOD_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, v, 6, MPI_DOUBLE, MPI_MAX, comm));
+  NHOOD_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, v, 7, MPI_DOUBLE, MPI_MAX, comm));
+  life = (long)v[6]; /* the longest last life among the processes' records */
   /* Measured beats predicted: the larger set-up, and the gain measured on a communicator of
    * this shape (none where nhood lost there). */
   int measured = v[2] > 0, setup_measured = v[5] > v[0];
   double setup = setup_measured ? v[5] : v[0], gain = measured ? fmax(0, -v[4]) : v[1];
-  nhood_cold_verdict(setup, gain, v[3], calls, next, take_over);
+  nhood_cold_verdict(setup, gain, v[3], calls, life, next, take_over);
   if (why && len > 0 && *next == LONG_MAX)
     snprintf(why, (size_t)len, "after %ld call%s: set-up %.1f us, no call of any collective or size gains: MPI's own",
              calls, calls == 1 ? "" : "s", setup);
-  else if (why && len > 0)
-    snprintf(why, (size_t)len, "after %ld call%s: set-up %.1f us%s, %s %.3g us per %s of %.0f B%s: %s %ld", calls,
+  else if (why && len > 0) {
+    char lived[64] = "";
+    if (life > 0) snprintf(lived, sizeof lived, ", the last of this shape lived %ld calls", life);
+    snprintf(why, (size_t)len, "after %ld call%s: set-up %.1f us%s, %s %.3g us per %s of %.0f B%s%s: %s %ld", calls,
              calls == 1 ? "" : "s", setup, setup_measured ? " (measured)" : "", measured ? "gain" : "largest gain",
              measured ? gain : v[1], collective, block_bytes,
              !measured  ? ""
              : gain > 0 ? ", as measured on this shape before"
                         : ", but nhood lost on this shape before",
-             *take_over ? "nhood takes over at call" : "no call gains, asks again at call", *next);
+             lived, *take_over ? "nhood takes over at call" : "no call gains, asks again at call", *next);
+  }
   NHOOD_TRY(local_rc);
 cleanup:
   return rc;
@@ -80,6 +86,16 @@ int NHOOD_Topo_payback_measured(NHOOD_Topo topo, MPI_Comm comm, const char *coll
   if (isinf(gain_us)) return nhood_error(MPI_ERR_ARG, "gain_us = %g is not finite (NaN: not measured)", gain_us);
   NHOOD_TRY(shape_args(topo, comm, collective, &kind, &rank, &size));
   nhood_cold_record(topo, rank, size, kind, block_bytes, setup_us, gain_us);
+cleanup:
+  return rc;
+}
+
+int NHOOD_Topo_payback_life(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes, long calls) {
+  int rc = MPI_SUCCESS, rank = 0, size = 0;
+  nhood_coll_kind kind;
+  if (calls < 0) return nhood_error(MPI_ERR_ARG, "calls = %ld is negative", calls);
+  NHOOD_TRY(shape_args(topo, comm, collective, &kind, &rank, &size));
+  nhood_cold_record_life(topo, rank, size, kind, block_bytes, calls);
 cleanup:
   return rc;
 }

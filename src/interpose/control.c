@@ -42,6 +42,9 @@ static int delete_state(MPI_Comm comm, int keyval, void *value, void *extra) {
   ip_comm *c = value;
   atomic_fetch_add(&ip_generation, 1);
   record_unjudged(comm, c);
+  /* Its life forecasts the next one's of its shape (NHOOD_Topo_payback_life). */
+  if (c->asked && c->topo != NHOOD_TOPO_NULL)
+    (void)NHOOD_Topo_payback_life(c->topo, comm, coll_names[c->asked_coll], c->asked_block, c->calls);
   if (c->topo != NHOOD_TOPO_NULL) NHOOD_Topo_free(&c->topo);
   free(c);
   return MPI_SUCCESS;
@@ -150,8 +153,8 @@ NHOOD_HOT ip_route_to ip_route(MPI_Comm comm, int persistent, ip_comm **out, int
   }
   *out = c;
   if (c->hot) {
-    if (c->probe_at == 0) return IP_TO_NHOOD;
-    return ++c->calls >= c->probe_at ? IP_TO_PROBE : IP_TO_NHOOD;
+    long n = ++c->calls;
+    return c->probe_at != 0 && n >= c->probe_at ? IP_TO_PROBE : IP_TO_NHOOD;
   }
   /* Cold: every process counts the same calls (collectives are called in one order). */
   long n = ++c->calls;
@@ -283,6 +286,7 @@ ip_route_to ip_ask(MPI_Comm comm, ip_comm *c, ip_coll coll, double block_bytes, 
     if (at != next) snprintf(why + used, sizeof why - used, " (here call %ld: MPI's own calls timed first)", at);
     stats_why(c->slot, why);
   }
+  c->asked = 1;
   c->asked_coll = (int)coll;
   c->asked_block = block_bytes;
   c->next = at;

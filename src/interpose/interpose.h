@@ -36,9 +36,10 @@ typedef struct ip_comm {
   NHOOD_Topo topo; /* derived from the communicator when first needed; NHOOD_TOPO_NULL before */
   int slot;        /* its row of statistics */
   int hot;         /* nhood runs its calls; until then they are MPI's own (cold) */
-  long calls;      /* neighborhood collectives made while cold: the same count on every process */
+  long calls;      /* neighborhood collectives made on it: the same count on every process */
   long next;       /* the count at which the cold path asks again (or takes over, take_over) */
   int take_over;   /* the last verdict: nhood takes over at `next` */
+  int asked;       /* the cold path asked about it at least once */
   int asked_coll;  /* ip_coll of the call that asked last, and its block size here */
   double asked_block;
   /* Probation (docs/DESIGN-NOTES.md, "Cold communicators"): the blocking calls of two windows

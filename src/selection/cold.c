@@ -132,16 +132,22 @@ double nhood_cold_any_gain(NHOOD_Topo topo, int me, const nhood_cost_params *p) 
   return best;
 }
 
-void nhood_cold_verdict(double setup, double gain, double any_gain, long calls, long *next, int *take_over) {
+void nhood_cold_verdict(double setup, double gain, double any_gain, long calls, long life, long *next, int *take_over) {
   if (!(gain > 0)) {
     *take_over = 0;
     *next = !(any_gain > 0) ? LONG_MAX : calls < 1 ? 4 : 4 * calls;
     return;
   }
-  /* Ski rental: the calls made so far forecast as many to come; nhood takes over once they
-   * pay for the set-up. */
-  double even = ceil(setup / gain);
   *take_over = 1;
+  /* The last life of this shape forecasts the calls left: where they pay for the set-up,
+   * nhood takes over now. */
+  if (life > calls && (double)(life - calls) * gain >= setup) {
+    *next = calls;
+    return;
+  }
+  /* Else ski rental: the calls made so far forecast as many to come; nhood takes over once
+   * they pay for the set-up. */
+  double even = ceil(setup / gain);
   *next = even <= (double)calls ? calls : even < 1e15 ? (long)even : (long)1e15;
 }
 
@@ -162,7 +168,8 @@ typedef struct {
 } shape;
 static struct {
   shape shape;
-  double setup, gain;
+  double setup, gain; /* 0 and NaN where not measured */
+  long life;          /* calls of the last communicator of the shape freed; 0: none */
 } outcomes[OUTCOMES];
 static int noutcomes;
 static pthread_mutex_t outcomes_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -184,24 +191,41 @@ static int find_outcome(const shape *s) {
   return -1;
 }
 
+/* The record of s, a new one (nothing measured) where there is none; with outcomes_lock held. */
+static int outcome_of(const shape *s) {
+  int k = find_outcome(s);
+  if (k >= 0) return k;
+  k = noutcomes++ % OUTCOMES;
+  outcomes[k].shape = *s;
+  outcomes[k].setup = 0;
+  outcomes[k].gain = NAN;
+  outcomes[k].life = 0;
+  return k;
+}
+
 void nhood_cold_record(NHOOD_Topo topo, int me, int size, nhood_coll_kind kind, double block_bytes, double setup,
                        double gain) {
   shape s = shape_of(topo, me, size, kind, block_bytes);
   pthread_mutex_lock(&outcomes_lock);
-  int k = find_outcome(&s);
-  if (k < 0) k = noutcomes++ % OUTCOMES;
-  outcomes[k].shape = s;
+  int k = outcome_of(&s);
   outcomes[k].setup = setup;
   outcomes[k].gain = gain;
   pthread_mutex_unlock(&outcomes_lock);
 }
 
+void nhood_cold_record_life(NHOOD_Topo topo, int me, int size, nhood_coll_kind kind, double block_bytes, long calls) {
+  shape s = shape_of(topo, me, size, kind, block_bytes);
+  pthread_mutex_lock(&outcomes_lock);
+  outcomes[outcome_of(&s)].life = calls;
+  pthread_mutex_unlock(&outcomes_lock);
+}
+
 int nhood_cold_recorded(NHOOD_Topo topo, int me, int size, nhood_coll_kind kind, double block_bytes, double *setup,
-                        double *gain) {
+                        double *gain, long *life) {
   shape s = shape_of(topo, me, size, kind, block_bytes);
   pthread_mutex_lock(&outcomes_lock);
   int k = find_outcome(&s);
-  if (k >= 0) *setup = outcomes[k].setup, *gain = outcomes[k].gain;
+  if (k >= 0) *setup = outcomes[k].setup, *gain = outcomes[k].gain, *life = outcomes[k].life;
   pthread_mutex_unlock(&outcomes_lock);
   return k >= 0;
 }

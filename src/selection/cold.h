@@ -60,8 +60,10 @@ double nhood_cold_any_gain(NHOOD_Topo topo, int me, const nhood_cost_params *p);
 /* The verdict after `calls` calls from the maxima over processes: at call count *next, nhood
  * takes over (*take_over = 1), or the question is asked again (0, where no call gains: four
  * times as many calls later, in case the calls change; LONG_MAX where no call of any
- * collective or size gains, any_gain being 0). */
-void nhood_cold_verdict(double setup, double gain, double any_gain, long calls, long *next, int *take_over);
+ * collective or size gains, any_gain being 0). Where the last communicator of this shape
+ * lived `life` calls (0: not known) and the calls left of such a life pay for the set-up,
+ * nhood takes over now; else at the ski-rental point, set-up / gain. */
+void nhood_cold_verdict(double setup, double gain, double any_gain, long calls, long life, long *next, int *take_over);
 
 /* The probation's window with NHOOD_COLD's first check at first_check: shorter where NHOOD_COLD
  * asks sooner than the window's length. */
@@ -83,7 +85,10 @@ long nhood_cold_take_over_call(long asked, long next, long first_check);
  * gains. */
 void nhood_cold_record(NHOOD_Topo topo, int me, int size, nhood_coll_kind kind, double block_bytes, double setup,
                        double gain);
-/* 1 with the record of this shape in *setup and *gain, 0 where there is none. */
+/* A communicator of this shape was freed after `calls` neighborhood collectives: its life,
+ * the forecast of the next one's (nhood_cold_verdict). Kept with the shape's measurements. */
+void nhood_cold_record_life(NHOOD_Topo topo, int me, int size, nhood_coll_kind kind, double block_bytes, long calls);
+/* 1 with the record of this shape in *setup, *gain and *life, 0 where there is none. */
 int nhood_cold_recorded(NHOOD_Topo topo, int me, int size, nhood_coll_kind kind, double block_bytes, double *setup,
-                        double *gain);
+                        double *gain, long *life);
 #endif

@@ -1,12 +1,14 @@
 /*
- * NHOOD_Topo_payback, NHOOD_Topo_payback_lost and NHOOD_Topo_payback_measured (the cold path's
+ * NHOOD_Topo_payback, _lost, _measured and _life (the cold path's
  * verdict, selection/cold.h): on a graph where every process sends each neighbor two blocks
  * (duplicate edges), a call can gain, so the verdict is to take over; once a loss is recorded
  * on one communicator of that shape, a new communicator of the same shape gets no take-over,
  * on every process alike, while another shape (block size class) still does, and the question
  * is asked again later; a measured set-up and gain set the take-over call (the largest set-up
- * over the smallest gain among the processes), and a set-up measured alone delays it; on a
- * directed ring no call can gain, and it is never asked again; bad arguments are MPI_ERR_ARG.
+ * over the smallest gain among the processes), and a set-up measured alone delays it; the last
+ * life of the shape brings the take-over forward where its calls left pay (the longest among
+ * the processes); on a directed ring no call can gain, and it is never asked again; bad
+ * arguments are MPI_ERR_ARG.
  */
 #include <limits.h>
 #include <math.h>
@@ -93,6 +95,17 @@ int main(int argc, char **argv) {
            "a set-up measured alone: the estimated gain pays it back much later");
     expect(strstr(why, "(measured)") != NULL && strstr(why, "as measured") == NULL,
            "the sentence says the set-up was measured, not the gain");
+    /* Lives at 4 KiB, with a set-up of 30 ms and a gain of 10 us measured: after a life of 1000
+     * calls the 984 left cannot pay (the ski-rental point, call 3000, stays); after one of
+     * 100000 they can, and nhood takes over now. */
+    TEST_CHECK(NHOOD_Topo_payback_measured(t, g, "allgather", 4096, 30000, 10));
+    TEST_CHECK(NHOOD_Topo_payback_life(t, g, "allgather", 4096, 1000));
+    expect(verdict(g, t, 4096, why, sizeof why, &next) == 1 && next == 3000, "a short life: the ski-rental point");
+    expect(strstr(why, "the last of this shape lived 1000 calls") != NULL, "the sentence gives the life");
+    if (rank == size - 1) TEST_CHECK(NHOOD_Topo_payback_life(t, g, "allgather", 4096, 100000));
+    expect(verdict(g, t, 4096, why, sizeof why, &next) == 1 && next == 16,
+           "a long life on one process: nhood takes over now, everywhere");
+    expect(NHOOD_Topo_payback_life(t, g, "allgather", 8, -1) == MPI_ERR_ARG, "a negative life is MPI_ERR_ARG");
     /* Measured again: the latest record of a shape replaces the earlier one. */
     TEST_CHECK(NHOOD_Topo_payback_measured(t, g, "allgather", 1024, 0, -1));
     expect(verdict(g, t, 1024, why, sizeof why, NULL) == 0, "measured again, as a loss: no take-over");

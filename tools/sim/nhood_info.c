@@ -425,7 +425,7 @@ static void print_cold(const options *opt, NHOOD_Topo *topos, nhood_coll_kind ki
     }
     long next = 0;
     int take_over = 0;
-    nhood_cold_verdict(setup, gain, gain, 0, &next, &take_over);
+    nhood_cold_verdict(setup, gain, gain, 0, 0, &next, &take_over);
     printf("%9.0f %14.1f %14.3f ", opt->sizes[s], setup, gain);
     if (take_over)
       printf("%12ld   nhood from call %ld\n", next,
