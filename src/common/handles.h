@@ -16,8 +16,8 @@ void nhood_handle_unregister(const void *handle);
 int nhood_handle_is_live(const void *handle, nhood_handle_kind kind);
 /* What a thread remembers of its last call (api/call_cache.h) stands in for the handle check
  * and the lookups while this counter has not moved since: it advances whenever something such
- * a memo may point at goes away (a topology destroyed, a communicator's context detached, a
- * cached schedule replaced). */
+ * a memo may point at goes away (a topology destroyed, a communicator's context detached, MPI's
+ * graph communicator of a topology freed, a cached schedule replaced). */
 extern atomic_uint nhood_handles_generation;
 static inline void nhood_handles_advance(void) {
   atomic_fetch_add_explicit(&nhood_handles_generation, 1, memory_order_acq_rel);
