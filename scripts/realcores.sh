@@ -21,13 +21,18 @@ churn_nps=${CHURN_NPS:-2 4 8 16}
 gain_np=${GAIN_NP:-16}
 auto_np=${AUTO_NP:-16}
 bench=$dir/tools/bench/nhood-bench
-NHOOD_MPI_LIBRARY=$(realpath "$dir/libnhood-mpi.so")
-export NHOOD_MPI_LIBRARY OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 flags=${MPIEXEC_FLAGS:-}
 # shellcheck disable=SC2206
 plain=("$launcher" $flags)
-# shellcheck disable=SC2206
-interposed=("$dir/tools/run/nhood-run" "$launcher" $flags)
+# The interposition library of a build (nhood-run with its libnhood-mpi) before a command.
+through() {
+  local lib
+  lib=$(realpath "$1/libnhood-mpi.so")
+  shift
+  # shellcheck disable=SC2086
+  NHOOD_MPI_LIBRARY=$lib "$dir/tools/run/nhood-run" "$launcher" $flags "$@"
+}
 mkdir -p "$outdir"
 log=$outdir/realcores.log
 summary=$outdir/summary.txt
@@ -45,7 +50,7 @@ say "== hot path, 2 processes, 4 B, 10000 calls after 1000; µs per call (median
 for r in $(seq 1 "$runs"); do
   rows "${plain[@]}" -n 2 "$bench" --topo er:density=1.0 --coll allgather --sizes 4 --algo pmpi,isend,direct \
     --iters 10000 --warmup 1000 | awk '{printf "%s %s\n", $4, $5}' >"$outdir/hot.$r"
-  NHOOD_ALGORITHM=direct rows "${interposed[@]}" -n 2 "$bench" --topo er:density=1.0 --coll allgather --sizes 4 \
+  NHOOD_ALGORITHM=direct rows through "$dir" -n 2 "$bench" --topo er:density=1.0 --coll allgather --sizes 4 \
     --algo pmpi,mpi --iters 10000 --warmup 1000 | awk '{printf "interposed-%s %s\n", $4, $5}' >>"$outdir/hot.$r"
 done
 for a in pmpi isend direct interposed-pmpi interposed-mpi; do
@@ -55,13 +60,6 @@ say "  direct/isend per run: $(for r in $(seq 1 "$runs"); do awk '$1=="isend"{i=
 say "  interposed mpi - pmpi per run (µs): $(for r in $(seq 1 "$runs"); do awk '$1=="interposed-pmpi"{p=$2} $1=="interposed-mpi"{m=$2} END{printf "%.3f ", m-p}' "$outdir/hot.$r"; done)"
 rm -f "$outdir"/hot.*
 
-# The interposition library of a build (nhood-run with its libnhood-mpi) before a command.
-through() {
-  local lib
-  lib=$(realpath "$1/libnhood-mpi.so")
-  shift
-  NHOOD_MPI_LIBRARY=$lib "$dir/tools/run/nhood-run" "$launcher" $flags "$@"
-}
 # BASE=another build: the churn and gain sections run it too, alternately with BUILD.
 builds=("$dir")
 [ -n "${BASE:-}" ] && builds+=("$BASE")

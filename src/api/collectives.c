@@ -237,6 +237,30 @@ cleanup:
   return rc;
 }
 
+/* The request of a blocking call with alg, or of the executions of `trial` (alg NULL): the
+ * held cache entry's where it was built for exactly this call, else built into the entry, or
+ * into *local where no entry is held. */
+static int blocking_request(nhood_call_cache *cache, struct nhood_request *local, const nhood_coll_args *a,
+                            MPI_Comm comm, NHOOD_Topo topo, NHOOD_Topo on, nhood_commctx *ctx,
+                            const nhood_algorithm *alg, nhood_native_graph *graph, nhood_trial *trial,
+                            struct nhood_request **req) {
+  int rc = MPI_SUCCESS;
+  if (cache && (*req = nhood_call_cache_lookup(cache, a, topo, ctx, alg, trial))) return MPI_SUCCESS;
+  struct nhood_request *into = cache ? nhood_call_cache_slot(cache) : local;
+  if (trial)
+    NHOOD_TRY(build_trial_request(into, a, topo, ctx, trial, NHOOD_BLOCKING));
+  else
+    NHOOD_TRY(build_request(into, a, topo, on, ctx, alg, graph, NHOOD_BLOCKING));
+  if (cache) {
+    NHOOD_TRY(nhood_call_cache_store(cache, a, topo, comm, ctx, alg, trial,
+                                     alg && alg->native && graph ? graph->comm : MPI_COMM_NULL));
+    into = nhood_call_cache_lookup(cache, a, topo, ctx, alg, trial);
+  }
+  *req = into;
+cleanup:
+  return rc;
+}
+
 /* The algorithm of the calling thread's last blocking call that ran (NHOOD_Last_algorithm),
  * and how it was chosen (NHOOD_Selection_info), written where a call was prepared (a repeat
  * from the call cache runs the same choice). */
@@ -307,14 +331,7 @@ NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NH
        * trial that built its candidate for each execution measured cart-dim-batch 1.6-2.1x
        * slower than it runs at 16 processes, docs/PERFORMANCE.md). Without the cache, each
        * execution builds them again. */
-      if (cache && !(req = nhood_call_cache_lookup(cache, &a, topo, ctx, NULL, how.trial))) {
-        NHOOD_TRY(build_trial_request(nhood_call_cache_slot(cache), &a, topo, ctx, how.trial, NHOOD_BLOCKING));
-        NHOOD_TRY(nhood_call_cache_store(cache, &a, topo, comm, ctx, NULL, how.trial, MPI_COMM_NULL));
-        req = nhood_call_cache_lookup(cache, &a, topo, ctx, NULL, how.trial);
-      } else if (!cache) {
-        NHOOD_TRY(build_trial_request(&local, &a, topo, ctx, how.trial, NHOOD_BLOCKING));
-        req = &local;
-      }
+      NHOOD_TRY(blocking_request(cache, &local, &a, comm, topo, on, ctx, NULL, NULL, how.trial, &req));
     } else {
       NHOOD_TRY(nhood_algorithm_ready(topo, ctx, &a, NHOOD_BLOCKING, &alg, &graph, &on));
       /* A schedule that changes with other processes' counts is not cached. */
@@ -322,15 +339,7 @@ NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NH
         nhood_call_cache_release(cache);
         cache = NULL;
       }
-      if (cache && !(req = nhood_call_cache_lookup(cache, &a, topo, ctx, alg, NULL))) {
-        NHOOD_TRY(build_request(nhood_call_cache_slot(cache), &a, topo, on, ctx, alg, graph, NHOOD_BLOCKING));
-        NHOOD_TRY(nhood_call_cache_store(cache, &a, topo, comm, ctx, alg, NULL,
-                                         alg->native && graph ? graph->comm : MPI_COMM_NULL));
-        req = nhood_call_cache_lookup(cache, &a, topo, ctx, alg, NULL);
-      } else if (!cache) {
-        NHOOD_TRY(build_request(&local, &a, topo, on, ctx, alg, graph, NHOOD_BLOCKING));
-        req = &local;
-      }
+      NHOOD_TRY(blocking_request(cache, &local, &a, comm, topo, on, ctx, alg, graph, NULL, &req));
       nhood_auto_describe(&how, alg, req->selection, sizeof req->selection);
       req->selection_id = atomic_fetch_add_explicit(&selection_ids, 1, memory_order_relaxed);
     }

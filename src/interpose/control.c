@@ -211,6 +211,12 @@ static double window_median(ip_comm *c, int hot) {
   return n % 2 ? c->seconds[hot][n / 2] : (c->seconds[hot][n / 2 - 1] + c->seconds[hot][n / 2]) / 2;
 }
 
+/* nhood's set-up on c as timed: its calls from the take-over to the trial's end, less as many
+ * calls of per_call seconds (0 where none was timed). */
+static double setup_seconds(const ip_comm *c, double per_call) {
+  return c->setup_calls > 0 && per_call > 0 ? fmax(0, c->setup_seconds - c->setup_calls * per_call) : 0;
+}
+
 /* A communicator freed after nhood took it over but before the probation judged it: its
  * set-up as far as it was timed (the set-up's calls less as many of nhood's calls after
  * them, or of MPI's own before them where none followed), so that the next communicator of
@@ -222,8 +228,8 @@ static void record_unjudged(MPI_Comm comm, ip_comm *c) {
   if (!c->hot || c->window_from == 0 || c->setup_calls == 0 || c->topo == NHOOD_TOPO_NULL) return;
   double per_call = window_median(c, 1);
   if (per_call == 0) per_call = window_median(c, 0);
-  double setup = fmax(0, c->setup_seconds - c->setup_calls * per_call);
-  (void)NHOOD_Topo_payback_measured(c->topo, comm, coll_names[c->asked_coll], c->asked_block, 1e6 * setup, NAN);
+  (void)NHOOD_Topo_payback_measured(c->topo, comm, coll_names[c->asked_coll], c->asked_block,
+                                    1e6 * setup_seconds(c, per_call), NAN);
 }
 
 ip_route_to ip_probe(MPI_Comm comm, ip_comm *c, int *rc) {
@@ -232,7 +238,7 @@ ip_route_to ip_probe(MPI_Comm comm, ip_comm *c, int *rc) {
    * only) gives no verdict: nhood stays. */
   /* The set-up: what its calls took beyond as many of nhood's calls after it. */
   double m[3] = {window_median(c, 0), window_median(c, 1), 0};
-  if (c->setup_calls > 0 && m[1] > 0) m[2] = fmax(0, c->setup_seconds - c->setup_calls * m[1]);
+  m[2] = setup_seconds(c, m[1]);
   long from = c->window_from;
   c->window_from = c->probe_at = 0;
   *rc = PMPI_Allreduce(MPI_IN_PLACE, m, 3, MPI_DOUBLE, MPI_MAX, comm);
