@@ -230,13 +230,6 @@ NHOOD_HOT static nhood_call_memo *memo_of(NHOOD_Topo topo, const nhood_coll_args
 
 static int has_arrays(nhood_coll_kind kind) { return kind == NHOOD_ALLTOALLV || kind == NHOOD_ALLGATHERV; }
 
-NHOOD_HOT MPI_Comm nhood_call_cache_remembered_native(NHOOD_Topo topo, const nhood_coll_args *a, MPI_Comm comm,
-                                                      const nhood_call_memo **memo) {
-  nhood_call_memo *m = has_arrays(a->kind) ? NULL : memo_of(topo, a, comm);
-  *memo = m;
-  return m ? m->native : MPI_COMM_NULL;
-}
-
 NHOOD_HOT nhood_call_cache *nhood_call_cache_remembered(NHOOD_Topo topo, const nhood_coll_args *a, MPI_Comm comm,
                                                         MPI_Comm *native, const nhood_call_memo **memo) {
   *native = MPI_COMM_NULL;
@@ -252,7 +245,8 @@ NHOOD_HOT nhood_call_cache *nhood_call_cache_remembered(NHOOD_Topo topo, const n
   unsigned g = m->generation;
   nhood_call_cache *c = m->entry;
   if (atomic_flag_test_and_set(&c->busy)) return NULL;
-  if (g != atomic_load_explicit(&nhood_handles_generation, memory_order_acquire) || !same_arrays(c, a, topo)) {
+  if (g != atomic_load_explicit(&nhood_handles_generation, memory_order_acquire) ||
+      (has_arrays(a->kind) && !same_arrays(c, a, topo))) {
     atomic_flag_clear(&c->busy);
     return NULL;
   }

@@ -57,11 +57,6 @@ typedef struct nhood_call_memo nhood_call_memo;
  * (another algorithm, or count arrays to compare); NULL, MPI_COMM_NULL and NULL otherwise. */
 nhood_call_cache *nhood_call_cache_remembered(NHOOD_Topo topo, const nhood_coll_args *a, MPI_Comm comm,
                                               MPI_Comm *native, const nhood_call_memo **memo);
-/* The same for the common case alone, before anything else of the call (api/collectives.c):
- * the graph communicator where the call repeats a memo, has no count arrays and the entry runs
- * MPI's own collective (the memo in *memo); MPI_COMM_NULL otherwise. */
-MPI_Comm nhood_call_cache_remembered_native(NHOOD_Topo topo, const nhood_coll_args *a, MPI_Comm comm,
-                                            const nhood_call_memo **memo);
 /* Writes a memo of this call, which ran from the held entry c (only where the entry needs no
  * check); it replaces the memo of whichever topology object shared its slot. */
 void nhood_call_cache_remember(nhood_call_cache *c, NHOOD_Topo topo, const nhood_coll_args *a, MPI_Comm comm);

@@ -279,13 +279,34 @@ int NHOOD_Last_algorithm(const char **algorithm) {
   return MPI_SUCCESS;
 }
 
-/* A repeat of the calling thread's blocking call remembered in memo, which MPI's own collective
- * ran on the graph communicator `native`: the arguments straight to it. */
-NHOOD_HOT static int native_repeat(const nhood_coll_args *a, MPI_Comm native, const nhood_call_memo *memo) {
+/* Runs a blocking call's request, built for this call or for one with the same arguments (a
+ * cached task may read the arguments of the call it was built for, MPI's own blocking call:
+ * this call's are the same in content). A task that sends nothing on the context (MPI's own)
+ * takes no tag window. */
+NHOOD_HOT static int run_request(struct nhood_request *req, const nhood_coll_args *a) {
+  nhood_task_rebind(req->task, a);
+  if (nhood_request_ntags(req) > 0) req->tag_base = nhood_commctx_reserve_tags(req->ctx, nhood_request_ntags(req));
+  int rc = nhood_request_begin(req);
+  if (rc == MPI_SUCCESS) rc = nhood_request_wait(req);
+  if (rc != MPI_SUCCESS) nhood_request_error_context(req);
+  return rc;
+}
+
+/* A repeat of the calling thread's blocking call remembered in memo (api/call_cache.h): where
+ * MPI's own collective ran it, the arguments straight to the graph communicator `native`;
+ * otherwise the held entry's request. Nothing is checked or prepared again. */
+NHOOD_HOT static int repeat_memo(const nhood_coll_args *a, nhood_call_cache *cache, MPI_Comm native,
+                                 const nhood_call_memo *memo) {
+  int rc;
   last_blocking_memo = memo;
   last_blocking_algorithm = nhood_call_memo_algorithm(memo);
-  int rc = nhood_native_call(a, native, NHOOD_NATIVE_BLOCKING, NULL);
-  if (rc != MPI_SUCCESS) nhood_error_context("neighborhood %s (mpi)", nhood_coll_names[a->kind]);
+  if (native != MPI_COMM_NULL) {
+    rc = nhood_native_call(a, native, NHOOD_NATIVE_BLOCKING, NULL);
+    if (rc != MPI_SUCCESS) nhood_error_context("neighborhood %s (mpi)", nhood_coll_names[a->kind]);
+  } else {
+    rc = run_request(nhood_call_cache_request(cache), a);
+  }
+  if (cache) nhood_call_cache_release(cache);
   return rc;
 }
 
@@ -304,20 +325,6 @@ NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NH
   NHOOD_Topo on = topo;
   nhood_auto_how how;
   how.trial = NULL;
-  /* A call this thread remembers: MPI's own collective straight away, or the entry's request. */
-  MPI_Comm native;
-  const nhood_call_memo *memo;
-  cache = nhood_call_cache_remembered(topo, args, comm, &native, &memo);
-  if (native != MPI_COMM_NULL) {
-    rc = native_repeat(args, native, memo);
-    goto cleanup;
-  }
-  if (cache) {
-    last_blocking_memo = memo;
-    last_blocking_algorithm = nhood_call_memo_algorithm(memo);
-    a = *args;
-    goto run;
-  }
   a = *args;
   NHOOD_TRY(nhood_topo_validate(topo, "topo"));
   cache = nhood_call_cache_acquire(topo, &a);
@@ -352,16 +359,7 @@ NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NH
   last_blocking_memo = NULL;
   if (cache && !how.trial && req == nhood_call_cache_request(cache) && !check_mode())
     nhood_call_cache_remember(cache, topo, &a, comm);
-run:
-  if (req == NULL) req = nhood_call_cache_request(cache);
-  /* A cached task may read the arguments of the call it was built for (MPI's own blocking
-   * call): this call's are the same in content. A task that sends nothing on the context
-   * (MPI's own) takes no tag window. */
-  nhood_task_rebind(req->task, &a);
-  if (nhood_request_ntags(req) > 0) req->tag_base = nhood_commctx_reserve_tags(req->ctx, nhood_request_ntags(req));
-  rc = nhood_request_begin(req);
-  if (rc == MPI_SUCCESS) rc = nhood_request_wait(req);
-  if (rc != MPI_SUCCESS) nhood_request_error_context(req);
+  rc = run_request(req, &a);
   if (how.trial) {
     nhood_trial_describe(how.trial, last_blocking_selection, sizeof last_blocking_selection);
     last_blocking_selection_id = 0;
@@ -426,12 +424,25 @@ int nhood_last_blocking_selection(char *text, size_t len) {
 
 NHOOD_HOT static int run(const nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, nhood_mode mode,
                          NHOOD_Request *request) {
-  /* A blocking call the thread remembers, run by MPI's own collective: straight to it, before
-   * anything else (api/call_cache.h). The thread passed the thread-level check when it made the
-   * call it repeats. */
-  const nhood_call_memo *memo = NULL;
-  MPI_Comm native = mode == NHOOD_BLOCKING ? nhood_call_cache_remembered_native(topo, a, comm, &memo) : MPI_COMM_NULL;
-  if (native != MPI_COMM_NULL) return native_repeat(a, native, memo);
+  /* A blocking call the thread remembers, before anything else (api/call_cache.h), with one
+   * lookup. The thread passed the thread-level check when it made the call it repeats; MPI's
+   * own collective needs no more, nhood's engine has the check again (nhood_thread_enter). */
+  if (mode == NHOOD_BLOCKING) {
+    MPI_Comm native;
+    const nhood_call_memo *memo;
+    nhood_call_cache *cache = nhood_call_cache_remembered(topo, a, comm, &native, &memo);
+    if (native != MPI_COMM_NULL) return repeat_memo(a, cache, native, memo);
+    if (cache) {
+      int rc = nhood_thread_enter();
+      if (rc == MPI_SUCCESS) {
+        rc = repeat_memo(a, cache, native, memo);
+        nhood_thread_leave();
+      } else {
+        nhood_call_cache_release(cache);
+      }
+      return rc;
+    }
+  }
   NHOOD_THREAD_GUARDED(mode == NHOOD_BLOCKING ? run_blocking(a, comm, topo)
                                               : run_with_request(a, comm, topo, info, mode, request));
 }

@@ -76,7 +76,13 @@ NHOOD_HOT static int complete_slots(nhood_mpi_transport_ctx *ctx, int nslots, in
     int code = blocking ? MPI_Waitall(nslots, ctx->requests, ctx->statuses)
                         : MPI_Testall(nslots, ctx->requests, &flag, ctx->statuses);
     if (NHOOD_P2P_ERRORS_GO_TO_WORLD) nhood_errors_return_end();
-    if (code == MPI_SUCCESS) break;
+    if (code == MPI_SUCCESS) {
+      if (blocking) { /* every request completed, and MPI set each handle to MPI_REQUEST_NULL */
+        *done = 1;
+        return rc;
+      }
+      break;
+    }
     int errclass = MPI_ERR_INTERN, k = 0;
     MPI_Error_class(code, &errclass);
     if (errclass != MPI_ERR_IN_STATUS)
