@@ -70,7 +70,8 @@ static void note_failure(nhood_exec *e, int rc, const nhood_op *op, const nhood_
 }
 
 /* The run ended: its first failure, if any, becomes this call's error. */
-NHOOD_HOT static int report(nhood_exec *e) {
+NHOOD_HOT static inline int report(nhood_exec *e) {
+  if (e->error == MPI_SUCCESS && e->error_message == NULL) return MPI_SUCCESS; /* every call of a hot loop */
   int rc = nhood_error_restore(e->error, e->error_message);
   nhood_exec_free(e);
   return rc;
@@ -127,7 +128,7 @@ static int round_failed(nhood_exec *e, int rc, int failed) {
 }
 
 NHOOD_HOT int nhood_exec_start(nhood_exec *e, int tag_base) {
-  nhood_exec_free(e);
+  if (e->error != MPI_SUCCESS || e->error_message) nhood_exec_free(e);
   e->tag_base = tag_base;
   e->round = 0;
   e->nposted = 0;
