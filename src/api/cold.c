@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "api/payback.h"
 #include "api/topologies.h"
 #include "common/errors.h"
 #include "selection/cold.h"
@@ -26,33 +27,44 @@ cleanup:
   return rc;
 }
 
-int NHOOD_Topo_payback(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes, long calls,
-                       long *next, int *take_over, char *why, int len) {
+int nhood_payback_begin(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes, nhood_payback *p,
+                        MPI_Request *request) {
   int rc = MPI_SUCCESS, rank = 0, size = 0;
   nhood_coll_kind kind;
-  if (next == NULL || take_over == NULL) return nhood_error(MPI_ERR_ARG, "%s is NULL", next ? "take_over" : "next");
-  if (calls < 0) return nhood_error(MPI_ERR_ARG, "calls = %ld is negative", calls);
   NHOOD_TRY(shape_args(topo, comm, collective, &kind, &rank, &size));
-  nhood_cost_params p;
+  p->collective = nhood_coll_names[kind];
+  p->block_bytes = block_bytes;
+  nhood_cost_params params;
   /* A parameter file that cannot be read fails the call on this process only: the others
    * would wait in the allreduce, so it contributes no gain, and the error comes after it. */
-  int local_rc = nhood_cold_params(size, &p);
+  p->local_rc = nhood_cold_params(size, &params);
   /* The estimated set-up and gain of this call, whether a gain was measured on this shape,
    * any call's gain, the measured gain negated (so that the maximum gives the smallest gain
-   * among the processes that have one) and the measured set-up. */
-  double v[7] = {0, 0, 0, 0, -DBL_MAX, 0, 0}, measured_setup = 0, measured_gain = 0;
+   * among the processes that have one), the measured set-up and the last life. */
+  double *v = p->v, measured_setup = 0, measured_gain = 0;
   long life = 0;
-  if (local_rc == MPI_SUCCESS) {
-    nhood_cold_estimate(topo, rank, size, &p, kind, block_bytes, &v[0], &v[1]);
+  v[0] = v[1] = v[2] = v[3] = v[5] = v[6] = 0;
+  v[4] = -DBL_MAX;
+  if (p->local_rc == MPI_SUCCESS) {
+    nhood_cold_estimate(topo, rank, size, &params, kind, block_bytes, &v[0], &v[1]);
     if (nhood_cold_recorded(topo, rank, size, kind, block_bytes, &measured_setup, &measured_gain, &life)) {
       v[5] = measured_setup;
       if (!isnan(measured_gain)) v[2] = 1, v[4] = -measured_gain;
       v[6] = (double)life;
     }
-    v[3] = nhood_cold_any_gain(topo, rank, &p);
+    v[3] = nhood_cold_any_gain(topo, rank, &params);
   }
-  NHOOD_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, v, 7, MPI_DOUBLE, MPI_MAX, comm));
-  life = (long)v[6]; /* the longest last life among the processes' records */
+  if (request)
+    NHOOD_MPI_CALL(MPI_Iallreduce(MPI_IN_PLACE, v, 7, MPI_DOUBLE, MPI_MAX, comm, request));
+  else
+    NHOOD_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, v, 7, MPI_DOUBLE, MPI_MAX, comm));
+cleanup:
+  return rc;
+}
+
+int nhood_payback_end(const nhood_payback *p, long calls, long *next, int *take_over, char *why, int len) {
+  const double *v = p->v;
+  long life = (long)v[6]; /* the longest last life among the processes' records */
   /* Measured beats predicted: the larger set-up, and the gain measured on a communicator of
    * this shape (none where nhood lost there). */
   int measured = v[2] > 0, setup_measured = v[5] > v[0];
@@ -66,13 +78,23 @@ int NHOOD_Topo_payback(NHOOD_Topo topo, MPI_Comm comm, const char *collective, d
     if (life > 0) snprintf(lived, sizeof lived, ", the last of this shape lived %ld calls", life);
     snprintf(why, (size_t)len, "after %ld call%s: set-up %.1f us%s, %s %.3g us per %s of %.0f B%s%s: %s %ld", calls,
              calls == 1 ? "" : "s", setup, setup_measured ? " (measured)" : "", measured ? "gain" : "largest gain",
-             measured ? gain : v[1], collective, block_bytes,
+             measured ? gain : v[1], p->collective, p->block_bytes,
              !measured  ? ""
              : gain > 0 ? ", as measured on this shape before"
                         : ", but nhood lost on this shape before",
              lived, *take_over ? "nhood takes over at call" : "no call gains, asks again at call", *next);
   }
-  NHOOD_TRY(local_rc);
+  return p->local_rc;
+}
+
+int NHOOD_Topo_payback(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes, long calls,
+                       long *next, int *take_over, char *why, int len) {
+  int rc = MPI_SUCCESS;
+  nhood_payback p;
+  if (next == NULL || take_over == NULL) return nhood_error(MPI_ERR_ARG, "%s is NULL", next ? "take_over" : "next");
+  if (calls < 0) return nhood_error(MPI_ERR_ARG, "calls = %ld is negative", calls);
+  NHOOD_TRY(nhood_payback_begin(topo, comm, collective, block_bytes, &p, NULL));
+  NHOOD_TRY(nhood_payback_end(&p, calls, next, take_over, why, len));
 cleanup:
   return rc;
 }

@@ -23,7 +23,9 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 static atomic_int initialized; /* init_once ran: the fast test every call makes */
 static int enabled = 1, stats = 0;
 static long first_check = NHOOD_COLD_FIRST_CHECK; /* 0: no cold path (NHOOD_COLD=off) */
+static long ask_lag = 1;                          /* calls from posting an asking to its verdict */
 static int topo_keyval = MPI_KEYVAL_INVALID;
+static const char *algorithm_env; /* NHOOD_ALGORITHM, read once */
 
 /* Probation: blocking calls timed per window, after the calls of the trial (its executions run
  * every candidate: nhood_trial_span). */
@@ -36,17 +38,26 @@ _Thread_local ip_route_memo ip_memo NHOOD_FAST_TLS;
 atomic_uint ip_generation = 1;
 
 static void record_unjudged(MPI_Comm comm, ip_comm *c); /* below, with the probation */
+static int settle_ask(ip_comm *c, int report);          /* below, with the asking */
 
 static int delete_state(MPI_Comm comm, int keyval, void *value, void *extra) {
   (void)keyval, (void)extra;
   ip_comm *c = value;
   atomic_fetch_add(&ip_generation, 1);
+  /* An asking in flight: every process frees comm at the same call, so its allreduce completes
+   * (MPI_Comm_free below settles it before MPI runs this; a program may reach PMPI_Comm_free
+   * directly). Inside settle_ask's own wait (MPICH deletes a freed communicator's attributes
+   * when its last request completes) settle_ask frees c once the wait returns. */
+  if (!c->settling) (void)settle_ask(c, 1);
   record_unjudged(comm, c);
   /* Its life forecasts the next one's of its shape (NHOOD_Topo_payback_life). */
   if (c->asked && c->topo != NHOOD_TOPO_NULL)
     (void)NHOOD_Topo_payback_life(c->topo, comm, coll_names[c->asked_coll], c->asked_block, c->calls);
   if (c->topo != NHOOD_TOPO_NULL) NHOOD_Topo_free(&c->topo);
-  free(c);
+  if (c->settling)
+    c->freed = 1;
+  else
+    free(c);
   return MPI_SUCCESS;
 }
 
@@ -73,7 +84,10 @@ static long cold_first_check(void) {
 static void init_once(void) {
   enabled = !(env_is("NHOOD_INTERPOSE", "off") || env_is("NHOOD_INTERPOSE", "0"));
   stats = env_is("NHOOD_STATS", "1");
+  algorithm_env = getenv("NHOOD_ALGORITHM");
   first_check = cold_first_check();
+  ask_lag = first_check > 1 ? (first_check + 1) / 2 : 1;
+  if (ask_lag > IP_ASK_LAG) ask_lag = IP_ASK_LAG;
   /* A duplicate of the communicator starts cold and derives its own topology object
    * (MPI_COMM_NULL_COPY_FN): creating one is local and cheap. */
   if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &topo_keyval, NULL) != MPI_SUCCESS) enabled = 0;
@@ -95,6 +109,7 @@ static int new_state(MPI_Comm comm, ip_comm **out) {
   ip_comm *c = calloc(1, sizeof *c);
   if (c == NULL) return MPI_ERR_NO_MEM;
   c->topo = NHOOD_TOPO_NULL;
+  c->ask_request = MPI_REQUEST_NULL;
   c->hot = first_check == 0;
   c->next = first_check;
   c->slot = stats ? stats_slot(comm) : 0;
@@ -112,7 +127,7 @@ static int new_state(MPI_Comm comm, ip_comm **out) {
  * info key nhood_algorithm. */
 static int derive_topo(MPI_Comm comm, ip_comm *c) {
   if (c->topo != NHOOD_TOPO_NULL) return MPI_SUCCESS;
-  const char *algorithm = getenv("NHOOD_ALGORITHM");
+  const char *algorithm = algorithm_env;
   MPI_Info info = MPI_INFO_NULL;
   if (algorithm && *algorithm) {
     PMPI_Info_create(&info);
@@ -165,6 +180,7 @@ NHOOD_HOT ip_route_to ip_route(MPI_Comm comm, int persistent, ip_comm **out, int
   }
   /* A persistent request has its starts ahead: its init is where the set-up belongs. */
   if (persistent) {
+    /* An asking in flight has no use now: it completes where comm is freed, or at MPI_Finalize. */
     c->hot = 1;
     c->window_from = c->probe_at = 0;
     set_quick(c);
@@ -271,14 +287,102 @@ ip_route_to ip_probe(MPI_Comm comm, ip_comm *c, int *rc) {
 }
 
 static void stats_why(int slot, const char *why); /* below, with the statistics */
+static void stats_why_append(int slot, const char *more);
 
-ip_route_to ip_ask(MPI_Comm comm, ip_comm *c, ip_coll coll, double block_bytes, int *rc) {
+/* Communicators with an asking in flight, for MPI_Finalize (a program may never free one). */
+static ip_comm *pending;
+static atomic_int npending; /* read without the lock by MPI_Comm_free */
+static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static void pending_add(ip_comm *c) {
+  pthread_mutex_lock(&pending_lock);
+  c->pending_prev = NULL;
+  c->pending_next = pending;
+  if (pending) pending->pending_prev = c;
+  pending = c;
+  atomic_fetch_add(&npending, 1);
+  pthread_mutex_unlock(&pending_lock);
+}
+
+static void pending_remove(ip_comm *c) {
+  pthread_mutex_lock(&pending_lock);
+  if (c->pending_prev)
+    c->pending_prev->pending_next = c->pending_next;
+  else
+    pending = c->pending_next;
+  if (c->pending_next) c->pending_next->pending_prev = c->pending_prev;
+  c->pending_prev = c->pending_next = NULL;
+  atomic_fetch_sub(&npending, 1);
+  pthread_mutex_unlock(&pending_lock);
+}
+
+/* The verdict of c's completed asking after c->calls calls, its sentence for NHOOD_STATS. */
+static int verdict(ip_comm *c, long *next, int *take_over) {
   char why[256];
+  int rc = nhood_payback_end(&c->ask, c->calls, next, take_over, stats ? why : NULL, sizeof why);
+  if (stats) stats_why(c->slot, why);
+  return rc;
+}
+
+/* Completes c's asking in flight, if any (at a call every process makes at the same count, or
+ * where comm is freed); with `report`, its verdict goes to NHOOD_STATS only. */
+static int settle_ask(ip_comm *c, int report) {
+  if (c->ask_request == MPI_REQUEST_NULL) return MPI_SUCCESS;
+  MPI_Request request = c->ask_request;
+  c->ask_request = MPI_REQUEST_NULL; /* a delete_state inside the wait finds nothing to settle */
+  pending_remove(c);
+  c->settling = 1;
+  int rc = PMPI_Wait(&request, MPI_STATUS_IGNORE);
+  c->settling = 0;
+  if (c->freed) { /* MPI deleted the communicator inside the wait: delete_state left c to us */
+    free(c);
+    return rc;
+  }
+  if (rc == MPI_SUCCESS && report && stats) {
+    long next = 0;
+    int take_over = 0;
+    rc = verdict(c, &next, &take_over);
+  }
+  return rc;
+}
+
+/* The asking: whether nhood's set-up pays back on comm (NHOOD_Topo_payback). On more than two
+ * processes its allreduce is posted at this call and its verdict read `ask_lag` calls later,
+ * at the same call on every process, so that it runs behind the program's own calls instead of
+ * making every process wait for the last: blocking, it cost the churn benchmark 3-6% more at
+ * 30 and 100 calls a communicator on 4 processes (docs/PERFORMANCE.md). Both halves' calls run
+ * MPI's own. */
+ip_route_to ip_ask(MPI_Comm comm, ip_comm *c, ip_coll coll, double block_bytes, int *rc) {
   long next = 0;
-  int take_over = 0;
-  /* The sentence only for NHOOD_STATS: formatting it costs a microsecond. */
-  *rc = NHOOD_Topo_payback(c->topo, comm, coll_names[coll], block_bytes, c->calls, &next, &take_over,
-                           stats ? why : NULL, sizeof why);
+  int take_over = 0, size = 0;
+  if (c->ask_request == MPI_REQUEST_NULL) {
+    /* Two processes: the allreduce is one exchange, cheaper blocking than what posting it
+     * costs (Open MPI's libnbc), and the exchange of every call synchronizes them anyway. */
+    int blocking = PMPI_Comm_size(comm, &size) != MPI_SUCCESS || size <= 2;
+    *rc = nhood_payback_begin(c->topo, comm, coll_names[coll], block_bytes, &c->ask, blocking ? NULL : &c->ask_request);
+    if (*rc != MPI_SUCCESS) {
+      c->ask_request = MPI_REQUEST_NULL;
+      *rc = ip_raise(comm, *rc, "deciding whether nhood's set-up pays back");
+      return IP_TO_NHOOD;
+    }
+    c->asked = 1;
+    c->asked_coll = (int)coll;
+    c->asked_block = block_bytes;
+    if (!blocking) {
+      pending_add(c);
+      c->take_over = 0;
+      c->next = c->calls + ask_lag;
+      set_quick(c);
+      return IP_TO_MPI;
+    }
+    *rc = verdict(c, &next, &take_over);
+  } else {
+    MPI_Request request = c->ask_request; /* comm is in use: MPI cannot delete it in the wait */
+    c->ask_request = MPI_REQUEST_NULL;
+    pending_remove(c);
+    *rc = PMPI_Wait(&request, MPI_STATUS_IGNORE);
+    if (*rc == MPI_SUCCESS) *rc = verdict(c, &next, &take_over);
+  }
   if (*rc != MPI_SUCCESS) {
     *rc = ip_raise(comm, *rc, "deciding whether nhood's set-up pays back");
     return IP_TO_NHOOD;
@@ -287,14 +391,11 @@ ip_route_to ip_ask(MPI_Comm comm, ip_comm *c, ip_coll coll, double block_bytes, 
    * the take-over may come later than the library's verdict says. Cold calls are not timed
    * otherwise: a clock read is a tenth of a small call. */
   long at = take_over ? nhood_cold_take_over_call(c->calls, next, first_check) : next;
-  if (stats) {
-    size_t used = strlen(why);
-    if (at != next) snprintf(why + used, sizeof why - used, " (here call %ld: MPI's own calls timed first)", at);
-    stats_why(c->slot, why);
+  if (stats && at != next) {
+    char note[96];
+    snprintf(note, sizeof note, " (here call %ld: MPI's own calls timed first)", at);
+    stats_why_append(c->slot, note);
   }
-  c->asked = 1;
-  c->asked_coll = (int)coll;
-  c->asked_block = block_bytes;
   c->next = at;
   c->take_over = take_over;
   if (take_over) {
@@ -400,6 +501,13 @@ static void stats_why(int slot, const char *why) {
   pthread_mutex_unlock(&stats_lock);
 }
 
+static void stats_why_append(int slot, const char *more) {
+  pthread_mutex_lock(&stats_lock);
+  size_t used = strlen(comm_why[slot]);
+  snprintf(comm_why[slot] + used, sizeof comm_why[slot] - used, "%s", more);
+  pthread_mutex_unlock(&stats_lock);
+}
+
 static void stats_probation(int slot, const char *why) {
   pthread_mutex_lock(&stats_lock);
   snprintf(comm_probation[slot], sizeof comm_probation[slot], "%s", why);
@@ -481,7 +589,30 @@ static void print_stats(void) {
   fflush(stdout);
 }
 
+/* A communicator with an asking in flight: the asking completes before MPI frees it (every
+ * process frees it at the same call). MPICH would otherwise keep the communicator, nhood's
+ * state and the request until MPI_Finalize: it deletes a freed communicator once no request
+ * holds it. Any other free goes straight to MPI. */
+int MPI_Comm_free(MPI_Comm *comm) {
+  if (atomic_load_explicit(&npending, memory_order_relaxed) > 0 && comm != NULL && *comm != MPI_COMM_NULL &&
+      topo_keyval != MPI_KEYVAL_INVALID) {
+    void *value = NULL;
+    int found = 0;
+    if (PMPI_Comm_get_attr(*comm, topo_keyval, &value, &found) == MPI_SUCCESS && found) (void)settle_ask(value, 1);
+  }
+  return PMPI_Comm_free(comm);
+}
+
 int MPI_Finalize(void) {
+  /* Askings still in flight on communicators the program never freed: every process posted
+   * them, so they complete; MPI_Finalize must find no request pending. */
+  for (;;) {
+    pthread_mutex_lock(&pending_lock);
+    ip_comm *c = pending;
+    pthread_mutex_unlock(&pending_lock);
+    if (c == NULL) break;
+    (void)settle_ask(c, 1);
+  }
   if (ip_stats_on()) print_stats();
   /* MPI keeps a keyval to the end of the process unless it is freed (LeakSanitizer); one still
    * attached to a communicator the program never freed is only marked. */

@@ -18,13 +18,18 @@
 #include <mpi.h>
 #include <stdatomic.h>
 
-#include "common/hot.h" /* NHOOD_FAST_TLS */
+#include "api/payback.h" /* nhood_payback */
+#include "common/hot.h"  /* NHOOD_FAST_TLS */
 #include "nhood.h"
 #include "selection/cold.h" /* NHOOD_COLD_PROBE_WINDOW */
 
 /* The collectives, for statistics. */
 typedef enum { IP_ALLGATHER, IP_ALLGATHERV, IP_ALLTOALL, IP_ALLTOALLV, IP_ALLTOALLW, IP_NCOLLS } ip_coll;
 typedef enum { IP_BLOCKING, IP_NONBLOCKING, IP_PERSISTENT, IP_NMODES } ip_mode;
+
+/* The most calls between posting an asking's allreduce and reading its verdict (control.c,
+ * ip_ask): half of NHOOD_COLD's first check, at most this. */
+#define IP_ASK_LAG 8
 
 /* Blocking calls timed per window of the probation (control.c). */
 #define IP_PROBE_WINDOW NHOOD_COLD_PROBE_WINDOW
@@ -57,6 +62,14 @@ typedef struct ip_comm {
   /* Calls counted below this one go straight to MPI's own (ip_cold_quick): while cold, before
    * the next asking and the probation's timing, without NHOOD_STATS; 0 otherwise. */
   long quick_until;
+  /* The asking in flight (control.c, ip_ask): its allreduce was posted at one call and is
+   * completed at `next`, a few calls later; MPI_REQUEST_NULL when none. In the list of such
+   * communicators (pending_prev/next), for MPI_Finalize. */
+  MPI_Request ask_request;
+  nhood_payback ask;
+  struct ip_comm *pending_prev, *pending_next;
+  int settling; /* its asking's wait is in progress (MPI may delete the communicator inside it) */
+  int freed;    /* ...and did: the wait's caller frees this */
 } ip_comm;
 
 /* The communicator a thread last called a collective on, with what its attribute holds, so

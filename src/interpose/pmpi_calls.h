@@ -48,5 +48,6 @@
 #define MPI_Request_get_status PMPI_Request_get_status
 #define MPI_Cancel PMPI_Cancel
 #define MPI_Finalize PMPI_Finalize
+#define MPI_Comm_free PMPI_Comm_free
 
 #endif

@@ -11,7 +11,7 @@ launch() { env NHOOD_COLD=4 NHOOD_PARAMS=shm "$@" "$run" "$mpiexec" -n 4 "${flag
 flags=("$@")
 timed=$(launch NHOOD_STATS=1) || { echo "$timed"; echo "FAIL: the run with NHOOD_STATS=1 failed"; exit 1; }
 quick=$(launch NHOOD_STATS=0) || { echo "$quick"; echo "FAIL: the run without NHOOD_STATS failed"; exit 1; }
-announced=$(echo "$timed" | grep -m1 "set-up against gain, after 4 calls" |
+announced=$(echo "$timed" | grep -m1 "set-up against gain, after [0-9]* calls" |
   sed -E 's/.*nhood takes over at call ([0-9]+)( \(here call ([0-9]+).*)?$/\1 \3/' | awk '{print $NF}')
 seen_timed=$(echo "$timed" | sed -nE 's/^test_cold: doubled: nhood from call ([0-9]+)$/\1/p')
 seen_quick=$(echo "$quick" | sed -nE 's/^test_cold: doubled: nhood from call ([0-9]+)$/\1/p')
