@@ -13,8 +13,8 @@
 #include "nhood.h"
 
 typedef struct {
-  double v[7];  /* the estimates and records, reduced in place (api/cold.c) */
-  int local_rc; /* this process's failure to read its parameters: the error comes at the end */
+  double v[7];            /* the estimates and records, reduced in place (api/cold.c) */
+  int local_rc;           /* this process's failure to read its parameters: the error comes at the end */
   const char *collective; /* nhood's static name of it */
   double block_bytes;
 } nhood_payback;
