@@ -47,8 +47,9 @@ static int delete_state(MPI_Comm comm, int keyval, void *value, void *extra) {
   /* An asking in flight: every process frees comm at the same call, so its allreduce completes
    * (MPI_Comm_free below settles it before MPI runs this; a program may reach PMPI_Comm_free
    * directly). Inside settle_ask's own wait (MPICH deletes a freed communicator's attributes
-   * when its last request completes) settle_ask frees c once the wait returns. */
-  if (!c->settling) (void)settle_ask(c, 1);
+   * when its last request completes) there is none left to settle, and settle_ask frees c once
+   * the wait returns. */
+  (void)settle_ask(c, 1);
   record_unjudged(comm, c);
   /* Its life forecasts the next one's of its shape (NHOOD_Topo_payback_life). */
   if (c->asked && c->topo != NHOOD_TOPO_NULL)
@@ -377,10 +378,7 @@ ip_route_to ip_ask(MPI_Comm comm, ip_comm *c, ip_coll coll, double block_bytes, 
     }
     *rc = verdict(c, &next, &take_over);
   } else {
-    MPI_Request request = c->ask_request; /* comm is in use: MPI cannot delete it in the wait */
-    c->ask_request = MPI_REQUEST_NULL;
-    pending_remove(c);
-    *rc = PMPI_Wait(&request, MPI_STATUS_IGNORE);
+    *rc = settle_ask(c, 0); /* comm is in use: MPI cannot delete it in the wait */
     if (*rc == MPI_SUCCESS) *rc = verdict(c, &next, &take_over);
   }
   if (*rc != MPI_SUCCESS) {

@@ -73,7 +73,8 @@ static int hop_arrived(const void *ctx, int i) {
  * asks for each planner's several times (the candidates' fit, the cost model, the build), as
  * does every communicator of a program that creates the same stencil again. cart-2hop's search
  * took about 0.2 ms for Moore radius 2 found on a 2x2x2x2 grid (120 offsets), four times per
- * set-up. A slot per planner (cart-bruck's and cart-2hop's alternate). */
+ * set-up. Four slots, the oldest replaced: cart-bruck's and cart-2hop's plans of one set-up
+ * alternate and both stay. */
 #define PLAN_MEMOS 4
 typedef struct {
   hop_planner plan; /* NULL: empty */
@@ -86,6 +87,16 @@ static int plan_memo_next;
 static pthread_mutex_t plan_memo_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static size_t vec_len(const nhood_topo *t) { return (size_t)MAX_HOPS * (size_t)(t->ndims > 0 ? t->ndims : 1); }
+
+/* *dst = *src for t's plan, into dst's own vec and mask. */
+static void copy_plan(hop_plan *dst, const hop_plan *src, const nhood_topo *t) {
+  int *vec = dst->vec;
+  uint64_t *mask = dst->mask;
+  *dst = *src;
+  dst->vec = vec, dst->mask = mask;
+  memcpy(vec, src->vec, sizeof *vec * vec_len(t));
+  memcpy(mask, src->mask, sizeof *mask * (size_t)(t->noffsets + 1));
+}
 
 static plan_memo *find_plan(const nhood_topo *t, hop_planner plan) {
   size_t n = (size_t)t->noffsets * (size_t)t->ndims;
@@ -110,10 +121,9 @@ static void remember_plan(const nhood_topo *t, hop_planner plan, const hop_plan 
     free(m->h.vec);
     free(m->h.mask);
     memcpy(offsets, t->offsets, sizeof(int) * n);
-    memcpy(vec, h->vec, sizeof(int) * vec_len(t));
-    memcpy(mask, h->mask, sizeof(uint64_t) * (size_t)(t->noffsets + 1));
-    *m = (plan_memo){.plan = plan, .nd = t->ndims, .n = t->noffsets, .result = result, .offsets = offsets, .h = *h};
+    *m = (plan_memo){.plan = plan, .nd = t->ndims, .n = t->noffsets, .result = result, .offsets = offsets};
     m->h.vec = vec, m->h.mask = mask;
+    copy_plan(&m->h, h, t);
     offsets = vec = NULL, mask = NULL;
   }
   free(offsets);
@@ -131,11 +141,7 @@ static int make_plan(const nhood_topo *t, hop_planner plan, hop_plan *h) {
   int result;
   const plan_memo *m = find_plan(t, plan);
   if (m) {
-    int *vec = h->vec;
-    uint64_t *mask = h->mask;
-    *h = m->h, h->vec = vec, h->mask = mask;
-    memcpy(h->vec, m->h.vec, sizeof *h->vec * vec_len(t));
-    memcpy(h->mask, m->h.mask, sizeof *h->mask * (size_t)(t->noffsets + 1));
+    copy_plan(h, &m->h, t);
     result = m->result;
   } else if ((result = plan(t, h)) >= 0) {
     remember_plan(t, plan, h, result);
