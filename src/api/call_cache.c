@@ -61,7 +61,7 @@ static int same_layout(const nhood_coll_args *x, const nhood_coll_args *y) {
          x->send_type_size == y->send_type_size && x->recv_type_size == y->recv_type_size;
 }
 
-NHOOD_HOT static int same_arrays(const nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo) {
+NHOOD_HOT NHOOD_NOINLINE static int same_arrays(const nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo) {
   block_arrays b = arrays_of(a, topo);
   size_t offset = 0;
   for (int k = 0; k < b.n; k++) {

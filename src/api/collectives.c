@@ -286,8 +286,7 @@ int NHOOD_Last_algorithm(const char **algorithm) {
 NHOOD_HOT static int run_request(struct nhood_request *req, const nhood_coll_args *a) {
   nhood_task_rebind(req->task, a);
   if (nhood_request_ntags(req) > 0) req->tag_base = nhood_commctx_reserve_tags(req->ctx, nhood_request_ntags(req));
-  int rc = nhood_request_begin(req);
-  if (rc == MPI_SUCCESS) rc = nhood_request_wait(req);
+  int rc = nhood_request_run(req);
   if (rc != MPI_SUCCESS) nhood_request_error_context(req);
   return rc;
 }

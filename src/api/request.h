@@ -34,11 +34,13 @@ struct nhood_request {
 int nhood_last_blocking_selection(char *text, size_t len);
 
 /* Tags the request's task uses per start. */
-int nhood_request_ntags(const struct nhood_request *req);
+static inline int nhood_request_ntags(const struct nhood_request *req) { return req->task->ntags; }
 /* Starts the request's task in its tag window. */
-int nhood_request_begin(struct nhood_request *req);
+static inline int nhood_request_begin(struct nhood_request *req) { return nhood_task_begin(req->task, req->tag_base); }
 /* Runs it to completion. */
-int nhood_request_wait(struct nhood_request *req);
+static inline int nhood_request_wait(struct nhood_request *req) { return nhood_task_wait(req->task); }
+/* Begins and completes it in one (a blocking call). */
+static inline int nhood_request_run(struct nhood_request *req) { return nhood_task_run(req->task, req->tag_base); }
 
 /* Puts "neighborhood <collective> (<algorithm>)" before the message of an error of req's run,
  * the algorithm of the schedule its task runs now. */

@@ -21,12 +21,6 @@ NHOOD_HOT static int validate_at(NHOOD_Request req, const char *what, int index)
 
 NHOOD_HOT static int validate(NHOOD_Request req, const char *what) { return validate_at(req, what, -1); }
 
-NHOOD_HOT int nhood_request_ntags(const struct nhood_request *req) { return req->task->ntags; }
-
-NHOOD_HOT int nhood_request_begin(struct nhood_request *req) { return nhood_task_begin(req->task, req->tag_base); }
-
-NHOOD_HOT int nhood_request_wait(struct nhood_request *req) { return nhood_task_wait(req->task); }
-
 void nhood_request_error_context(const struct nhood_request *req) {
   nhood_error_context("neighborhood %s (%s)", nhood_coll_names[req->kind], nhood_task_schedule(req->task)->algorithm);
 }

@@ -37,50 +37,47 @@ cleanup:
   return rc;
 }
 
-/* Below MPI_THREAD_MULTIPLE this runs at every call: on the path of few pages too. */
+/* The check at a thread's first call, and at every call under MPI_THREAD_SERIALIZED. Below
+ * that level only the first call of a thread is checked (`checked`), and nesting is counted
+ * (`depth`) only at MPI_THREAD_SERIALIZED, for the calls in progress there. */
 NHOOD_HOT static int enter_checked(int l) {
   int rc = MPI_SUCCESS;
   if (l < 0) {
     if ((rc = query_level(&l)) != MPI_SUCCESS) return rc;
     if (l == MPI_THREAD_MULTIPLE) return MPI_SUCCESS;
   }
-  if (depth++ > 0) return MPI_SUCCESS;
   if (!checked && l <= MPI_THREAD_FUNNELED) {
     int is_main = 0;
     NHOOD_MPI_CALL(MPI_Is_thread_main(&is_main));
-    if (!is_main) {
-      rc = nhood_error(MPI_ERR_OTHER,
-                       "called from a thread other than the one that initialized MPI, which provides %s only; "
-                       "initialize MPI with MPI_Init_thread and MPI_THREAD_SERIALIZED (or MPI_THREAD_MULTIPLE "
-                       "for calls from several threads at once)",
-                       nhood_thread_level_name(l));
-      goto cleanup;
-    }
+    if (!is_main)
+      return nhood_error(MPI_ERR_OTHER,
+                         "called from a thread other than the one that initialized MPI, which provides %s only; "
+                         "initialize MPI with MPI_Init_thread and MPI_THREAD_SERIALIZED (or MPI_THREAD_MULTIPLE "
+                         "for calls from several threads at once)",
+                         nhood_thread_level_name(l));
   }
   checked = 1;
   /* Below MPI_THREAD_SERIALIZED only the main thread gets here: no other can be inside. */
-  if (l != MPI_THREAD_SERIALIZED) return MPI_SUCCESS;
+  if (l != MPI_THREAD_SERIALIZED || depth++ > 0) return MPI_SUCCESS;
   if (atomic_fetch_add(&inside, 1) != 0) {
     atomic_fetch_sub(&inside, 1);
-    rc = nhood_error(MPI_ERR_OTHER,
-                     "called while another thread of this process is in an nhood call, but MPI provides %s only; "
-                     "initialize MPI with MPI_Init_thread and MPI_THREAD_MULTIPLE for concurrent calls",
-                     nhood_thread_level_name(l));
-    goto cleanup;
+    depth--;
+    return nhood_error(MPI_ERR_OTHER,
+                       "called while another thread of this process is in an nhood call, but MPI provides %s only; "
+                       "initialize MPI with MPI_Init_thread and MPI_THREAD_MULTIPLE for concurrent calls",
+                       nhood_thread_level_name(l));
   }
-  return MPI_SUCCESS;
 cleanup:
-  depth--;
   return rc;
 }
 
 NHOOD_HOT int nhood_thread_enter(void) {
   int l = atomic_load_explicit(&level, memory_order_relaxed);
-  return l == MPI_THREAD_MULTIPLE ? MPI_SUCCESS : enter_checked(l);
+  if (l == MPI_THREAD_MULTIPLE || (checked && l != MPI_THREAD_SERIALIZED)) return MPI_SUCCESS;
+  return enter_checked(l);
 }
 
 NHOOD_HOT void nhood_thread_leave(void) {
-  int l = atomic_load_explicit(&level, memory_order_relaxed);
-  if (l == MPI_THREAD_MULTIPLE) return;
-  if (--depth == 0 && l == MPI_THREAD_SERIALIZED) atomic_fetch_sub(&inside, 1);
+  if (atomic_load_explicit(&level, memory_order_relaxed) == MPI_THREAD_SERIALIZED && --depth == 0)
+    atomic_fetch_sub(&inside, 1);
 }

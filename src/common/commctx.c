@@ -214,11 +214,3 @@ int nhood_commctx_get(MPI_Comm comm, nhood_commctx **ctx) {
 cleanup:
   return rc;
 }
-
-NHOOD_HOT int nhood_commctx_reserve_tags(nhood_commctx *ctx, int ntags) {
-  if (ntags < 1) ntags = 1;
-  if (ctx->next_tag > ctx->tag_ub - ntags + 1) ctx->next_tag = 0; /* wrap around */
-  int first = ctx->next_tag;
-  ctx->next_tag += ntags;
-  return first;
-}

@@ -54,8 +54,15 @@ int nhood_commctx_get(MPI_Comm comm, nhood_commctx **ctx);
 void nhood_commctx_retain(nhood_commctx *ctx);
 void nhood_commctx_release(nhood_commctx *ctx);
 
-/* Reserves ntags consecutive tags for one call and returns the first. */
-int nhood_commctx_reserve_tags(nhood_commctx *ctx, int ntags);
+/* Reserves ntags consecutive tags for one call and returns the first (inline: every call
+ * of a hot loop reserves its window). */
+static inline int nhood_commctx_reserve_tags(nhood_commctx *ctx, int ntags) {
+  if (ntags < 1) ntags = 1;
+  if (ctx->next_tag > ctx->tag_ub - ntags + 1) ctx->next_tag = 0; /* wrap around */
+  int first = ctx->next_tag;
+  ctx->next_tag += ntags;
+  return first;
+}
 
 /* The communicator's placement, found the first time (collective: MPI_Comm_split_type by
  * shared memory, at a call every process makes) and kept. */

@@ -14,7 +14,8 @@
  * NHOOD_FAST_TLS makes a small per-thread variable of that path initial-exec: read at a fixed
  * offset from the thread pointer instead of through __tls_get_addr (code and tables of the
  * dynamic loader). It takes a few bytes of the static TLS that glibc keeps for libraries
- * loaded later, so it is only for small variables.
+ * loaded later, so it is only for small variables. NHOOD_NOINLINE keeps a rare branch of such a
+ * function out of it, so that the common branch saves and restores fewer registers.
  */
 #ifndef NHOOD_COMMON_HOT_H
 #define NHOOD_COMMON_HOT_H
@@ -22,7 +23,9 @@
 #if defined(__GNUC__) || defined(__clang__)
 #define NHOOD_HOT __attribute__((hot))
 #define NHOOD_FAST_TLS __attribute__((tls_model("initial-exec")))
+#define NHOOD_NOINLINE __attribute__((noinline))
 #else
+#define NHOOD_NOINLINE
 #define NHOOD_HOT
 #define NHOOD_FAST_TLS
 #endif

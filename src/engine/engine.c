@@ -136,6 +136,26 @@ NHOOD_HOT int nhood_exec_start(nhood_exec *e, int tag_base) {
   return nhood_exec_done(e) ? report(e) : MPI_SUCCESS; /* a run of local operations only */
 }
 
+NHOOD_HOT int nhood_exec_run(nhood_exec *e, int tag_base) {
+  const nhood_sched *s = e->sched;
+  const nhood_transport *t = e->transport;
+  if (s->nrounds != 1 || s->comm_begin[0] != 0 || t->post_round == NULL) {
+    int rc = nhood_exec_start(e, tag_base);
+    return rc == MPI_SUCCESS ? nhood_exec_wait(e) : rc;
+  }
+  if (e->error != MPI_SUCCESS || e->error_message) nhood_exec_free(e);
+  int n = s->round_end[0], failed = -1;
+  e->tag_base = tag_base;
+  e->round = 0;
+  int rc = t->post_round(e->transport_ctx, s->ops, n, e->base, tag_base, &failed);
+  if (rc != MPI_SUCCESS) note_failure(e, rc, &s->ops[failed], NULL);
+  e->nposted = n;
+  rc = t->wait(e->transport_ctx, n, &failed);
+  if (rc != MPI_SUCCESS && (rc = round_failed(e, rc, failed)) != MPI_SUCCESS) return rc;
+  e->round = 1;
+  return report(e);
+}
+
 NHOOD_HOT int nhood_exec_test(nhood_exec *e, int *done) {
   int rc = MPI_SUCCESS;
   while (!nhood_exec_done(e)) {

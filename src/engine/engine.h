@@ -33,6 +33,11 @@ typedef struct nhood_transport {
   int (*copy)(void *ctx, const void *src, int scount, MPI_Datatype stype, void *dst, int dcount, MPI_Datatype dtype);
   /* dst = src op dst, element-wise. */
   int (*reduce)(void *ctx, const void *src, void *dst, int count, MPI_Datatype type, MPI_Op op);
+  /* Optional: posts a round's communication ops[0, n) into slots 0..n-1 in one call, as
+   * post_send and post_recv would one by one (the address of an entry is base[op->buf] +
+   * op->offset, its tag tag_base + op->tag). Every entry is posted; the first that failed is
+   * returned, with *failed = its index. */
+  int (*post_round)(void *ctx, const nhood_op *ops, int n, char *const base[], int tag_base, int *failed);
 } nhood_transport;
 
 typedef struct nhood_exec {
@@ -57,6 +62,10 @@ int nhood_exec_start(nhood_exec *e, int tag_base);
  * has completed (with *done = 1). */
 int nhood_exec_test(nhood_exec *e, int *done);
 int nhood_exec_wait(nhood_exec *e);
+/* A whole run at once (a blocking call): nhood_exec_start, then nhood_exec_wait. A schedule of
+ * one round of communication and nothing else (`direct`'s, most often) is posted in one call of
+ * the transport's post_round where it has one. */
+int nhood_exec_run(nhood_exec *e, int tag_base);
 /* Frees what a run that did not complete still holds (nothing once it completed). */
 void nhood_exec_free(nhood_exec *e);
 static inline int nhood_exec_done(const nhood_exec *e) { return e->round >= e->sched->nrounds; }

@@ -23,6 +23,12 @@ NHOOD_HOT static int sched_begin(nhood_task *t, int tag_base) {
   return nhood_exec_start(&k->exec, tag_base);
 }
 
+NHOOD_HOT static int sched_run(nhood_task *t, int tag_base) {
+  sched_task *k = (sched_task *)t;
+  nhood_mpi_transport_ctx_new_run(&k->transport);
+  return nhood_exec_run(&k->exec, tag_base);
+}
+
 NHOOD_HOT static int sched_progress(nhood_task *t, int *done) {
   return nhood_exec_test(&((sched_task *)t)->exec, done);
 }
@@ -44,6 +50,7 @@ static const nhood_task_ops sched_ops = {
     .begin = sched_begin,
     .progress = sched_progress,
     .wait = sched_wait,
+    .run = sched_run,
     .schedule = sched_schedule,
     .rebind = NULL,
     .release = sched_release,

@@ -46,6 +46,8 @@ typedef struct nhood_task_ops {
   int (*progress)(nhood_task *t, int *done);
   /* Completes the run. */
   int (*wait)(nhood_task *t);
+  /* Optional: begin and wait in one (a blocking call's run). */
+  int (*run)(nhood_task *t, int tag_base);
   /* The schedule a run executes now, which names the algorithm (error messages,
    * NHOOD_Request_schedule_info): for a chain, the first task's until the next one exists. */
   const nhood_sched *(*schedule)(const nhood_task *t);
@@ -66,6 +68,11 @@ struct nhood_task {
 static inline int nhood_task_begin(nhood_task *t, int tag_base) { return t->ops->begin(t, tag_base); }
 static inline int nhood_task_progress(nhood_task *t, int *done) { return t->ops->progress(t, done); }
 static inline int nhood_task_wait(nhood_task *t) { return t->ops->wait(t); }
+static inline int nhood_task_run(nhood_task *t, int tag_base) {
+  if (t->ops->run) return t->ops->run(t, tag_base);
+  int rc = t->ops->begin(t, tag_base);
+  return rc == MPI_SUCCESS ? t->ops->wait(t) : rc;
+}
 static inline const nhood_sched *nhood_task_schedule(const nhood_task *t) { return t->ops->schedule(t); }
 static inline void nhood_task_rebind(nhood_task *t, const nhood_coll_args *a) {
   if (t->ops->rebind) t->ops->rebind(t, a);

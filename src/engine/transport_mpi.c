@@ -48,6 +48,26 @@ NHOOD_HOT static int post_recv(void *c, int slot, void *buf, int count, MPI_Data
   return nhood_mpi_error(code, "MPI_Irecv");
 }
 
+NHOOD_HOT static int post_round(void *c, const nhood_op *ops, int n, char *const base[], int tag_base, int *failed) {
+  nhood_mpi_transport_ctx *ctx = c;
+  int rc = MPI_SUCCESS;
+  *failed = -1;
+  for (int k = 0; k < n; k++) {
+    const nhood_op *op = &ops[k];
+    char *buf = base[op->buf] + op->offset;
+    int code = op->kind == NHOOD_OP_RECV
+                   ? MPI_Irecv(buf, op->count, op->type, op->peer, tag_base + op->tag, ctx->comm, &ctx->requests[k])
+                   : MPI_Isend(buf, op->count, op->type, op->peer, tag_base + op->tag, ctx->comm, &ctx->requests[k]);
+    if (code == MPI_SUCCESS) continue;
+    ctx->requests[k] = MPI_REQUEST_NULL;
+    if (*failed < 0) { /* its message is the one kept: the later ones would replace it */
+      *failed = k;
+      rc = nhood_mpi_error(code, op->kind == NHOOD_OP_RECV ? "MPI_Irecv" : "MPI_Isend");
+    }
+  }
+  return rc;
+}
+
 NHOOD_HOT static int all_complete(const nhood_mpi_transport_ctx *ctx, int nslots) {
   for (int k = 0; k < nslots; k++)
     if (ctx->requests[k] != MPI_REQUEST_NULL) return 0;
@@ -173,4 +193,12 @@ static int reduce(void *c, const void *src, void *dst, int count, MPI_Datatype t
   return code == MPI_SUCCESS ? MPI_SUCCESS : nhood_mpi_error(code, "MPI_Reduce_local");
 }
 
-const nhood_transport nhood_mpi_transport = {post_send, post_recv, wait_slots, test_slots, copy, reduce};
+const nhood_transport nhood_mpi_transport = {
+    .post_send = post_send,
+    .post_recv = post_recv,
+    .wait = wait_slots,
+    .test = test_slots,
+    .copy = copy,
+    .reduce = reduce,
+    .post_round = post_round,
+};

@@ -101,13 +101,14 @@ static int request_done(MPI_Comm comm, int rc, int slot, NHOOD_Request nreq, int
 
 /* Then nhood's call, statistics (the block size read after a successful call) and errors. A
  * request output that is NULL is MPI_ERR_REQUEST, before anything starts. */
-#define BLOCKING_BODY(coll, pmpi_call, nhood_call, block)                     \
-  ROUTE(coll, IP_BLOCKING, pmpi_call, block);                                 \
-  int probing = ip_probing(c);                                                \
-  double t0 = probing ? PMPI_Wtime() : ip_stats_clock();                      \
-  rc = nhood_call;                                                            \
-  if (probing && rc == MPI_SUCCESS) ip_probe_record(c, 1, PMPI_Wtime() - t0); \
-  return blocking_done(comm, rc, slot, coll, rc == MPI_SUCCESS && ip_stats_on() ? (block) : 0, t0, __func__)
+#define BLOCKING_BODY(coll, pmpi_call, nhood_call, block)                      \
+  ROUTE(coll, IP_BLOCKING, pmpi_call, block);                                  \
+  int probing = ip_probing(c), stats = ip_stats_on();                          \
+  double t0 = probing || stats ? PMPI_Wtime() : 0;                             \
+  rc = nhood_call;                                                             \
+  if (probing && rc == MPI_SUCCESS) ip_probe_record(c, 1, PMPI_Wtime() - t0);  \
+  if (rc == MPI_SUCCESS && !stats) return MPI_SUCCESS; /* a hot loop's call */ \
+  return blocking_done(comm, rc, slot, coll, rc == MPI_SUCCESS && stats ? (block) : 0, t0, __func__)
 
 #define REQUEST_BODY(coll, persistent, pmpi_call, nhood_call, block)                                \
   if (persistent && ip_in_mpich_f08_init()) return pmpi_call;                                       \

@@ -284,7 +284,14 @@ static void tt_rebind(nhood_task *task, const nhood_coll_args *a) {
     if (t->cand[c]) nhood_task_rebind(t->cand[c], a);
 }
 
-static const nhood_task_ops trial_ops = {tt_begin, tt_progress, tt_wait, tt_schedule, tt_rebind, tt_release};
+static const nhood_task_ops trial_ops = {
+    .begin = tt_begin,
+    .progress = tt_progress,
+    .wait = tt_wait,
+    .schedule = tt_schedule,
+    .rebind = tt_rebind,
+    .release = tt_release,
+};
 
 int nhood_trial_task_create(nhood_trial *tr, nhood_mode mode, nhood_task *cands[], MPI_Comm comm, nhood_task **task) {
   trial_task *t = calloc(1, sizeof *t);

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "common/errors.h"
 #include "engine/engine.h"
 #include "schedule/algorithms.h"
 #include "sim_net.h"
@@ -84,8 +85,42 @@ static int byte_sum(void *c, const void *src, void *dst, int count, MPI_Datatype
   return MPI_SUCCESS;
 }
 
-static const nhood_transport transport = {checked_send, checked_recv, checked_wait,
-                                          checked_test, checked_copy, byte_sum};
+static const nhood_transport transport = {
+    .post_send = checked_send,
+    .post_recv = checked_recv,
+    .wait = checked_wait,
+    .test = checked_test,
+    .copy = checked_copy,
+    .reduce = byte_sum,
+};
+
+/* A round posted in one call (nhood_exec_run), through the checked posts; the entry refuse_op
+ * is posted but reported refused, as a transport reports a failed post. */
+static int round_calls, refuse_op = -1;
+static int checked_round(void *c, const nhood_op *ops, int n, char *const base[], int tag_base, int *failed) {
+  int rc = MPI_SUCCESS;
+  round_calls++;
+  *failed = -1;
+  for (int k = 0; k < n; k++) {
+    char *buf = base[ops[k].buf] + ops[k].offset;
+    int code = ops[k].kind == NHOOD_OP_RECV
+                   ? checked_recv(c, k, buf, ops[k].count, ops[k].type, ops[k].peer, tag_base + ops[k].tag)
+                   : checked_send(c, k, buf, ops[k].count, ops[k].type, ops[k].peer, tag_base + ops[k].tag);
+    if (code == MPI_SUCCESS && k == refuse_op) code = nhood_error(MPI_ERR_RANK, "entry %d refused", k);
+    if (code != MPI_SUCCESS && *failed < 0) *failed = k, rc = code;
+  }
+  return rc;
+}
+
+static const nhood_transport round_transport = {
+    .post_send = checked_send,
+    .post_recv = checked_recv,
+    .wait = checked_wait,
+    .test = checked_test,
+    .copy = checked_copy,
+    .reduce = byte_sum,
+    .post_round = checked_round,
+};
 
 /* n virtual ranks on one net, port[r] being rank r's; net reports into problem. */
 static void net_init(sim_net *net, int n, test_port port[], char *problem, size_t problemlen) {
@@ -297,6 +332,41 @@ static void test_stall(void) {
   sim_net_free(&net);
 }
 
+/* A blocking run of one round of communication goes through the transport's post_round: one
+ * rank sending to itself gets its byte, and a refused post is reported once the run completed,
+ * naming the operation, with the rest of the round done. */
+static void test_run_round(void) {
+  nhood_sched s;
+  nhood_sched_init(&s, "test", 1, 1);
+  nhood_sched_recv(&s, 0, 0, (nhood_region){0, MPI_BYTE, 1, NHOOD_BUF_RECV, 1});
+  nhood_sched_send(&s, 0, 0, (nhood_region){0, MPI_BYTE, 1, NHOOD_BUF_SEND, 1});
+  nhood_sched_finish(&s);
+  int send_op = s.ops[0].kind == NHOOD_OP_SEND ? 0 : 1;
+  for (int refuse = 0; refuse < 2; refuse++) {
+    char in = 'z', out = '.', problem[256];
+    sim_net net;
+    test_port port;
+    nhood_exec e;
+    net_init(&net, 1, &port, problem, sizeof problem);
+    nhood_exec_init(&e, &s, &round_transport, &port, &in, &out, NULL);
+    round_calls = 0;
+    refuse_op = refuse ? send_op : -1;
+    int rc = nhood_exec_run(&e, 0);
+    char *message = nhood_error_save();
+    CHECK(round_calls == 1 && out == 'z' && nhood_exec_done(&e) && port.slot_errors == 0,
+          "one post_round, the byte arrives (refusing %d: %d call(s), '%c')", refuse, round_calls, out);
+    if (refuse)
+      CHECK(rc == MPI_ERR_RANK && message && strstr(message, "send block 0 to rank 0") && strstr(message, "refused"),
+            "a refused post is reported naming it (rc %d, '%s')", rc, message ? message : "");
+    else
+      CHECK(rc == MPI_SUCCESS, "the run succeeds (rc %d)", rc);
+    free(message);
+    nhood_exec_free(&e);
+    sim_net_free(&net);
+  }
+  nhood_sched_free(&s);
+}
+
 /* More receives from oneself than sends to oneself is reported, not a hang. */
 static void test_inconsistent_self_loop(void) {
   int self[2] = {0, 0};
@@ -314,6 +384,7 @@ int main(void) {
   test_rounds_and_scratch();
   test_empty();
   test_stall();
+  test_run_round();
   test_inconsistent_self_loop();
   return unit_summary("test_engine");
 }

@@ -162,7 +162,14 @@ static int port_reduce(void *ctx, const void *src, void *dst, int count, MPI_Dat
   return MPI_ERR_OP;
 }
 
-const nhood_transport sim_net_transport = {port_send, port_recv, port_wait, port_test, port_copy, port_reduce};
+const nhood_transport sim_net_transport = {
+    .post_send = port_send,
+    .post_recv = port_recv,
+    .wait = port_wait,
+    .test = port_test,
+    .copy = port_copy,
+    .reduce = port_reduce,
+};
 
 /* ------------------------------------------------------------------------------------- */
 /* The run                                                                                */
