@@ -30,16 +30,16 @@ nhood_ensure_deps "${mpis[@]}" gdb gfortran matplotlib
 
 status=0
 for flavor in "${flavors[@]}"; do
-  mpi=$flavor extra=(-DNHOOD_TEST_FORTRAN=ON) jobs=1 only=()
+  mpi=$flavor extra=(-DNHOOD_FORTRAN=ON) jobs=1 only=()
   dir="build/test-$flavor"
   if [ "$flavor" = sanitize ]; then
     # Fewer ranks, and tests two at a time: every process is several times slower.
     mpi=openmpi dir=build/sanitize-openmpi jobs=$(nproc)
-    extra=(-DNHOOD_SANITIZE=ON "-DNHOOD_TEST_RANKS=1;2;4" -DNHOOD_TEST_MPI4PY=OFF -DNHOOD_TEST_FORTRAN=OFF)
+    extra=(-DNHOOD_SANITIZE=ON "-DNHOOD_TEST_RANKS=1;2;4" -DNHOOD_TEST_MPI4PY=OFF -DNHOOD_FORTRAN=OFF)
   elif [ "$flavor" = tsan ]; then
     # The tests that run threads (nhood's progress thread among them); the rest have one thread per process.
     mpi=openmpi dir=build/tsan-openmpi only=(-R "threads|progress")
-    extra=(-DNHOOD_TSAN=ON "-DNHOOD_TEST_RANKS=1;2;4" -DNHOOD_TEST_MPI4PY=OFF -DNHOOD_TEST_FORTRAN=OFF)
+    extra=(-DNHOOD_TSAN=ON "-DNHOOD_TEST_RANKS=1;2;4" -DNHOOD_TEST_MPI4PY=OFF -DNHOOD_FORTRAN=OFF)
   elif [ "$flavor" = fuzz ]; then
     # The library and the fuzz targets only, with clang; the targets run two at a time.
     mpi=openmpi dir=build/fuzz-openmpi jobs=$(nproc)

@@ -16,6 +16,7 @@
  * and MPI_STATUSES_IGNORE are the addresses of Open MPI's Fortran sentinels, as Open MPI's own
  * bindings test them. A LOGICAL is 1 for .true. (gfortran, and Open MPI's default).
  */
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "interpose/interpose.h"
@@ -36,6 +37,25 @@ static void *buf(void *b) {
   return b;
 }
 
+/* A datatype's C handle. Predefined datatypes never go away, so the C handles of those among the
+ * first Fortran handles (where Open MPI puts its predefined ones) are kept: MPI_Type_f2c takes a
+ * lock in Open MPI, and a Fortran program's repeated call converted two datatypes every time
+ * (64 instructions of about 1,900 per call, scripts/fortran_overhead.sh). */
+#define KEPT_TYPES 128
+static _Atomic(MPI_Datatype) kept_types[KEPT_TYPES];
+
+static MPI_Datatype type_f2c(MPI_Fint f) {
+  int kept = f >= 0 && f < KEPT_TYPES;
+  MPI_Datatype t = kept ? atomic_load_explicit(&kept_types[f], memory_order_relaxed) : NULL; /* a pointer here */
+  if (t != NULL) return t;
+  t = PMPI_Type_f2c(f);
+  int nints, naddrs, ntypes, combiner = MPI_UNDEFINED;
+  if (kept && t != MPI_DATATYPE_NULL && PMPI_Type_get_envelope(t, &nints, &naddrs, &ntypes, &combiner) == MPI_SUCCESS &&
+      combiner == MPI_COMBINER_NAMED)
+    atomic_store_explicit(&kept_types[f], t, memory_order_relaxed);
+  return t;
+}
+
 static int status_ignored(const MPI_Fint *s) { return s == &mpi_fortran_status_ignore_; }
 static int statuses_ignored(const MPI_Fint *s) { return s == &mpi_fortran_statuses_ignore_; }
 
@@ -54,7 +74,7 @@ static int statuses_ignored(const MPI_Fint *s) { return s == &mpi_fortran_status
 
 #define F_ALLGATHER_PARAMS \
   (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *ierr)
-#define C_ALLGATHER_ARGS buf(sb), *sc, PMPI_Type_f2c(*st), buf(rb), *rc, PMPI_Type_f2c(*rt), PMPI_Comm_f2c(*comm)
+#define C_ALLGATHER_ARGS buf(sb), *sc, type_f2c(*st), buf(rb), *rc, type_f2c(*rt), PMPI_Comm_f2c(*comm)
 
 FORTRAN(ompi, mpi, neighbor_allgather, MPI_NEIGHBOR_ALLGATHER, F_ALLGATHER_PARAMS) {
   *ierr = MPI_Neighbor_allgather(C_ALLGATHER_ARGS);
@@ -85,8 +105,7 @@ FORTRAN(ompi, mpi, ineighbor_alltoall, MPI_INEIGHBOR_ALLTOALL, F_ALLGATHER_PARAM
 
 #define F_ALLGATHERV_ARGS \
   void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rcounts, MPI_Fint *displs, MPI_Fint *rt, MPI_Fint *comm
-#define C_ALLGATHERV_ARGS \
-  buf(sb), *sc, PMPI_Type_f2c(*st), buf(rb), rcounts, displs, PMPI_Type_f2c(*rt), PMPI_Comm_f2c(*comm)
+#define C_ALLGATHERV_ARGS buf(sb), *sc, type_f2c(*st), buf(rb), rcounts, displs, type_f2c(*rt), PMPI_Comm_f2c(*comm)
 
 FORTRAN(ompi, mpi, neighbor_allgatherv, MPI_NEIGHBOR_ALLGATHERV, (F_ALLGATHERV_ARGS, MPI_Fint *ierr)) {
   *ierr = MPI_Neighbor_allgatherv(C_ALLGATHERV_ARGS);
@@ -100,7 +119,7 @@ FORTRAN(ompi, mpi, ineighbor_allgatherv, MPI_INEIGHBOR_ALLGATHERV, F_REQUEST_PAR
   void *sb, MPI_Fint *scounts, MPI_Fint *sdispls, MPI_Fint *st, void *rb, MPI_Fint *rcounts, MPI_Fint *rdispls, \
       MPI_Fint *rt, MPI_Fint *comm
 #define C_ALLTOALLV_ARGS \
-  buf(sb), scounts, sdispls, PMPI_Type_f2c(*st), buf(rb), rcounts, rdispls, PMPI_Type_f2c(*rt), PMPI_Comm_f2c(*comm)
+  buf(sb), scounts, sdispls, type_f2c(*st), buf(rb), rcounts, rdispls, type_f2c(*rt), PMPI_Comm_f2c(*comm)
 
 FORTRAN(ompi, mpi, neighbor_alltoallv, MPI_NEIGHBOR_ALLTOALLV, (F_ALLTOALLV_ARGS, MPI_Fint *ierr)) {
   *ierr = MPI_Neighbor_alltoallv(C_ALLTOALLV_ARGS);
@@ -143,8 +162,8 @@ static w_types w_types_of(MPI_Fint comm, const MPI_Fint *stypes, const MPI_Fint 
     w.send = w.recv = NULL;
     return w;
   }
-  for (int k = 0; k < out; k++) w.send[k] = PMPI_Type_f2c(stypes[k]);
-  for (int k = 0; k < in; k++) w.recv[k] = PMPI_Type_f2c(rtypes[k]);
+  for (int k = 0; k < out; k++) w.send[k] = type_f2c(stypes[k]);
+  for (int k = 0; k < in; k++) w.recv[k] = type_f2c(rtypes[k]);
   return w;
 }
 
