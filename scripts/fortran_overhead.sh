@@ -35,14 +35,18 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 for r in $(seq 1 "$runs"); do
-  c=$(launch "${c_loop[@]}" $((2 * n)) time | awk '/median_us/ {print $2}')
-  f=$(launch "${f_loop[@]}" $((2 * n)) time | awk '/median_us/ {print $2}')
-  echo "$c $f" >>"$out/timed"
+  c=$(launch "${c_loop[@]}" $((2 * n)) time | awk '/median_us/ {print $2, $4}')
+  f=$(launch "${f_loop[@]}" $((2 * n)) time | awk '/median_us/ {print $2, $4}')
+  echo "$c $f" >>"$out/timed" # C median, C mean, Fortran median, Fortran mean
 done
 echo "== a 4 B blocking allgather through libnhood-mpi, 2 processes, $flavor ($dir)"
-echo "  timed ($runs runs of $((2 * n)) calls, medians): C $(awk '{print $1}' "$out/timed" | median) us," \
-  "Fortran $(awk '{print $2}' "$out/timed" | median) us, Fortran / C per run: median" \
-  "$(awk '{printf "%.4f\n", $2 / $1}' "$out/timed" | median) ($(awk '{printf "%.3f ", $2 / $1}' "$out/timed"))"
+for k in 1 2; do
+  what=$([ $k = 1 ] && echo "median over the calls" || echo "mean over the calls")
+  echo "  timed, the $what ($runs runs of $((2 * n)) calls; medians over the runs): C" \
+    "$(awk -v k=$k '{print $k}' "$out/timed" | median) us, Fortran $(awk -v k=$k '{print $(k + 2)}' "$out/timed" | median) us," \
+    "Fortran / C per run: median $(awk -v k=$k '{printf "%.4f\n", $(k + 2) / $k}' "$out/timed" | median)" \
+    "($(awk -v k=$k '{printf "%.3f ", $(k + 2) / $k}' "$out/timed"))"
+done
 if command -v valgrind >/dev/null; then
   # Rank 0's instructions under callgrind at N and 2N calls, the difference divided by N: all of
   # them (MPI's polling while it waits varies from run to run), and those of the calling side

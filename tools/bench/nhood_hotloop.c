@@ -6,9 +6,9 @@
  *   nhood-hotloop api N     NHOOD_Neighbor_allgather with the algorithm "direct"
  *   nhood-hotloop mpi N     MPI_Neighbor_allgather on a distributed-graph communicator (nhood's
  *                           with the interposition library preloaded, MPI's own without)
- *   ... time                also times each call and prints the median over the calls of the
- *                           slowest process's time (as nhood-hotloop-f does, the same loop in
- *                           Fortran: scripts/fortran_overhead.sh)
+ *   ... time                also times each call and prints the median and the mean over the
+ *                           calls of the slowest process's time (as nhood-hotloop-f does, the
+ *                           same loop in Fortran: scripts/fortran_overhead.sh)
  */
 #include <mpi.h>
 #include <stdio.h>
@@ -71,8 +71,10 @@ int main(int argc, char **argv) {
   }
   if (seconds) { /* each call's slowest process, then the median over the calls */
     MPI_Allreduce(MPI_IN_PLACE, seconds, (int)n, MPI_DOUBLE, MPI_MAX, MPI_COMM_WORLD);
+    double sum = 0;
+    for (long i = 0; i < n; i++) sum += seconds[i];
     qsort(seconds, (size_t)n, sizeof *seconds, compare);
-    if (rank == 0) printf("median_us %.4f\n", 1e6 * seconds[n / 2]);
+    if (rank == 0) printf("median_us %.4f mean_us %.4f\n", 1e6 * seconds[n / 2], 1e6 * sum / (double)n);
     free(seconds);
   }
   MPI_Finalize();
