@@ -5,14 +5,18 @@
 ! calls of the slowest process's time, as nhood-hotloop does: scripts/fortran_overhead.sh
 ! compares the two.
 !
-!   mpiexec -n 2 nhood-hotloop-f N [time]
+! With `moore R`, any number of processes on a periodic 2-D grid gather from their Moore
+! neighborhood of radius R, as nhood-hotloop's: what `auto` picks (NHOOD_STATS) must be the same.
+!
+!   mpiexec -n 2 nhood-hotloop-f N [time] [moore R]
 program hotloop
   use mpi_f08
   implicit none
   type(MPI_Comm) :: graph
-  integer :: rank, np, ierr, other(1), x(1), y(1), n, i
+  integer :: rank, np, ierr, x(1), n, i, a, radius, degree
+  integer, allocatable :: nbr(:), y(:)
   character(len=32) :: arg
-  logical :: timed
+  logical :: timed, bad
   double precision, allocatable :: seconds(:)
   double precision :: t0
 
@@ -20,26 +24,48 @@ program hotloop
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
   call MPI_Comm_size(MPI_COMM_WORLD, np, ierr)
   n = -1
-  if (command_argument_count() >= 1) then
+  bad = command_argument_count() < 1
+  if (.not. bad) then
     call get_command_argument(1, arg)
     read (arg, *, iostat=ierr) n
-    if (ierr /= 0) n = -1
+    bad = ierr /= 0 .or. n < 0
   end if
+  a = 2
   timed = .false.
-  if (command_argument_count() == 2) then
-    call get_command_argument(2, arg)
-    timed = trim(arg) == 'time'
-    if (.not. timed) n = -1
+  radius = 0
+  if (.not. bad .and. a <= command_argument_count()) then
+    call get_command_argument(a, arg)
+    if (trim(arg) == 'time') then
+      timed = .true.
+      a = a + 1
+    end if
   end if
-  if (n < 0 .or. np > 2 .or. command_argument_count() > 2) then
-    if (rank == 0) write (0, '(A)') 'usage: mpiexec -n 2 nhood-hotloop-f N [time]'
+  if (.not. bad .and. a + 1 <= command_argument_count()) then
+    call get_command_argument(a, arg)
+    if (trim(arg) == 'moore') then
+      call get_command_argument(a + 1, arg)
+      read (arg, *, iostat=ierr) radius
+      bad = ierr /= 0 .or. radius < 1
+      a = a + 2
+    end if
+  end if
+  if (bad .or. a <= command_argument_count() .or. (radius == 0 .and. np > 2)) then
+    if (rank == 0) write (0, '(A)') 'usage: mpiexec -n 2 nhood-hotloop-f N [time] [moore R]'
     call MPI_Finalize(ierr)
     stop 2
   end if
-  other(1) = np - 1 - rank
+  if (radius > 0) then
+    degree = (2 * radius + 1)**2 - 1
+    allocate (nbr(degree), y(degree))
+    call moore(radius, nbr)
+  else
+    degree = 1
+    allocate (nbr(1), y(1))
+    nbr(1) = np - 1 - rank
+  end if
   x(1) = rank
-  y(1) = -1
-  call MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, other, MPI_UNWEIGHTED, 1, other, MPI_UNWEIGHTED, &
+  y = -1
+  call MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, degree, nbr, MPI_UNWEIGHTED, degree, nbr, MPI_UNWEIGHTED, &
                                       MPI_INFO_NULL, .false., graph, ierr)
   allocate (seconds(max(n, 1)))
   do i = 1, n
@@ -48,8 +74,8 @@ program hotloop
     if (timed) seconds(i) = MPI_Wtime() - t0
     if (ierr /= MPI_SUCCESS) exit
   end do
-  if (ierr /= MPI_SUCCESS .or. (n > 0 .and. y(1) /= other(1))) then
-    write (0, '(A,I0,A,I0,A)') 'nhood-hotloop-f: rank ', rank, ': wrong data or a failed call (received ', y(1), ')'
+  if (ierr /= MPI_SUCCESS .or. (n > 0 .and. any(y /= nbr))) then
+    write (0, '(A,I0,A)') 'nhood-hotloop-f: rank ', rank, ': wrong data or a failed call'
     call MPI_Abort(MPI_COMM_WORLD, 1, ierr)
   end if
   call MPI_Comm_free(graph, ierr)
@@ -62,6 +88,26 @@ program hotloop
   call MPI_Finalize(ierr)
 
 contains
+
+  ! This process's neighbors on a Moore stencil of radius r on a periodic 2-D grid of all the
+  ! processes (MPI_Dims_create's), row-major, offsets in order: nhood-hotloop's list.
+  subroutine moore(r, list)
+    integer, intent(in) :: r
+    integer, intent(out) :: list(:)
+    integer :: dims(2), px, py, dx, dy, k
+    dims = 0
+    call MPI_Dims_create(np, 2, dims, ierr)
+    px = rank / dims(2)
+    py = modulo(rank, dims(2))
+    k = 0
+    do dx = -r, r
+      do dy = -r, r
+        if (dx == 0 .and. dy == 0) cycle
+        k = k + 1
+        list(k) = modulo(px + dx, dims(1)) * dims(2) + modulo(py + dy, dims(2))
+      end do
+    end do
+  end subroutine
 
   ! Heapsort: n can be large, and no library sort is standard Fortran.
   subroutine sort(a)
