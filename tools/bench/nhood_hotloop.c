@@ -80,8 +80,8 @@ int main(int argc, char **argv) {
     MPI_Info_free(&info);
   } else {
     MPI_Comm graph;
-    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, degree, nbr, unweighted, degree, nbr, unweighted, MPI_INFO_NULL,
-                                   0, &graph);
+    MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, degree, nbr, unweighted, degree, nbr, unweighted, MPI_INFO_NULL, 0,
+                                   &graph);
     for (long i = 0; i < n && rc == MPI_SUCCESS; i++) {
       double t0 = seconds ? MPI_Wtime() : 0;
       rc = MPI_Neighbor_allgather(&x, 1, MPI_INT, y, 1, MPI_INT, graph);
