@@ -111,7 +111,6 @@ static int request_done(MPI_Comm comm, int rc, int slot, NHOOD_Request nreq, int
   return blocking_done(comm, rc, slot, coll, rc == MPI_SUCCESS && stats ? (block) : 0, t0, __func__)
 
 #define REQUEST_BODY(coll, persistent, pmpi_call, nhood_call, block)                                \
-  if (persistent && ip_in_mpich_f08_init()) return pmpi_call;                                       \
   ROUTE(coll, persistent ? IP_PERSISTENT : IP_NONBLOCKING, pmpi_call, block);                       \
   NHOOD_Request nreq = NHOOD_REQUEST_NULL;                                                          \
   if (request == NULL) return ip_raise_message(comm, MPI_ERR_REQUEST, __func__, "request is NULL"); \

@@ -8,7 +8,8 @@
  *
  *   collectives.c  the neighborhood collectives: blocking, non-blocking, persistent
  *   requests.c     MPI requests for nhood's requests, and every request function
- *   fortran_mpich.c  MPICH's mpi_f08 persistent collectives, left to MPI
+ *   fortran.c      the Fortran request functions, MPI_COMM_FREE and MPI_FINALIZE (both MPIs)
+ *   fortran_openmpi.c  Open MPI's Fortran collectives (MPICH's call the C names)
  *   control.c      NHOOD_INTERPOSE, cold communicators and the topology cached on one, errors
  *                  as MPI raises them, NHOOD_STATS and MPI_Finalize
  */
@@ -141,14 +142,6 @@ void ip_stats_record(int slot, ip_coll coll, ip_mode mode, const char *algorithm
 /* How "auto" chose (NHOOD_Selection_info) where it measured: `where` says for what; each
  * pair is kept once. */
 void ip_stats_selection(const char *where, const char *text);
-
-/* Nonzero while MPICH's mpi_f08 procedure of a persistent neighborhood collective runs on this
- * thread (fortran_mpich.c): the request it makes is MPI's own. */
-#if defined(MPICH_NUMVERSION)
-int ip_in_mpich_f08_init(void);
-#else
-#define ip_in_mpich_f08_init() 0
-#endif
 
 /* An MPI request for nhood's request `nreq` (non-blocking, running; or persistent, inactive)
  * in *request. On failure nreq is freed. */

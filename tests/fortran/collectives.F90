@@ -15,17 +15,41 @@
 ! Non-blocking requests are completed, in turn, by MPI_Wait, MPI_Waitall, MPI_Waitany,
 ! MPI_Waitsome, MPI_Test, MPI_Testall, MPI_Testany and MPI_Testsome, always together with a
 ! point-to-point request, in an order that differs between even and odd ranks; with
-! NHOOD_PERSISTENT (MPI 4's MPI_Neighbor_*_init), persistent requests are also waited for while
-! inactive, started twice, and freed. Rank 0 prints "fortran collectives: OK" or "WRONG".
+! NHOOD_PERSISTENT (MPI 4's MPI_Neighbor_*_init) or NHOOD_MPIX_PERSISTENT (Open MPI 4.1's
+! MPIX_Neighbor_*_init), persistent requests are also waited for while inactive, started
+! twice, and freed. Rank 0 prints "fortran collectives: OK" or "WRONG".
 !
 ! With the argument mpi-own (the run without the library), what Open MPI 4.1's own Fortran
 ! bindings get wrong is left out: MPI_NEIGHBOR_ALLTOALLW where a process has more neighbors
 ! than the communicator has processes (MPI_ERR_TYPE: it converts as many datatypes as there are
-! processes), and MPI_INEIGHBOR_ALLTOALLW (its test or wait crashes). Through the library both
-! run, and must be right.
+! processes), and MPI_INEIGHBOR_ALLTOALLW and MPIX_NEIGHBOR_ALLTOALLW_INIT (their test or wait
+! crashes). Through the library all of them run, and must be right.
+!
+! MPICH 4.0's own mpi_f08 MPI_Neighbor_alltoallw and MPI_Ineighbor_alltoallw ask for the
+! neighbor counts of a distributed graph whatever the communicator, and fail on graph and
+! Cartesian ones: nhood does not interpose those procedures (their buffers come as Fortran
+! descriptors), so they are left out there, with or without the library.
+#if defined(NHOOD_MPIX_PERSISTENT)
+! Open MPI 4.1: the persistent collectives are its extension's MPIX_ procedures.
+#define NHOOD_PERSISTENT
+#define ALLGATHER_INIT MPIX_Neighbor_allgather_init
+#define ALLGATHERV_INIT MPIX_Neighbor_allgatherv_init
+#define ALLTOALL_INIT MPIX_Neighbor_alltoall_init
+#define ALLTOALLV_INIT MPIX_Neighbor_alltoallv_init
+#define ALLTOALLW_INIT MPIX_Neighbor_alltoallw_init
+#else
+#define ALLGATHER_INIT MPI_Neighbor_allgather_init
+#define ALLGATHERV_INIT MPI_Neighbor_allgatherv_init
+#define ALLTOALL_INIT MPI_Neighbor_alltoall_init
+#define ALLTOALLV_INIT MPI_Neighbor_alltoallv_init
+#define ALLTOALLW_INIT MPI_Neighbor_alltoallw_init
+#endif
 program collectives
 #if defined(NHOOD_F08)
   use mpi_f08
+#if defined(NHOOD_MPIX_PERSISTENT)
+  use mpi_f08_ext
+#endif
 #define COMM_T type(MPI_Comm)
 #define REQUEST_T type(MPI_Request)
 #define TYPE_T type(MPI_Datatype)
@@ -33,6 +57,9 @@ program collectives
 #define STATUSES_DECL(v, n) type(MPI_Status) :: v(n)
 #elif defined(NHOOD_USE_MPI)
   use mpi
+#if defined(NHOOD_MPIX_PERSISTENT)
+  use mpi_ext
+#endif
 #define COMM_T integer
 #define REQUEST_T integer
 #define TYPE_T integer
@@ -42,6 +69,9 @@ program collectives
   implicit none
 #if !defined(NHOOD_F08) && !defined(NHOOD_USE_MPI)
   include 'mpif.h'
+#if defined(NHOOD_MPIX_PERSISTENT)
+  include 'mpif-ext.h'
+#endif
 #define COMM_T integer
 #define REQUEST_T integer
 #define TYPE_T integer
@@ -64,6 +94,7 @@ program collectives
   character(len=16) :: arg
   integer :: vlen
   logical :: own_w_broken ! the run without the library, on Open MPI: alltoallw left out (above)
+  logical :: f08_w_broken ! MPICH's mpi_f08 alltoallw on graph and Cartesian communicators (above)
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -77,6 +108,10 @@ program collectives
   call get_command_argument(1, arg)
   call MPI_Get_library_version(version, vlen, ierr)
   own_w_broken = trim(arg) == 'mpi-own' .and. index(version(1:vlen), 'Open MPI') > 0
+  f08_w_broken = .false.
+#if defined(NHOOD_F08)
+  f08_w_broken = index(version(1:vlen), 'MPICH') > 0
+#endif
   call make_comms()
   call MPI_Type_contiguous(2, MPI_INTEGER, pair, ierr)
   call MPI_Type_commit(pair, ierr)
@@ -86,6 +121,7 @@ program collectives
   do topo = 1, NKINDS
     call lists(topo, rank, indeg, srcs, outdeg, dsts)
     do coll = ALLGATHER, ALLTOALLW
+      if (f08_w_broken .and. coll == ALLTOALLW .and. topo >= 3 .and. topo <= 5) cycle
       if (.not. (own_w_broken .and. coll == ALLTOALLW .and. maxval([indeg, outdeg]) > np)) then
         call blocking(comms(topo), coll)
         call check(topo, coll, 'blocking')
@@ -95,7 +131,7 @@ program collectives
         call check(topo, coll, 'non-blocking')
       end if
 #if defined(NHOOD_PERSISTENT)
-      call persistent(comms(topo), coll, topo)
+      if (.not. (own_w_broken .and. coll == ALLTOALLW)) call persistent(comms(topo), coll, topo)
 #endif
     end do
   end do
@@ -382,17 +418,17 @@ contains
     call prepare(c)
     select case (c)
     case (ALLGATHER)
-      call MPI_Neighbor_allgather_init(sbuf, 2, MPI_INTEGER, rbuf, 2, MPI_INTEGER, comm, MPI_INFO_NULL, req, ierr)
+      call ALLGATHER_INIT(sbuf, 2, MPI_INTEGER, rbuf, 2, MPI_INTEGER, comm, MPI_INFO_NULL, req, ierr)
     case (ALLGATHERV)
-      call MPI_Neighbor_allgatherv_init(sbuf, 2, MPI_INTEGER, rbuf, rcounts, rdispls, MPI_INTEGER, comm, &
+      call ALLGATHERV_INIT(sbuf, 2, MPI_INTEGER, rbuf, rcounts, rdispls, MPI_INTEGER, comm, &
                                         MPI_INFO_NULL, req, ierr)
     case (ALLTOALL)
-      call MPI_Neighbor_alltoall_init(sbuf, 2, MPI_INTEGER, rbuf, 2, MPI_INTEGER, comm, MPI_INFO_NULL, req, ierr)
+      call ALLTOALL_INIT(sbuf, 2, MPI_INTEGER, rbuf, 2, MPI_INTEGER, comm, MPI_INFO_NULL, req, ierr)
     case (ALLTOALLV)
-      call MPI_Neighbor_alltoallv_init(sbuf, scounts, sdispls, MPI_INTEGER, rbuf, rcounts, rdispls, MPI_INTEGER, &
+      call ALLTOALLV_INIT(sbuf, scounts, sdispls, MPI_INTEGER, rbuf, rcounts, rdispls, MPI_INTEGER, &
                                        comm, MPI_INFO_NULL, req, ierr)
     case (ALLTOALLW)
-      call MPI_Neighbor_alltoallw_init(sbuf, swcounts, sbytes, stypes, rbuf, rwcounts, rbytes, rtypes, comm, &
+      call ALLTOALLW_INIT(sbuf, swcounts, sbytes, stypes, rbuf, rwcounts, rbytes, rtypes, comm, &
                                        MPI_INFO_NULL, req, ierr)
     end select
     call MPI_Wait(req, MPI_STATUS_IGNORE, ierr) ! inactive: returns at once

@@ -15,8 +15,8 @@ missing=$(comm -23 <(echo "$exported") <(echo "$renamed"))
 reentrant=$(comm -12 <(echo "$exported") <(echo "$called"))
 [ -z "$reentrant" ] || { echo "the library calls functions it interposes: $reentrant"; status=1; }
 [ -n "$exported" ] || { echo "no MPI function exported"; status=1; }
-# Besides MPI's C names, Fortran's: upper case, lower case with 0-2 underscores, Open MPI's
-# ompi_*_f bodies (fortran_openmpi.c), MPICH's mpi_f08 procedures (fortran_mpich.c).
+# Besides MPI's C names, Fortran's (fortran.c, fortran_openmpi.c): upper case, lower case with
+# 0-2 underscores or the mpi_f08 procedures' _f08_, Open MPI's ompi_*_f bodies.
 others=$(nm -D --defined-only "$lib" | awk '{print $3}' |
   grep -vE '^(MPIX?_[A-Z][a-z]|MPIX?_[A-Z0-9_]+$|mpix?_[a-z0-9_]+$|ompix?_[a-z0-9_]+_f$|_init$|_fini$)' || true)
 [ -z "$others" ] || { echo "exports other than MPI's: $others"; status=1; }
