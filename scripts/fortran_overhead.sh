@@ -51,7 +51,8 @@ if command -v valgrind >/dev/null; then
   # Rank 0's instructions under callgrind at N and 2N calls, the difference divided by N: all of
   # them (MPI's polling while it waits varies from run to run), and those of the calling side
   # alone, which differs between the two programs and not with the waiting: the program, the
-  # Fortran bindings' libraries, MPI's handle conversions (*_f2c) and libnhood-mpi.
+  # Fortran bindings' libraries (Open MPI's, MPICH's libmpichfort), MPI's handle conversions
+  # (*_f2c) and libnhood-mpi.
   run_cg() { # label program...
     local f="$out/cg.$1"
     shift
@@ -61,7 +62,7 @@ if command -v valgrind >/dev/null; then
   }
   total() { awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}' "$out/cg.$1.txt"; }
   calling() {
-    awk '$1 ~ /^[0-9,]+$/ && /nhood-hotloop|libnhood-mpi|libmpi_usempif08|libmpi_mpifh|_f2c / && !/:main |MAIN__/ {
+    awk '$1 ~ /^[0-9,]+$/ && /nhood-hotloop|libnhood-mpi|libmpi_usempif08|libmpi_mpifh|libmpichfort|_f2c / && !/:main |MAIN__/ {
       gsub(",", "", $1); t += $1} END {printf "%.0f\n", t}' "$out/cg.$1.txt"
   }
   run_cg c1 "${c_loop[@]}" "$n"
