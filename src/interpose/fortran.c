@@ -70,6 +70,13 @@ static void status_out(int rc, const MPI_Status *c, MPI_Fint *f) {
   if ((rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) && !status_ignored(f)) PMPI_Status_c2f(c, f);
 }
 
+/* A test's answer: .true. and the status when it completed. */
+static void flag_out(int rc, int done, const MPI_Status *c, MPI_Fint *flag, MPI_Fint *status) {
+  if (rc != MPI_SUCCESS) return;
+  *flag = done ? IP_F_TRUE : 0;
+  if (done) status_out(rc, c, status);
+}
+
 /* A C index to Fortran's, which count from 1. */
 static MPI_Fint index_out(int index) { return index == MPI_UNDEFINED ? MPI_UNDEFINED : index + 1; }
 
@@ -86,10 +93,8 @@ IP_FORTRAN(IP_F_BODY, mpi, test, MPI_TEST, (MPI_Fint * request, MPI_Fint *flag, 
   MPI_Status s;
   int done = 0;
   *ierr = MPI_Test(&c, &done, status_ignored(status) ? MPI_STATUS_IGNORE : &s);
-  if (*ierr != MPI_SUCCESS) return;
-  *request = PMPI_Request_c2f(c);
-  *flag = done ? IP_F_TRUE : 0;
-  if (done) status_out(*ierr, &s, status);
+  if (*ierr == MPI_SUCCESS) *request = PMPI_Request_c2f(c);
+  flag_out(*ierr, done, &s, flag, status);
 }
 
 IP_FORTRAN(IP_F_BODY, mpi, request_get_status, MPI_REQUEST_GET_STATUS,
@@ -97,9 +102,7 @@ IP_FORTRAN(IP_F_BODY, mpi, request_get_status, MPI_REQUEST_GET_STATUS,
   MPI_Status s;
   int done = 0;
   *ierr = MPI_Request_get_status(PMPI_Request_f2c(*request), &done, status_ignored(status) ? MPI_STATUS_IGNORE : &s);
-  if (*ierr != MPI_SUCCESS) return;
-  *flag = done ? IP_F_TRUE : 0;
-  if (done) status_out(*ierr, &s, status);
+  flag_out(*ierr, done, &s, flag, status);
 }
 
 IP_FORTRAN(IP_F_BODY, mpi, waitall, MPI_WAITALL,
@@ -139,46 +142,37 @@ IP_FORTRAN(IP_F_BODY, mpi, testany, MPI_TESTANY,
   if ((*ierr = c_requests_of(&r, *count, requests, NULL)) == MPI_SUCCESS)
     *ierr = MPI_Testany(r.n, r.c, &i, &done, status_ignored(status) ? MPI_STATUS_IGNORE : &s);
   c_requests_done(&r, *ierr, requests, NULL, NULL, 0);
-  if (*ierr != MPI_SUCCESS) return;
-  *index = index_out(i);
-  *flag = done ? IP_F_TRUE : 0;
-  if (done) status_out(*ierr, &s, status);
+  if (*ierr == MPI_SUCCESS) *index = index_out(i);
+  flag_out(*ierr, done, &s, flag, status);
 }
 
-/* Waitsome and Testsome: the statuses of the completed requests, in the order of indices. */
-static void some_out(c_requests *r, int rc, MPI_Fint *requests, MPI_Fint *statuses, int outcount, int *indices,
-                     MPI_Fint *f_outcount, MPI_Fint *f_indices) {
-  int n = rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS ? outcount : 0;
-  c_requests_done(r, rc, requests, statuses, indices, n == MPI_UNDEFINED ? 0 : n);
-  if (rc != MPI_SUCCESS && rc != MPI_ERR_IN_STATUS) return;
-  *f_outcount = outcount;
-  for (int k = 0; outcount != MPI_UNDEFINED && k < outcount; k++) f_indices[k] = indices[k] + 1;
-}
-
-IP_FORTRAN(IP_F_BODY, mpi, waitsome, MPI_WAITSOME,
-           (MPI_Fint * incount, MPI_Fint *requests, MPI_Fint *outcount, MPI_Fint *indices, MPI_Fint *statuses,
-            MPI_Fint *ierr)) {
+/* Waitsome and Testsome (`some`, the C function): the statuses of the completed requests, in
+ * the order of indices, which count from 1. */
+static void some(int (*fn)(int, MPI_Request[], int *, int[], MPI_Status[]), MPI_Fint *incount, MPI_Fint *requests,
+                 MPI_Fint *outcount, MPI_Fint *indices, MPI_Fint *statuses, MPI_Fint *ierr) {
   c_requests r;
   int out = MPI_UNDEFINED;
   *ierr = c_requests_of(&r, *incount, requests, statuses);
   int *c_indices = malloc(sizeof(int) * (size_t)(r.n + 1));
   if (*ierr == MPI_SUCCESS && c_indices == NULL) *ierr = MPI_ERR_NO_MEM;
-  if (*ierr == MPI_SUCCESS) *ierr = MPI_Waitsome(r.n, r.c, &out, c_indices, r.s);
-  some_out(&r, *ierr, requests, statuses, out, c_indices, outcount, indices);
+  if (*ierr == MPI_SUCCESS) *ierr = fn(r.n, r.c, &out, c_indices, r.s);
+  int done = *ierr == MPI_SUCCESS || *ierr == MPI_ERR_IN_STATUS;
+  c_requests_done(&r, *ierr, requests, statuses, c_indices, done && out != MPI_UNDEFINED ? out : 0);
+  if (done) {
+    *outcount = out;
+    for (int k = 0; out != MPI_UNDEFINED && k < out; k++) indices[k] = c_indices[k] + 1;
+  }
   free(c_indices);
 }
 
-IP_FORTRAN(IP_F_BODY, mpi, testsome, MPI_TESTSOME,
-           (MPI_Fint * incount, MPI_Fint *requests, MPI_Fint *outcount, MPI_Fint *indices, MPI_Fint *statuses,
-            MPI_Fint *ierr)) {
-  c_requests r;
-  int out = MPI_UNDEFINED;
-  *ierr = c_requests_of(&r, *incount, requests, statuses);
-  int *c_indices = malloc(sizeof(int) * (size_t)(r.n + 1));
-  if (*ierr == MPI_SUCCESS && c_indices == NULL) *ierr = MPI_ERR_NO_MEM;
-  if (*ierr == MPI_SUCCESS) *ierr = MPI_Testsome(r.n, r.c, &out, c_indices, r.s);
-  some_out(&r, *ierr, requests, statuses, out, c_indices, outcount, indices);
-  free(c_indices);
+#define SOME_PARAMS                                                                                       \
+  (MPI_Fint * incount, MPI_Fint * requests, MPI_Fint * outcount, MPI_Fint * indices, MPI_Fint * statuses, \
+   MPI_Fint * ierr)
+IP_FORTRAN(IP_F_BODY, mpi, waitsome, MPI_WAITSOME, SOME_PARAMS) {
+  some(MPI_Waitsome, incount, requests, outcount, indices, statuses, ierr);
+}
+IP_FORTRAN(IP_F_BODY, mpi, testsome, MPI_TESTSOME, SOME_PARAMS) {
+  some(MPI_Testsome, incount, requests, outcount, indices, statuses, ierr);
 }
 
 IP_FORTRAN(IP_F_BODY, mpi, start, MPI_START, (MPI_Fint * request, MPI_Fint *ierr)) {
