@@ -53,11 +53,12 @@ static int c_requests_of(c_requests *r, int n, const MPI_Fint *f, const MPI_Fint
 }
 
 /* Back to Fortran: every handle (completed ones are now MPI_REQUEST_NULL), and the statuses
- * listed in `which` (all when NULL, the first `count` of which otherwise). */
+ * (none where f_statuses is NULL) listed in `which` (all when NULL, the first `count` of which
+ * otherwise). */
 static void c_requests_done(c_requests *r, int rc, MPI_Fint *f, MPI_Fint *f_statuses, const int *which, int count) {
   if (rc == MPI_SUCCESS || rc == MPI_ERR_IN_STATUS) {
     for (int k = 0; k < r->n; k++) f[k] = PMPI_Request_c2f(r->c[k]);
-    if (r->s != MPI_STATUSES_IGNORE) {
+    if (r->s != MPI_STATUSES_IGNORE && f_statuses != NULL) {
       int m = which ? count : r->n;
       for (int k = 0; k < m; k++) PMPI_Status_c2f(&r->s[k], f_statuses + (size_t)k * IP_F_STATUS_INTS);
     }
@@ -118,7 +119,7 @@ IP_FORTRAN(IP_F_BODY, mpi, testall, MPI_TESTALL,
   int done = 0;
   if ((*ierr = c_requests_of(&r, *count, requests, statuses)) == MPI_SUCCESS) *ierr = MPI_Testall(r.n, r.c, &done, r.s);
   if (*ierr == MPI_SUCCESS) *flag = done ? IP_F_TRUE : 0;
-  c_requests_done(&r, *ierr, requests, done ? statuses : NULL, NULL, 0);
+  c_requests_done(&r, *ierr, requests, done ? statuses : NULL, NULL, 0); /* statuses once all completed */
 }
 
 IP_FORTRAN(IP_F_BODY, mpi, waitany, MPI_WAITANY,

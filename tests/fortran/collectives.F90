@@ -371,10 +371,10 @@ contains
         end do
       end do
       seen = 1
-    case (5)
+    case (5) ! with statuses: they are written only once all completed
       flag = .false.
       do while (.not. flag)
-        call MPI_Testall(2, reqs, flag, MPI_STATUSES_IGNORE, ierr)
+        call MPI_Testall(2, reqs, flag, statuses, ierr)
       end do
       seen = 1
     case (6)
