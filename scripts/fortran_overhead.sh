@@ -1,11 +1,13 @@
 #!/usr/bin/env bash
 # Issue 38's cost figure: a blocking 4 B MPI_Neighbor_allgather between 2 processes, through
 # the interposition library, called from Fortran (nhood-hotloop-f, use mpi_f08) against the
-# same call from C (nhood-hotloop mpi). Two measures:
-#  - timed: RUNS runs (default 11), alternating, each timing 2N calls (N: default 10,000); per
-#    run the median over the calls of the slowest process's time (the first calls, cold or
-#    asking, are few against the median); printed: the medians over the runs and of the per-run
-#    ratio Fortran / C;
+# same call from C. Two measures:
+#  - timed: RUNS runs (default 11) of `nhood-hotloop-f 2N time alternate` (N: default 10,000),
+#    which makes the calls from Fortran and from C in alternating blocks of 100 on the same
+#    communicator, so that both see the same machine, and times each block whole (one call is
+#    too short for the clock's steps to resolve 3%); per run the median over the blocks of the
+#    slowest process's time per call, for each (the first calls, cold or asking, are few against
+#    the median); printed: the medians over the runs and of the per-run ratio Fortran / C;
 #  - counted: the instructions per call of everything the process runs (callgrind on rank 0 at
 #    N and 2N calls, the difference divided by N), so that the Fortran binding's own cost shows
 #    whatever the noise.
@@ -35,14 +37,14 @@ out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 median() { sort -g | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
 for r in $(seq 1 "$runs"); do
-  c=$(launch "${c_loop[@]}" $((2 * n)) time | awk '/median_us/ {print $2, $4}')
-  f=$(launch "${f_loop[@]}" $((2 * n)) time | awk '/median_us/ {print $2, $4}')
-  echo "$c $f" >>"$out/timed" # C median, C mean, Fortran median, Fortran mean
+  launch "${f_loop[@]}" $((2 * n)) time alternate |
+    awk '/^c_median_us/ {c = $2 " " $4} /^median_us/ {f = $2 " " $4} END {print c, f}' >>"$out/timed"
+  # C median, C mean, Fortran median, Fortran mean
 done
 echo "== a 4 B blocking allgather through libnhood-mpi, 2 processes, $flavor ($dir)"
 for k in 1 2; do
   what=$([ $k = 1 ] && echo "median over the calls" || echo "mean over the calls")
-  echo "  timed, the $what ($runs runs of $((2 * n)) calls; medians over the runs): C" \
+  echo "  timed, the $what ($runs runs of $((2 * n)) calls from each in alternating blocks; medians over the runs): C" \
     "$(awk -v k=$k '{print $k}' "$out/timed" | median) us, Fortran $(awk -v k=$k '{print $(k + 2)}' "$out/timed" | median) us," \
     "Fortran / C per run: median $(awk -v k=$k '{printf "%.4f\n", $(k + 2) / $k}' "$out/timed" | median)" \
     "($(awk -v k=$k '{printf "%.3f ", $(k + 2) / $k}' "$out/timed"))"

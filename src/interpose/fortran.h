@@ -19,6 +19,14 @@
   void lower##_##name##__ params __attribute__((alias(#body "_" #name "_f"))); \
   void UPPER params __attribute__((alias(#body "_" #name "_f")));              \
   void body##_##name##_f params
+/* The same, where the MPI's mpi_f08 specific procedure (mpi_<name>_f08_) takes the same
+ * arguments as the body, its ierror optional (absent: NULL, which the body must allow): Open
+ * MPI's, which only call the body. Defining it skips that call. */
+#define IP_FORTRAN_08(body, lower, name, UPPER, params) IP_FORTRAN_08_(body, lower, name, UPPER, params)
+#define IP_FORTRAN_08_(body, lower, name, UPPER, params)                          \
+  void body##_##name##_f params;                                                  \
+  void lower##_##name##_f08_ params __attribute__((alias(#body "_" #name "_f"))); \
+  IP_FORTRAN_(body, lower, name, UPPER, params)
 #if defined(OPEN_MPI) && OPEN_MPI
 #define IP_F_BODY ompi
 #else
@@ -34,7 +42,7 @@
  * evaluated in no set order with the others). */
 static inline void ip_f_request_out(int rc, const MPI_Request *c, MPI_Fint *request, MPI_Fint *ierr) {
   if (rc == MPI_SUCCESS) *request = PMPI_Request_c2f(*c);
-  *ierr = rc;
+  if (ierr) *ierr = rc; /* absent from an mpi_f08 call (IP_FORTRAN_08) */
 }
 
 #endif

@@ -11,9 +11,11 @@
  * mpif.h and `use mpi` programs call (mpi_<name>, mpi_<name>_, mpi_<name>__, MPI_<NAME>) are
  * aliases of it; Open MPI's mpi_f08 procedures call ompi_<name>_f itself (through the PLT),
  * passing the handles' integer values. So defining ompi_<name>_f and the four names
- * (IP_FORTRAN) reaches all three bindings. Handles are Fortran integers (MPI_Fint), converted
- * with the MPI_*_f2c functions; MPI_BOTTOM and MPI_IN_PLACE are the addresses of Open MPI's
- * Fortran sentinels, as its own bindings test them.
+ * (IP_FORTRAN) reaches all three bindings; the mpi_f08 procedures themselves (mpi_<name>_f08_,
+ * which only call the body, their ierror optional) are defined too, which saves their call
+ * (IP_FORTRAN_08). Handles are Fortran integers (MPI_Fint), converted with the MPI_*_f2c
+ * functions; MPI_BOTTOM and MPI_IN_PLACE are the addresses of Open MPI's Fortran sentinels, as
+ * its own bindings test them.
  */
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -52,56 +54,125 @@ static MPI_Datatype type_f2c(MPI_Fint f) {
   return t;
 }
 
+/* A communicator's C handle: from this thread's memo where the handle names the communicator
+ * of its last call (interpose.h), else MPI_Comm_f2c, which takes a lock in Open MPI (32
+ * instructions of about 1,700 per repeated call, scripts/fortran_overhead.sh). */
+#define IP_F_KEY(f) ((uint64_t)1 << 32 | (uint32_t)(f))
+
+static inline int memo_current(void) {
+  return ip_memo.generation == atomic_load_explicit(&ip_generation, memory_order_acquire);
+}
+
+static inline MPI_Comm comm_f2c(MPI_Fint f) {
+  if (ip_memo.fortran == IP_F_KEY(f) && memo_current()) return ip_memo.comm;
+  return PMPI_Comm_f2c(f);
+}
+
+/* After a call on c, Fortran's f: the memo names f where it holds c, i.e. where the call found
+ * or made c's state, and with it the attribute whose deletion voids the memo. */
+static inline int comm_seen(MPI_Fint f, MPI_Comm c, int rc) {
+  if (ip_memo.comm == c && memo_current()) ip_memo.fortran = IP_F_KEY(f);
+  return rc;
+}
+
+/* ierror, absent (NULL) from an mpi_f08 call. */
+static inline void ierr_out(MPI_Fint *ierr, int rc) {
+  if (ierr) *ierr = rc;
+}
+
+/* The repeated blocking call's path: the memo holds the communicator, both datatypes are kept
+ * predefined ones and neither buffer is a sentinel, so nothing is converted or called but the C
+ * function (a separate body, out of line, takes every other call: its calls would make this
+ * path save registers). About 40 instructions instead of 125 (scripts/fortran_overhead.sh). */
+typedef struct {
+  MPI_Comm c;
+  MPI_Datatype s, r;
+} quick_handles;
+
+static inline int quick(MPI_Fint comm, MPI_Fint st, MPI_Fint rt, const void *sb, const void *rb, quick_handles *q) {
+  if (ip_memo.fortran != IP_F_KEY(comm) || (uint32_t)st >= KEPT_TYPES || (uint32_t)rt >= KEPT_TYPES) return 0;
+  q->s = atomic_load_explicit(&kept_types[st], memory_order_relaxed);
+  q->r = atomic_load_explicit(&kept_types[rt], memory_order_relaxed);
+  if (q->s == NULL || q->r == NULL || !memo_current()) return 0;
+  if (sb == (void *)&mpi_fortran_bottom_ || sb == (void *)&mpi_fortran_in_place_ ||
+      rb == (void *)&mpi_fortran_bottom_ || rb == (void *)&mpi_fortran_in_place_)
+    return 0;
+  q->c = ip_memo.comm;
+  return 1;
+}
+
 /* ---- the collectives --------------------------------------------------------------------- */
+
+/* Each body converts the communicator into `c`, calls the C function and lets the memo learn
+ * the Fortran handle (FCALL: a call's return code, after comm_seen). */
+#define FCOMM MPI_Comm c = comm_f2c(*comm)
+#define FCALL(call) comm_seen(*comm, c, call)
+
+/* A blocking collective: its quick path (quick_call: the C call with the quick handles) and its
+ * body (body_call) in `slow`. */
+#define F_BLOCKING(name, UPPER, params, args, quick_call, body_call) \
+  static NHOOD_NOINLINE void slow_##name params {                    \
+    FCOMM;                                                           \
+    ierr_out(ierr, FCALL(body_call));                                \
+  }                                                                  \
+  IP_FORTRAN_08(ompi, mpi, name, UPPER, params) {                    \
+    quick_handles q;                                                 \
+    if (quick(*comm, *st, *rt, sb, rb, &q))                          \
+      ierr_out(ierr, quick_call);                                    \
+    else                                                             \
+      slow_##name args;                                              \
+  }
 
 #define F_ALLGATHER_PARAMS \
   (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *ierr)
-#define C_ALLGATHER_ARGS buf(sb), *sc, type_f2c(*st), buf(rb), *rc, type_f2c(*rt), PMPI_Comm_f2c(*comm)
+#define C_ALLGATHER_ARGS buf(sb), *sc, type_f2c(*st), buf(rb), *rc, type_f2c(*rt), c
+#define QUICK_ALLGATHER_ARGS sb, *sc, q.s, rb, *rc, q.r, q.c
 
-IP_FORTRAN(ompi, mpi, neighbor_allgather, MPI_NEIGHBOR_ALLGATHER, F_ALLGATHER_PARAMS) {
-  *ierr = MPI_Neighbor_allgather(C_ALLGATHER_ARGS);
-}
-IP_FORTRAN(ompi, mpi, neighbor_alltoall, MPI_NEIGHBOR_ALLTOALL, F_ALLGATHER_PARAMS) {
-  *ierr = MPI_Neighbor_alltoall(C_ALLGATHER_ARGS);
-}
+F_BLOCKING(neighbor_allgather, MPI_NEIGHBOR_ALLGATHER, F_ALLGATHER_PARAMS, (sb, sc, st, rb, rc, rt, comm, ierr),
+           MPI_Neighbor_allgather(QUICK_ALLGATHER_ARGS), MPI_Neighbor_allgather(C_ALLGATHER_ARGS))
+F_BLOCKING(neighbor_alltoall, MPI_NEIGHBOR_ALLTOALL, F_ALLGATHER_PARAMS, (sb, sc, st, rb, rc, rt, comm, ierr),
+           MPI_Neighbor_alltoall(QUICK_ALLGATHER_ARGS), MPI_Neighbor_alltoall(C_ALLGATHER_ARGS))
 
 #define F_REQUEST_PARAMS(...) (__VA_ARGS__, MPI_Fint * request, MPI_Fint * ierr)
 #define F_ALLGATHER_PARAMS_REQ \
   F_REQUEST_PARAMS(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt, MPI_Fint *comm)
 
-IP_FORTRAN(ompi, mpi, ineighbor_allgather, MPI_INEIGHBOR_ALLGATHER, F_ALLGATHER_PARAMS_REQ) {
-  MPI_Request c;
-  ip_f_request_out(MPI_Ineighbor_allgather(C_ALLGATHER_ARGS, &c), &c, request, ierr);
+/* A request-making body: `r` the C request, handed back. */
+#define FREQUEST(call) \
+  FCOMM;               \
+  MPI_Request r;       \
+  ip_f_request_out(FCALL(call), &r, request, ierr)
+
+IP_FORTRAN_08(ompi, mpi, ineighbor_allgather, MPI_INEIGHBOR_ALLGATHER, F_ALLGATHER_PARAMS_REQ) {
+  FREQUEST(MPI_Ineighbor_allgather(C_ALLGATHER_ARGS, &r));
 }
-IP_FORTRAN(ompi, mpi, ineighbor_alltoall, MPI_INEIGHBOR_ALLTOALL, F_ALLGATHER_PARAMS_REQ) {
-  MPI_Request c;
-  ip_f_request_out(MPI_Ineighbor_alltoall(C_ALLGATHER_ARGS, &c), &c, request, ierr);
+IP_FORTRAN_08(ompi, mpi, ineighbor_alltoall, MPI_INEIGHBOR_ALLTOALL, F_ALLGATHER_PARAMS_REQ) {
+  FREQUEST(MPI_Ineighbor_alltoall(C_ALLGATHER_ARGS, &r));
 }
 
 #define F_ALLGATHERV_ARGS \
   void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rcounts, MPI_Fint *displs, MPI_Fint *rt, MPI_Fint *comm
-#define C_ALLGATHERV_ARGS buf(sb), *sc, type_f2c(*st), buf(rb), rcounts, displs, type_f2c(*rt), PMPI_Comm_f2c(*comm)
+#define C_ALLGATHERV_ARGS buf(sb), *sc, type_f2c(*st), buf(rb), rcounts, displs, type_f2c(*rt), c
 
-IP_FORTRAN(ompi, mpi, neighbor_allgatherv, MPI_NEIGHBOR_ALLGATHERV, (F_ALLGATHERV_ARGS, MPI_Fint *ierr)) {
-  *ierr = MPI_Neighbor_allgatherv(C_ALLGATHERV_ARGS);
-}
-IP_FORTRAN(ompi, mpi, ineighbor_allgatherv, MPI_INEIGHBOR_ALLGATHERV, F_REQUEST_PARAMS(F_ALLGATHERV_ARGS)) {
-  MPI_Request c;
-  ip_f_request_out(MPI_Ineighbor_allgatherv(C_ALLGATHERV_ARGS, &c), &c, request, ierr);
+F_BLOCKING(neighbor_allgatherv, MPI_NEIGHBOR_ALLGATHERV, (F_ALLGATHERV_ARGS, MPI_Fint *ierr),
+           (sb, sc, st, rb, rcounts, displs, rt, comm, ierr),
+           MPI_Neighbor_allgatherv(sb, *sc, q.s, rb, rcounts, displs, q.r, q.c),
+           MPI_Neighbor_allgatherv(C_ALLGATHERV_ARGS))
+IP_FORTRAN_08(ompi, mpi, ineighbor_allgatherv, MPI_INEIGHBOR_ALLGATHERV, F_REQUEST_PARAMS(F_ALLGATHERV_ARGS)) {
+  FREQUEST(MPI_Ineighbor_allgatherv(C_ALLGATHERV_ARGS, &r));
 }
 
 #define F_ALLTOALLV_ARGS                                                                                        \
   void *sb, MPI_Fint *scounts, MPI_Fint *sdispls, MPI_Fint *st, void *rb, MPI_Fint *rcounts, MPI_Fint *rdispls, \
       MPI_Fint *rt, MPI_Fint *comm
-#define C_ALLTOALLV_ARGS \
-  buf(sb), scounts, sdispls, type_f2c(*st), buf(rb), rcounts, rdispls, type_f2c(*rt), PMPI_Comm_f2c(*comm)
+#define C_ALLTOALLV_ARGS buf(sb), scounts, sdispls, type_f2c(*st), buf(rb), rcounts, rdispls, type_f2c(*rt), c
 
-IP_FORTRAN(ompi, mpi, neighbor_alltoallv, MPI_NEIGHBOR_ALLTOALLV, (F_ALLTOALLV_ARGS, MPI_Fint *ierr)) {
-  *ierr = MPI_Neighbor_alltoallv(C_ALLTOALLV_ARGS);
-}
-IP_FORTRAN(ompi, mpi, ineighbor_alltoallv, MPI_INEIGHBOR_ALLTOALLV, F_REQUEST_PARAMS(F_ALLTOALLV_ARGS)) {
-  MPI_Request c;
-  ip_f_request_out(MPI_Ineighbor_alltoallv(C_ALLTOALLV_ARGS, &c), &c, request, ierr);
+F_BLOCKING(neighbor_alltoallv, MPI_NEIGHBOR_ALLTOALLV, (F_ALLTOALLV_ARGS, MPI_Fint *ierr),
+           (sb, scounts, sdispls, st, rb, rcounts, rdispls, rt, comm, ierr),
+           MPI_Neighbor_alltoallv(sb, scounts, sdispls, q.s, rb, rcounts, rdispls, q.r, q.c),
+           MPI_Neighbor_alltoallv(C_ALLTOALLV_ARGS))
+IP_FORTRAN_08(ompi, mpi, ineighbor_alltoallv, MPI_INEIGHBOR_ALLTOALLV, F_REQUEST_PARAMS(F_ALLTOALLV_ARGS)) {
+  FREQUEST(MPI_Ineighbor_alltoallv(C_ALLTOALLV_ARGS, &r));
 }
 
 /* alltoallw: a datatype per block, so as many conversions as the communicator has sources and
@@ -111,22 +182,21 @@ IP_FORTRAN(ompi, mpi, ineighbor_alltoallv, MPI_INEIGHBOR_ALLTOALLV, F_REQUEST_PA
       MPI_Fint *rtypes, MPI_Fint *comm
 
 typedef struct {
-  MPI_Comm comm;
   MPI_Datatype *send, *recv; /* NULL on failure (out of memory) */
 } w_types;
 
-static w_types w_types_of(MPI_Fint comm, const MPI_Fint *stypes, const MPI_Fint *rtypes) {
-  w_types w = {PMPI_Comm_f2c(comm), NULL, NULL};
+static w_types w_types_of(MPI_Comm comm, const MPI_Fint *stypes, const MPI_Fint *rtypes) {
+  w_types w = {NULL, NULL};
   int kind = MPI_UNDEFINED, in = 0, out = 0, weighted, rank;
-  if (PMPI_Topo_test(w.comm, &kind) == MPI_SUCCESS) {
+  if (PMPI_Topo_test(comm, &kind) == MPI_SUCCESS) {
     if (kind == MPI_DIST_GRAPH) {
-      PMPI_Dist_graph_neighbors_count(w.comm, &in, &out, &weighted);
+      PMPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted);
     } else if (kind == MPI_GRAPH) {
-      PMPI_Comm_rank(w.comm, &rank);
-      PMPI_Graph_neighbors_count(w.comm, rank, &in);
+      PMPI_Comm_rank(comm, &rank);
+      PMPI_Graph_neighbors_count(comm, rank, &in);
       out = in;
     } else if (kind == MPI_CART) {
-      PMPI_Cartdim_get(w.comm, &in);
+      PMPI_Cartdim_get(comm, &in);
       out = in *= 2;
     }
   }
@@ -142,26 +212,28 @@ static w_types w_types_of(MPI_Fint comm, const MPI_Fint *stypes, const MPI_Fint 
   return w;
 }
 
-static int w_types_missing(const w_types *w, const char *function) {
-  return ip_raise_message(w->comm, MPI_ERR_NO_MEM, function, "out of memory for the datatype arrays");
-}
+/* An alltoallw body: the call where the datatype arrays were made, else the error. */
+#define W_CALL(call, function) \
+  w.send ? FCALL(call) : ip_raise_message(c, MPI_ERR_NO_MEM, function, "out of memory for the datatype arrays")
+#define W_TYPES                     \
+  FCOMM;                            \
+  MPI_Request r = MPI_REQUEST_NULL; \
+  (void)r;                          \
+  w_types w = w_types_of(c, stypes, rtypes)
 
-#define C_ALLTOALLW_ARGS buf(sb), scounts, sdispls, w.send, buf(rb), rcounts, rdispls, w.recv, w.comm
+#define C_ALLTOALLW_ARGS buf(sb), scounts, sdispls, w.send, buf(rb), rcounts, rdispls, w.recv, c
 
-IP_FORTRAN(ompi, mpi, neighbor_alltoallw, MPI_NEIGHBOR_ALLTOALLW, (F_ALLTOALLW_ARGS, MPI_Fint *ierr)) {
-  w_types w = w_types_of(*comm, stypes, rtypes);
-  *ierr = w.send ? MPI_Neighbor_alltoallw(C_ALLTOALLW_ARGS) : w_types_missing(&w, "MPI_NEIGHBOR_ALLTOALLW");
+IP_FORTRAN_08(ompi, mpi, neighbor_alltoallw, MPI_NEIGHBOR_ALLTOALLW, (F_ALLTOALLW_ARGS, MPI_Fint *ierr)) {
+  W_TYPES;
+  ierr_out(ierr, W_CALL(MPI_Neighbor_alltoallw(C_ALLTOALLW_ARGS), "MPI_NEIGHBOR_ALLTOALLW"));
   free(w.send), free(w.recv);
 }
 /* The arrays of converted datatypes may go once the call returned, as in Open MPI's own
  * binding: a request keeps what it needs (nhood's schedules hold the datatypes; a persistent
  * request copies the arrays; MPI's own reads them when called). */
-IP_FORTRAN(ompi, mpi, ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW, F_REQUEST_PARAMS(F_ALLTOALLW_ARGS)) {
-  w_types w = w_types_of(*comm, stypes, rtypes);
-  MPI_Request c = MPI_REQUEST_NULL;
-  ip_f_request_out(
-      w.send ? MPI_Ineighbor_alltoallw(C_ALLTOALLW_ARGS, &c) : w_types_missing(&w, "MPI_INEIGHBOR_ALLTOALLW"), &c,
-      request, ierr);
+IP_FORTRAN_08(ompi, mpi, ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW, F_REQUEST_PARAMS(F_ALLTOALLW_ARGS)) {
+  W_TYPES;
+  ip_f_request_out(W_CALL(MPI_Ineighbor_alltoallw(C_ALLTOALLW_ARGS, &r), "MPI_INEIGHBOR_ALLTOALLW"), &r, request, ierr);
   free(w.send), free(w.recv);
 }
 
@@ -169,30 +241,27 @@ IP_FORTRAN(ompi, mpi, ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW, F_REQUEST_PA
  * headers). */
 #define F_INIT_PARAMS(...) F_REQUEST_PARAMS(__VA_ARGS__, MPI_Fint *info)
 
-IP_FORTRAN(ompix, mpix, neighbor_allgather_init, MPIX_NEIGHBOR_ALLGATHER_INIT,
-           F_INIT_PARAMS(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt, MPI_Fint *comm)) {
-  MPI_Request c;
-  ip_f_request_out(MPIX_Neighbor_allgather_init(C_ALLGATHER_ARGS, PMPI_Info_f2c(*info), &c), &c, request, ierr);
+IP_FORTRAN_08(ompix, mpix, neighbor_allgather_init, MPIX_NEIGHBOR_ALLGATHER_INIT,
+              F_INIT_PARAMS(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt,
+                            MPI_Fint *comm)) {
+  FREQUEST(MPIX_Neighbor_allgather_init(C_ALLGATHER_ARGS, PMPI_Info_f2c(*info), &r));
 }
-IP_FORTRAN(ompix, mpix, neighbor_alltoall_init, MPIX_NEIGHBOR_ALLTOALL_INIT,
-           F_INIT_PARAMS(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt, MPI_Fint *comm)) {
-  MPI_Request c;
-  ip_f_request_out(MPIX_Neighbor_alltoall_init(C_ALLGATHER_ARGS, PMPI_Info_f2c(*info), &c), &c, request, ierr);
+IP_FORTRAN_08(ompix, mpix, neighbor_alltoall_init, MPIX_NEIGHBOR_ALLTOALL_INIT,
+              F_INIT_PARAMS(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt,
+                            MPI_Fint *comm)) {
+  FREQUEST(MPIX_Neighbor_alltoall_init(C_ALLGATHER_ARGS, PMPI_Info_f2c(*info), &r));
 }
-IP_FORTRAN(ompix, mpix, neighbor_allgatherv_init, MPIX_NEIGHBOR_ALLGATHERV_INIT, F_INIT_PARAMS(F_ALLGATHERV_ARGS)) {
-  MPI_Request c;
-  ip_f_request_out(MPIX_Neighbor_allgatherv_init(C_ALLGATHERV_ARGS, PMPI_Info_f2c(*info), &c), &c, request, ierr);
+IP_FORTRAN_08(ompix, mpix, neighbor_allgatherv_init, MPIX_NEIGHBOR_ALLGATHERV_INIT, F_INIT_PARAMS(F_ALLGATHERV_ARGS)) {
+  FREQUEST(MPIX_Neighbor_allgatherv_init(C_ALLGATHERV_ARGS, PMPI_Info_f2c(*info), &r));
 }
-IP_FORTRAN(ompix, mpix, neighbor_alltoallv_init, MPIX_NEIGHBOR_ALLTOALLV_INIT, F_INIT_PARAMS(F_ALLTOALLV_ARGS)) {
-  MPI_Request c;
-  ip_f_request_out(MPIX_Neighbor_alltoallv_init(C_ALLTOALLV_ARGS, PMPI_Info_f2c(*info), &c), &c, request, ierr);
+IP_FORTRAN_08(ompix, mpix, neighbor_alltoallv_init, MPIX_NEIGHBOR_ALLTOALLV_INIT, F_INIT_PARAMS(F_ALLTOALLV_ARGS)) {
+  FREQUEST(MPIX_Neighbor_alltoallv_init(C_ALLTOALLV_ARGS, PMPI_Info_f2c(*info), &r));
 }
-IP_FORTRAN(ompix, mpix, neighbor_alltoallw_init, MPIX_NEIGHBOR_ALLTOALLW_INIT, F_INIT_PARAMS(F_ALLTOALLW_ARGS)) {
-  w_types w = w_types_of(*comm, stypes, rtypes);
-  MPI_Request c = MPI_REQUEST_NULL;
-  ip_f_request_out(w.send ? MPIX_Neighbor_alltoallw_init(C_ALLTOALLW_ARGS, PMPI_Info_f2c(*info), &c)
-                          : w_types_missing(&w, "MPIX_NEIGHBOR_ALLTOALLW_INIT"),
-                   &c, request, ierr);
+IP_FORTRAN_08(ompix, mpix, neighbor_alltoallw_init, MPIX_NEIGHBOR_ALLTOALLW_INIT, F_INIT_PARAMS(F_ALLTOALLW_ARGS)) {
+  W_TYPES;
+  ip_f_request_out(
+      W_CALL(MPIX_Neighbor_alltoallw_init(C_ALLTOALLW_ARGS, PMPI_Info_f2c(*info), &r), "MPIX_NEIGHBOR_ALLTOALLW_INIT"),
+      &r, request, ierr);
   free(w.send), free(w.recv);
 }
 

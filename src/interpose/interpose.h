@@ -18,6 +18,7 @@
 
 #include <mpi.h>
 #include <stdatomic.h>
+#include <stdint.h>
 
 #include "api/payback.h" /* nhood_payback */
 #include "common/hot.h"  /* NHOOD_FAST_TLS */
@@ -82,6 +83,10 @@ typedef struct {
   MPI_Comm comm;
   unsigned generation; /* 0: empty (ip_generation starts at 1) */
   ip_comm *state;
+  /* comm's Fortran handle once a Fortran call named it, as IP_F_KEY makes it (0: none), so that
+   * a repeated call from Fortran skips MPI_Comm_f2c (fortran_openmpi.c): the handle stays comm's
+   * until comm is freed, which advances ip_generation since comm has the attribute. */
+  uint64_t fortran;
 } ip_route_memo;
 extern _Thread_local ip_route_memo ip_memo NHOOD_FAST_TLS;
 extern atomic_uint ip_generation;
