@@ -108,19 +108,20 @@ static inline int quick(MPI_Fint comm, MPI_Fint st, MPI_Fint rt, const void *sb,
 #define FCOMM MPI_Comm c = comm_f2c(*comm)
 #define FCALL(call) comm_seen(*comm, c, call)
 
-/* A blocking collective: its quick path (quick_call: the C call with the quick handles) and its
- * body (body_call) in `slow`. */
-#define F_BLOCKING(name, UPPER, params, args, quick_call, body_call) \
-  static NHOOD_NOINLINE void slow_##name params {                    \
-    FCOMM;                                                           \
-    ierr_out(ierr, FCALL(body_call));                                \
-  }                                                                  \
-  IP_FORTRAN_08(ompi, mpi, name, UPPER, params) {                    \
-    quick_handles q;                                                 \
-    if (quick(*comm, *st, *rt, sb, rb, &q))                          \
-      ierr_out(ierr, quick_call);                                    \
-    else                                                             \
-      slow_##name args;                                              \
+/* A blocking collective: its quick path (quick_call: the C call with the quick handles; on a
+ * cold communicator, MPI's own, as the C function's first test would send it) and its body
+ * (body_call) in `slow`. */
+#define F_BLOCKING(name, UPPER, params, args, quick_call, body_call)                   \
+  static NHOOD_NOINLINE void slow_##name params {                                      \
+    FCOMM;                                                                             \
+    ierr_out(ierr, FCALL(body_call));                                                  \
+  }                                                                                    \
+  IP_FORTRAN_08(ompi, mpi, name, UPPER, params) {                                      \
+    quick_handles q;                                                                   \
+    if (quick(*comm, *st, *rt, sb, rb, &q))                                            \
+      ierr_out(ierr, ip_cold_quick_state(ip_memo.state) ? P##quick_call : quick_call); \
+    else                                                                               \
+      slow_##name args;                                                                \
   }
 
 #define F_ALLGATHER_PARAMS \

@@ -93,15 +93,18 @@ extern atomic_uint ip_generation;
 
 /* The cold call that needs nothing but its count (blocking and non-blocking): 1 where comm is
  * this thread's last communicator and its call, counted now, goes straight to MPI's own;
- * else 0, and ip_route decides. Inlined into every collective: the whole of nhood's cost on
+ * else 0, and ip_route decides (ip_cold_quick_state: the count alone, where the caller has
+ * checked the memo). Inlined into every collective: the whole of nhood's cost on
  * most calls of a program's short-lived communicators. */
-static inline int ip_cold_quick(MPI_Comm comm) {
-  if (ip_memo.comm != comm || ip_memo.generation != atomic_load_explicit(&ip_generation, memory_order_acquire))
-    return 0;
-  ip_comm *c = ip_memo.state;
+static inline int ip_cold_quick_state(ip_comm *c) {
   if (c->calls + 1 >= c->quick_until) return 0;
   c->calls++;
   return 1;
+}
+static inline int ip_cold_quick(MPI_Comm comm) {
+  if (ip_memo.comm != comm || ip_memo.generation != atomic_load_explicit(&ip_generation, memory_order_acquire))
+    return 0;
+  return ip_cold_quick_state(ip_memo.state);
 }
 
 /* Where a call goes: MPI's own, nhood, ask first (ip_ask) whether nhood's set-up pays, or judge
