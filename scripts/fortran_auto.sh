@@ -11,31 +11,41 @@
 #  - as shipped: a trial also times the model's short list, so its winner, like the probation's
 #    verdict, may differ between any two runs on this machine (C against C too): shown only.
 #
-#   scripts/fortran_auto.sh            # Open MPI, the Release build of flagship.sh
+#   scripts/fortran_auto.sh                                  # Open MPI, the Release build of flagship.sh
+#   NHOOD_MPI=mpich SETTINGS="off off exact" scripts/fortran_auto.sh   # MPICH (25 processes that
+#                                                            # poll on 2 cores: one setting is slow enough)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
 n=${N:-600}
 np=${NP:-25}
-nhood_ensure_deps openmpi
-dir=build/flagship-openmpi
-nhood_release_build openmpi nhood-hotloop nhood-hotloop-f nhood_mpi
+flavor=${NHOOD_MPI:-openmpi}
+nhood_ensure_deps "$flavor"
+dir=build/flagship-$flavor
+nhood_release_build "$flavor" nhood-hotloop nhood-hotloop-f nhood_mpi
 lib=$(realpath "$dir/libnhood-mpi.so")
+launch() { # the environment's NHOOD_* settings and LD_PRELOAD passed on; then the program
+  case "$flavor" in
+    # shellcheck disable=SC2046
+    openmpi) mpiexec.openmpi $(nhood_mpiexec_flags openmpi) -n "$np" -x LD_PRELOAD="$lib" -x NHOOD_STATS -x NHOOD_TRIAL \
+      -x NHOOD_COLD "$@" ;;
+    mpich) mpiexec.mpich -n "$np" -env LD_PRELOAD "$lib" "$@" ;;
+  esac
+}
 # What NHOOD_STATS said about the communicator: its rows (collective, mode, algorithm, calls)
 # and sentences, times left out.
 stats() { # cold trial program...
   local cold=$1 trial=$2
   shift 2
-  # shellcheck disable=SC2046
-  NHOOD_COLD=$cold NHOOD_TRIAL=$trial NHOOD_STATS=1 mpiexec.openmpi $(nhood_mpiexec_flags openmpi) -n "$np" \
-    -x LD_PRELOAD="$lib" -x NHOOD_STATS -x NHOOD_TRIAL -x NHOOD_COLD "$@" "$n" moore 2 |
+  NHOOD_COLD=$cold NHOOD_TRIAL=$trial NHOOD_STATS=1 launch "$@" "$n" moore 2 |
     awk '/^  allgather/ {sub(/ +[0-9.]+ +[0-9.]+$/, ""); print; next} /set-up against gain|auto,|on probation/ {print}' |
     sed -E 's/[0-9]+\.[0-9]+ us/_ us/g'
 }
 # The part that must agree: everything (exact), or the algorithms and the asking (names).
 agreed() { if [ "$1" = exact ]; then cat; else sed -E 's/^(  allgather +[a-z-]+ +.*[^ ]) +[0-9]+$/\1/' | grep -v "on probation"; fi; }
 status=0
-for setting in "off off exact" "16 off names" "16 5 shown"; do
+IFS=, read -r -a settings <<<"${SETTINGS:-off off exact,16 off names,16 5 shown}"
+for setting in "${settings[@]}"; do
   read -r cold trial check <<<"$setting"
   c=$(stats "$cold" "$trial" "$dir/tools/bench/nhood-hotloop" mpi)
   f=$(stats "$cold" "$trial" "$dir/tools/bench/nhood-hotloop-f")
