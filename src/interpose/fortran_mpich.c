@@ -42,8 +42,9 @@ typedef struct {
   gfc_dim dim[15];
 } gfc_array;
 
-/* MPICH's mpi_f08 MPI_BOTTOM and MPI_IN_PLACE. */
-extern int MPIR_F08_MPI_BOTTOM, MPIR_F08_MPI_IN_PLACE;
+/* MPICH's mpi_f08 MPI_BOTTOM and MPI_IN_PLACE (weak: an MPICH built without Fortran may lack
+ * them; their address is then NULL, which is MPICH's MPI_BOTTOM anyway). */
+extern int MPIR_F08_MPI_BOTTOM __attribute__((weak)), MPIR_F08_MPI_IN_PLACE __attribute__((weak));
 
 /* Whether a descriptor is contiguous: each dimension's step in bytes is the size of what the
  * dimensions before it span; an empty array is (nothing of it is read). */
