@@ -138,6 +138,7 @@ program collectives
   call two_in_flight()
   call reused_handles()
   call sections()
+  call errors()
 
   call MPI_Allreduce(wrong, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) then
@@ -540,6 +541,26 @@ contains
       if (ierr /= MPI_SUCCESS .or. any(rv /= expect8)) call report('strided ineighbor_allgather')
       call MPI_Comm_free(ring, ierr)
     end if
+  end subroutine
+
+  ! A bad argument from Fortran is reported as from C: through the communicator's error handler
+  ! (MPI_ERRORS_RETURN here), with the class a C call gets (a negative count: MPI_ERR_COUNT),
+  ! blocking and non-blocking, and the communicator still works after it.
+  subroutine errors()
+    REQUEST_T :: req
+    integer :: code, cls, one(1), got(0:MAXDEG - 1)
+    call MPI_Comm_set_errhandler(comms(3), MPI_ERRORS_RETURN, ierr)
+    one = rank
+    call MPI_Neighbor_allgather(one, -1, MPI_INTEGER, got, 1, MPI_INTEGER, comms(3), code)
+    call MPI_Error_class(code, cls, ierr)
+    if (cls /= MPI_ERR_COUNT) call report('negative count, blocking: not MPI_ERR_COUNT')
+    call MPI_Ineighbor_alltoall(one, 1, MPI_INTEGER, got, -1, MPI_INTEGER, comms(3), req, code)
+    call MPI_Error_class(code, cls, ierr)
+    if (cls /= MPI_ERR_COUNT) call report('negative count, non-blocking: not MPI_ERR_COUNT')
+    got = -1
+    call MPI_Neighbor_allgather(one, 1, MPI_INTEGER, got, 1, MPI_INTEGER, comms(3), code)
+    if (code /= MPI_SUCCESS .or. any(got(0:1) /= [modulo(rank - 1, np), modulo(rank + 1, np)])) &
+      call report('after the errors')
   end subroutine
 
   ! rbuf against what the sources sent: receive block k from source s is s's block sent to this
