@@ -21,12 +21,18 @@
   void body##_##name##_f params
 /* The same, where the MPI's mpi_f08 specific procedure (mpi_<name>_f08_) takes the same
  * arguments as the body, its ierror optional (absent: NULL, which the body must allow): Open
- * MPI's, which only call the body. Defining it skips that call. */
+ * MPI 4's, which only call the body (its disassembly says so). Defining it skips that call.
+ * Later Open MPIs may pass the buffers of their mpi_f08 procedures as Fortran descriptors (TS
+ * 29113), so there the body is only reached through Open MPI's procedure, as before. */
 #define IP_FORTRAN_08(body, lower, name, UPPER, params) IP_FORTRAN_08_(body, lower, name, UPPER, params)
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION == 4
 #define IP_FORTRAN_08_(body, lower, name, UPPER, params)                          \
   void body##_##name##_f params;                                                  \
   void lower##_##name##_f08_ params __attribute__((alias(#body "_" #name "_f"))); \
   IP_FORTRAN_(body, lower, name, UPPER, params)
+#else
+#define IP_FORTRAN_08_(body, lower, name, UPPER, params) IP_FORTRAN_(body, lower, name, UPPER, params)
+#endif
 #if defined(OPEN_MPI) && OPEN_MPI
 #define IP_F_BODY ompi
 #else

@@ -239,7 +239,9 @@ IP_FORTRAN_08(ompi, mpi, ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW, F_REQUEST
 }
 
 /* Open MPI 4.1's persistent collectives (MPIX_, from `use mpi_f08` and Open MPI's extension
- * headers). */
+ * headers; Open MPI 5 has no such extension, and its MPI_Neighbor_*_init from Fortran are
+ * left to it, as collectives.c leaves the C ones). */
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ && MPI_VERSION < 4
 #define F_INIT_PARAMS(...) F_REQUEST_PARAMS(__VA_ARGS__, MPI_Fint *info)
 
 IP_FORTRAN_08(ompix, mpix, neighbor_allgather_init, MPIX_NEIGHBOR_ALLGATHER_INIT,
@@ -265,5 +267,7 @@ IP_FORTRAN_08(ompix, mpix, neighbor_alltoallw_init, MPIX_NEIGHBOR_ALLTOALLW_INIT
       &r, request, ierr);
   free(w.send), free(w.recv);
 }
+
+#endif /* MPIX_ persistent */
 
 #endif
