@@ -14,6 +14,7 @@
 #
 #   scripts/fortran_overhead.sh                   # Open MPI, the Release build of flagship.sh
 #   NHOOD_MPI=mpich RUNS=21 scripts/fortran_overhead.sh
+#   NHOOD_ALGORITHM=direct scripts/fortran_overhead.sh   # nhood's path instead of the cold one
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
