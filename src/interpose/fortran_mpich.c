@@ -9,9 +9,10 @@
  * Cartesian communicators. The 15 procedures of the five collectives, blocking, non-blocking and
  * persistent, are defined here instead: where both buffers are contiguous (a scalar, a whole
  * array, a contiguous section) their addresses go to the library's C function, with MPICH's
- * handles as they are (its Fortran and C handles are the same integers); any other buffer (a
- * strided section), or a descriptor not laid out as expected, goes to MPICH's own procedure,
- * which describes the section with a datatype and calls the same C function.
+ * handles as they are (its Fortran and C handles are the same integers). A blocking call's
+ * strided section is packed into a copy (blocking_buffer); a non-blocking or persistent call's,
+ * or a descriptor not laid out as expected, goes to MPICH's own procedure, which describes the
+ * section with a datatype and calls the same C function.
  *
  * MPICH's mpif.h and `use mpi` procedures call the C functions themselves and need nothing here;
  * the _large_ procedures (MPI_Count arguments) stay MPICH's.
@@ -82,8 +83,7 @@ static int contiguous(const gfc_array *a, void **out) {
   return 1;
 }
 
-/* A section's elements, in array element order, copied to (pack) or from (unpack) a
- * contiguous buffer `flat`; the number of bytes that takes (0 for an empty section). */
+/* The bytes of a section's elements (0 for an empty section). */
 static size_t section_bytes(const gfc_array *a) {
   size_t n = a->elem_len;
   for (int k = 0; k < a->rank; k++) {
@@ -93,6 +93,8 @@ static size_t section_bytes(const gfc_array *a) {
   return n;
 }
 
+/* A section's elements, in array element order, copied to (pack) or from (unpack) a
+ * contiguous buffer `flat`. */
 static void section_copy(const gfc_array *a, char *flat, int pack) {
   ptrdiff_t index[15] = {0}, extent[15];
   for (int k = 0; k < a->rank; k++) extent[k] = a->dim[k].upper_bound - a->dim[k].lower_bound + 1;
@@ -111,7 +113,7 @@ static void section_copy(const gfc_array *a, char *flat, int pack) {
  * *copy (to unpack after the call where it is received into, and free): the contiguous buffer
  * the MPI standard says a section stands for. MPICH 4.0's own procedure describes the section
  * with a datatype and passes it as a count of 1, which puts every neighbor's block at the
- * section's start. 0 where memory ran out. */
+ * section's start. 0 where the descriptor is not understood or memory ran out. */
 static int blocking_buffer(const gfc_array *a, void **out, char **copy) {
   *copy = NULL;
   if (contiguous(a, out)) return 1;
