@@ -1,5 +1,5 @@
 /*
- * What the Fortran layers of the interposition library share (fortran.c, fortran_openmpi.c):
+ * What the Fortran layers of the interposition library share (fortran*.c):
  * Fortran calls one procedure by several names, and passes every argument by address.
  */
 #ifndef NHOOD_INTERPOSE_FORTRAN_H

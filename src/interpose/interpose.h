@@ -10,6 +10,7 @@
  *   requests.c     MPI requests for nhood's requests, and every request function
  *   fortran.c      the Fortran request functions, MPI_COMM_FREE and MPI_FINALIZE (both MPIs)
  *   fortran_openmpi.c  Open MPI's Fortran collectives (MPICH's call the C names)
+ *   fortran_mpich.c  MPICH's mpi_f08 collectives (their buffers come as gfortran descriptors)
  *   control.c      NHOOD_INTERPOSE, cold communicators and the topology cached on one, errors
  *                  as MPI raises them, NHOOD_STATS and MPI_Finalize
  */
