@@ -11,7 +11,8 @@
 #   BUILD=/tmp/base/build/flagship-openmpi scripts/hot_instructions.sh   # an existing build
 #
 # Needs valgrind. Prints one line per path: instructions per call, and the functions that
-# execute the most of them.
+# execute the most of them; then the whole call's instructions, MPI's included, against the
+# same exchange written by hand (nhood-hotloop hand), which is issue 37's yardstick for `direct`.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
@@ -31,6 +32,10 @@ lib=$(realpath "$dir/libnhood-mpi.so")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 
+# Instructions rank 0 executes in all (MPI included): callgrind file $1.
+total() {
+  callgrind_annotate "$1" 2>/dev/null | awk '/PROGRAM TOTALS/ {gsub(",", "", $1); print $1}'
+}
 # Instructions rank 0 executes in object $1 (a path's tail), but main: its callgrind file $2.
 count() {
   callgrind_annotate --threshold=100 "$2" 2>/dev/null | awk -v obj="$1" '
@@ -58,6 +63,17 @@ per_call() { # mode object preload
   b=$(run "$1" "$n2" "$3")
   echo "$(((($(count "$2" "$b") - $(count "$2" "$a")) / (n2 - n1)))) ($(top "$2" "$b" "$n2"))"
 }
+# All of a call's instructions, MPI's included, in mode $1 (no preload).
+whole_call() {
+  local a b
+  a=$(run "$1" "$n1" 0)
+  b=$(run "$1" "$n2" 0)
+  echo $((($(total "$b") - $(total "$a")) / (n2 - n1)))
+}
 echo "== nhood's instructions per repeated 4 B allgather, 2 processes, $flavor ($dir)"
 echo "  API, direct:          $(per_call api "nhood-hotloop]" 0)"
 echo "  interposed, direct:   $(per_call mpi libnhood-mpi.so 1)"
+api=$(whole_call api)
+hand=$(whole_call hand)
+echo "  whole call, MPI's instructions included: API direct $api, written by hand $hand" \
+  "(MPI_Irecv, MPI_Isend, MPI_Waitall): $(awk -v a="$api" -v h="$hand" 'BEGIN {printf "%.3f", a / h}')x"

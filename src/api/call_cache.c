@@ -1,14 +1,18 @@
 #include "api/call_cache.h"
 
 #include <pthread.h>
+#include <stdio.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "api/threads.h"
 #include "common/errors.h"
 #include "common/handles.h"
 #include "common/hot.h"
+#include "engine/flat_round.h"
+#include "engine/sched_task.h"
 #include "topology/topology.h"
 
 struct nhood_call_cache {
@@ -21,6 +25,8 @@ struct nhood_call_cache {
   const nhood_algorithm *alg;
   const void *trial; /* the trial whose candidates req runs (alg NULL), or NULL */
   MPI_Comm native;   /* the graph communicator where alg is MPI's own; MPI_COMM_NULL otherwise */
+  unsigned build;    /* which request is built here: a number no other entry's had (a memo's flat round
+                      * is of one build; an entry freed and another made at its address must differ) */
   char *arrays;
   size_t arrays_bytes, arrays_capacity;
   struct nhood_request req;
@@ -114,7 +120,9 @@ struct nhood_request *nhood_call_cache_lookup(nhood_call_cache *c, const nhood_c
 }
 
 struct nhood_request *nhood_call_cache_slot(nhood_call_cache *c) {
+  static atomic_uint builds;
   nhood_handles_advance(); /* a thread's memo of the entry no longer describes it */
+  c->build = atomic_fetch_add_explicit(&builds, 1, memory_order_relaxed) + 1;
   if (c->valid) nhood_request_release(&c->req);
   c->valid = 0;
   return &c->req;
@@ -156,19 +164,19 @@ int nhood_call_cache_store(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_
 
 /* One of the calling thread's recent blocking calls that ran from an entry needing no check
  * (predefined datatypes): the arguments same_call compares, the topology, the communicator,
- * the entry, and what NHOOD_Last_algorithm and NHOOD_Selection_info say after it. */
+ * the entry, and what NHOOD_Last_algorithm and NHOOD_Selection_info say after it. Where the
+ * entry's schedule is one round of communication only, the thread's flat round of it: owned by
+ * the memo, kept while the memo is rewritten for the same call of the same build of the entry
+ * (after the generation moved for something else), freed when the slot goes to another. */
 struct nhood_call_memo {
   _Alignas(64) unsigned generation; /* nhood_handles_generation when written; 0: empty */
-  nhood_coll_kind kind;
-  int sendcount, recvcount;
+  nhood_call_key key;
   NHOOD_Topo topo;
   MPI_Comm comm;
-  const void *sendbuf;
-  void *recvbuf;
-  MPI_Datatype sendtype, recvtype;
-  MPI_Op op;
   nhood_call_cache *entry;
-  MPI_Comm native; /* the entry's */
+  MPI_Comm native;        /* the entry's */
+  nhood_flat_round *flat; /* on the entry's context, which its request retains */
+  unsigned build;         /* the entry's when written */
   const char *algorithm;
   char selection[NHOOD_SELECTION_TEXT_MAX]; /* read only by NHOOD_Selection_info */
 };
@@ -186,7 +194,16 @@ struct nhood_call_memo {
 static _Thread_local nhood_call_memo *memos NHOOD_FAST_TLS;
 static pthread_key_t memos_key;
 static pthread_once_t memos_once = PTHREAD_ONCE_INIT;
-static void make_memos_key(void) { (void)pthread_key_create(&memos_key, free); }
+/* Empties slots [0, n) of a table, freeing their flat rounds. */
+static void memos_clear(nhood_call_memo *table, int n) {
+  for (int i = 0; i < n; i++) nhood_flat_round_free(table[i].flat);
+  memset(table, 0, (size_t)n * sizeof *table);
+}
+static void free_memos(void *table) {
+  memos_clear(table, MEMO_WAYS);
+  free(table);
+}
+static void make_memos_key(void) { (void)pthread_key_create(&memos_key, free_memos); }
 
 NHOOD_HOT static unsigned memo_home(NHOOD_Topo topo) {
   uintptr_t p = (uintptr_t)topo;
@@ -213,19 +230,46 @@ static nhood_call_memo *memo_place(NHOOD_Topo topo, unsigned generation) {
     if (stale == NULL && m->generation != generation) stale = m;
   }
   if (stale) return stale;
-  memset(memos, 0, MEMO_WAYS * sizeof *memos);
+  memos_clear(memos, MEMO_WAYS);
   return &memos[memo_home(topo)];
+}
+
+/* Same arguments. */
+NHOOD_HOT static inline int same_key(const nhood_call_key *x, const nhood_call_key *y) {
+  return x->kind == y->kind && x->sendbuf == y->sendbuf && x->recvbuf == y->recvbuf && x->sendcount == y->sendcount &&
+         x->recvcount == y->recvcount && x->sendtype == y->sendtype && x->recvtype == y->recvtype && x->op == y->op;
 }
 
 /* The memo of this call where it repeats one and nothing that memo names went away since (the
  * entry, its topology, the graph communicator); NULL otherwise. */
-NHOOD_HOT static nhood_call_memo *memo_of(NHOOD_Topo topo, const nhood_coll_args *a, MPI_Comm comm) {
+NHOOD_HOT static inline nhood_call_memo *memo_of(NHOOD_Topo topo, const nhood_call_key *k, MPI_Comm comm) {
   nhood_call_memo *m = memos ? memo_find(topo) : NULL;
-  if (m == NULL) return NULL;
-  int same = m->comm == comm && m->kind == a->kind && m->sendbuf == a->sendbuf && m->recvbuf == a->recvbuf &&
-             m->sendcount == a->sendcount && m->recvcount == a->recvcount && m->sendtype == a->sendtype &&
-             m->recvtype == a->recvtype && m->op == a->op;
-  return same && m->generation == atomic_load_explicit(&nhood_handles_generation, memory_order_acquire) ? m : NULL;
+  if (m == NULL || m->comm != comm || !same_key(&m->key, k)) return NULL;
+  return m->generation == atomic_load_explicit(&nhood_handles_generation, memory_order_acquire) ? m : NULL;
+}
+
+_Thread_local const nhood_call_memo *nhood_last_memo NHOOD_FAST_TLS;
+
+/* nhood_call_cache_run_flat where the thread-level check is more than a load (api/threads.h). */
+NHOOD_NOINLINE static int run_flat_checked(nhood_call_memo *m) {
+  int rc = nhood_thread_enter();
+  if (rc != MPI_SUCCESS) return rc;
+  nhood_last_memo = m;
+  rc = nhood_flat_round_run(m->flat);
+  nhood_thread_leave();
+  return rc;
+}
+
+NHOOD_HOT int nhood_call_cache_run_flat(const nhood_call_key *k, MPI_Comm comm, NHOOD_Topo topo) {
+  nhood_call_memo *m = (nhood_call_memo *)nhood_last_memo; /* most often the call repeats the last one */
+  if (m == NULL || m->topo != topo) m = memos ? memo_find(topo) : NULL;
+  if (m == NULL || m->flat == NULL || m->comm != comm || !same_key(&m->key, k) ||
+      m->generation != atomic_load_explicit(&nhood_handles_generation, memory_order_acquire))
+    return -1;
+  int l = atomic_load_explicit(&nhood_thread_level, memory_order_relaxed);
+  if (l != MPI_THREAD_MULTIPLE && !(nhood_thread_checked && l != MPI_THREAD_SERIALIZED)) return run_flat_checked(m);
+  nhood_last_memo = m;
+  return nhood_flat_round_run(m->flat);
 }
 
 static int has_arrays(nhood_coll_kind kind) { return kind == NHOOD_ALLTOALLV || kind == NHOOD_ALLGATHERV; }
@@ -234,7 +278,8 @@ NHOOD_HOT nhood_call_cache *nhood_call_cache_remembered(NHOOD_Topo topo, const n
                                                         MPI_Comm *native, const nhood_call_memo **memo) {
   *native = MPI_COMM_NULL;
   *memo = NULL;
-  nhood_call_memo *m = memo_of(topo, a, comm);
+  nhood_call_key k = nhood_call_key_of(a);
+  nhood_call_memo *m = memo_of(topo, &k, comm);
   if (m == NULL) return NULL;
   if (!has_arrays(a->kind) && m->native != MPI_COMM_NULL) { /* nothing of the entry's to read */
     *native = m->native;
@@ -265,19 +310,26 @@ void nhood_call_cache_remember(nhood_call_cache *c, NHOOD_Topo topo, const nhood
   }
   unsigned generation = atomic_load_explicit(&nhood_handles_generation, memory_order_acquire);
   nhood_call_memo *m = memo_place(topo, generation);
+  nhood_call_key k = nhood_call_key_of(a);
+  nhood_flat_round *flat = m->flat;
+  if (flat && !(m->topo == topo && m->entry == c && m->build == c->build && m->comm == comm && same_key(&m->key, &k))) {
+    nhood_flat_round_free(flat);
+    flat = NULL;
+  }
+  if (!flat && c->native == MPI_COMM_NULL && !has_arrays(a->kind)) {
+    char call[64];
+    snprintf(call, sizeof call, "neighborhood %s (%s)", nhood_coll_names[a->kind],
+             nhood_task_schedule(c->req.task)->algorithm);
+    flat = nhood_sched_task_flatten(c->req.task, c->req.ctx, a->sendbuf, a->recvbuf, call);
+  }
   *m = (nhood_call_memo){.generation = generation,
-                         .kind = a->kind,
-                         .sendcount = a->sendcount,
-                         .recvcount = a->recvcount,
+                         .key = k,
                          .topo = topo,
                          .comm = comm,
-                         .sendbuf = a->sendbuf,
-                         .recvbuf = a->recvbuf,
-                         .sendtype = a->sendtype,
-                         .recvtype = a->recvtype,
-                         .op = a->op,
                          .entry = c,
                          .native = c->native,
+                         .flat = flat,
+                         .build = c->build,
                          .algorithm = nhood_task_schedule(c->req.task)->algorithm};
   memcpy(m->selection, c->req.selection, sizeof m->selection);
 }

@@ -25,6 +25,7 @@
 #define NHOOD_API_CALL_CACHE_H
 
 #include "api/request.h"
+#include "common/hot.h"
 #include "selection/select.h"
 
 typedef struct nhood_call_cache nhood_call_cache;
@@ -51,6 +52,34 @@ int nhood_call_cache_store(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_
                            const nhood_commctx *ctx, const nhood_algorithm *alg, const void *trial, MPI_Comm native);
 /* What a thread remembers of one of its blocking calls (below). */
 typedef struct nhood_call_memo nhood_call_memo;
+/* What a memo compares of a call: nhood_coll_args's scalars (an entry point fills it in
+ * without gathering the rest). */
+typedef struct {
+  nhood_coll_kind kind;
+  int sendcount, recvcount;
+  const void *sendbuf;
+  void *recvbuf;
+  MPI_Datatype sendtype, recvtype;
+  MPI_Op op;
+} nhood_call_key;
+static inline nhood_call_key nhood_call_key_of(const nhood_coll_args *a) {
+  return (nhood_call_key){.kind = a->kind,
+                          .sendcount = a->sendcount,
+                          .recvcount = a->recvcount,
+                          .sendbuf = a->sendbuf,
+                          .recvbuf = a->recvbuf,
+                          .sendtype = a->sendtype,
+                          .recvtype = a->recvtype,
+                          .op = a->op};
+}
+/* The memo whose call the calling thread repeated last through nhood_call_cache_run_flat or
+ * repeat_memo (api/collectives.c); NULL after a call that went another way. */
+extern _Thread_local const nhood_call_memo *nhood_last_memo NHOOD_FAST_TLS;
+/* Where this call (without count arrays) repeats one of the calling thread's memos whose entry
+ * runs one round of communication and nothing else: runs the thread's own flat round of it
+ * (engine/flat_round.h) and returns its result, with nhood_last_memo set. Returns -1 where the
+ * call repeats no such memo. Reads nothing but the memo: the entry is neither held nor read. */
+int nhood_call_cache_run_flat(const nhood_call_key *k, MPI_Comm comm, NHOOD_Topo topo);
 /* When this call repeats one of the calling thread's memos (the same topology, communicator
  * and arguments, nothing gone since): that memo in *memo, the graph communicator in *native
  * where the entry runs MPI's own collective, and the entry, held, where it must be read

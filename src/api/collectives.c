@@ -269,13 +269,12 @@ static _Thread_local char last_blocking_selection[NHOOD_SELECTION_TEXT_MAX];
 /* The description last copied there: a repeated call compares numbers, not text. */
 static _Thread_local unsigned last_blocking_selection_id NHOOD_FAST_TLS;
 static atomic_uint selection_ids = 1;
-/* Where the last call repeated one of the thread's memos (api/call_cache.h), that memo says
- * both instead; NULL otherwise. */
-static _Thread_local const nhood_call_memo *last_blocking_memo NHOOD_FAST_TLS;
+/* Where the last call repeated one of the thread's memos, nhood_last_memo (api/call_cache.h)
+ * says both instead. */
 
 int NHOOD_Last_algorithm(const char **algorithm) {
   if (algorithm == NULL) return nhood_error(MPI_ERR_ARG, "algorithm (the output) is NULL");
-  *algorithm = last_blocking_algorithm;
+  *algorithm = nhood_last_memo ? nhood_call_memo_algorithm(nhood_last_memo) : last_blocking_algorithm;
   return MPI_SUCCESS;
 }
 
@@ -297,8 +296,7 @@ NHOOD_HOT static int run_request(struct nhood_request *req, const nhood_coll_arg
 NHOOD_HOT static int repeat_memo(const nhood_coll_args *a, nhood_call_cache *cache, MPI_Comm native,
                                  const nhood_call_memo *memo) {
   int rc;
-  last_blocking_memo = memo;
-  last_blocking_algorithm = nhood_call_memo_algorithm(memo);
+  nhood_last_memo = memo;
   if (native != MPI_COMM_NULL) {
     rc = nhood_native_call(a, native, NHOOD_NATIVE_BLOCKING, NULL);
     if (rc != MPI_SUCCESS) nhood_error_context("neighborhood %s (mpi)", nhood_coll_names[a->kind]);
@@ -355,7 +353,7 @@ NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NH
     last_blocking_selection_id = req->selection_id;
   }
   last_blocking_algorithm = nhood_task_schedule(req->task)->algorithm;
-  last_blocking_memo = NULL;
+  nhood_last_memo = NULL;
   if (cache && !how.trial && req == nhood_call_cache_request(cache) && !check_mode())
     nhood_call_cache_remember(cache, topo, &a, comm);
   rc = run_request(req, &a);
@@ -415,9 +413,8 @@ cleanup:
 }
 
 int nhood_last_blocking_selection(char *text, size_t len) {
-  if (last_blocking_algorithm == NULL) return 0;
-  snprintf(text, len, "%s",
-           last_blocking_memo ? nhood_call_memo_selection(last_blocking_memo) : last_blocking_selection);
+  if (last_blocking_algorithm == NULL && nhood_last_memo == NULL) return 0;
+  snprintf(text, len, "%s", nhood_last_memo ? nhood_call_memo_selection(nhood_last_memo) : last_blocking_selection);
   return 1;
 }
 
@@ -446,7 +443,27 @@ NHOOD_HOT static int run(const nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo top
                                               : run_with_request(a, comm, topo, info, mode, request));
 }
 
+/* A blocking allgather or alltoall that repeats no flat round: its arguments, from its key. */
+NHOOD_NOINLINE static int run_allgather_key(const nhood_call_key *k, MPI_Comm comm, NHOOD_Topo topo) {
+  nhood_coll_args a = {.kind = k->kind,
+                       .sendbuf = k->sendbuf,
+                       .recvbuf = k->recvbuf,
+                       .sendcount = k->sendcount,
+                       .sendtype = k->sendtype,
+                       .recvcount = k->recvcount,
+                       .recvtype = k->recvtype};
+  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
+}
+
 /* ---- entry points ---------------------------------------------------------------------- */
+
+/* The key of an allgather or alltoall (api/call_cache.h): a repeat the thread keeps as a flat
+ * round runs from it first thing, before the call's arguments are even gathered. */
+#define ALLGATHER_KEY(K)                                                                                 \
+  (nhood_call_key) {                                                                                     \
+    .kind = (K), .sendcount = sendcount, .recvcount = recvcount, .sendbuf = sendbuf, .recvbuf = recvbuf, \
+    .sendtype = sendtype, .recvtype = recvtype                                                           \
+  }
 
 #define ALLGATHER_ARGS(K)                                                                              \
   (nhood_coll_args) {                                                                                  \
@@ -456,9 +473,9 @@ NHOOD_HOT static int run(const nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo top
 
 NHOOD_HOT int NHOOD_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo) {
-  nhood_coll_args a = ALLGATHER_ARGS(NHOOD_ALLGATHER);
-  a.recvcount = recvcount;
-  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
+  nhood_call_key k = ALLGATHER_KEY(NHOOD_ALLGATHER);
+  int rc = nhood_call_cache_run_flat(&k, comm, topo);
+  return rc >= 0 ? rc : run_allgather_key(&k, comm, topo);
 }
 int NHOOD_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                               MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request) {
@@ -501,9 +518,9 @@ int NHOOD_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datat
 
 NHOOD_HOT int NHOOD_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo) {
-  nhood_coll_args a = ALLGATHER_ARGS(NHOOD_ALLTOALL);
-  a.recvcount = recvcount;
-  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
+  nhood_call_key k = ALLGATHER_KEY(NHOOD_ALLTOALL);
+  int rc = nhood_call_cache_run_flat(&k, comm, topo);
+  return rc >= 0 ? rc : run_allgather_key(&k, comm, topo);
 }
 int NHOOD_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                              MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request) {

@@ -5,10 +5,10 @@
 #include "common/errors.h"
 #include "common/hot.h"
 
-static atomic_int level = -1;                    /* MPI_Query_thread's answer, asked at the first call */
-static atomic_int inside;                        /* entry points in progress in this process, below MULTIPLE */
-static _Thread_local int depth NHOOD_FAST_TLS;   /* this thread's nested entry points */
-static _Thread_local int checked NHOOD_FAST_TLS; /* this thread was found allowed to call */
+atomic_int nhood_thread_level = -1;                    /* asked at the first call */
+static atomic_int inside;                              /* entry points in progress in this process, below MULTIPLE */
+static _Thread_local int depth NHOOD_FAST_TLS;         /* this thread's nested entry points */
+_Thread_local int nhood_thread_checked NHOOD_FAST_TLS; /* this thread was found allowed to call */
 
 const char *nhood_thread_level_name(int l) {
   switch (l) {
@@ -32,7 +32,7 @@ static int query_level(int *l) {
     return nhood_error(MPI_ERR_OTHER, "MPI is %s; nhood's collectives run between MPI_Init and MPI_Finalize",
                        finalized ? "finalized" : "not initialized");
   NHOOD_MPI_CALL(MPI_Query_thread(l));
-  atomic_store(&level, *l);
+  atomic_store(&nhood_thread_level, *l);
 cleanup:
   return rc;
 }
@@ -40,13 +40,13 @@ cleanup:
 /* The check at a thread's first call, and at every call under MPI_THREAD_SERIALIZED. Below
  * that level only the first call of a thread is checked (`checked`), and nesting is counted
  * (`depth`) only at MPI_THREAD_SERIALIZED, for the calls in progress there. */
-NHOOD_HOT static int enter_checked(int l) {
+NHOOD_HOT int nhood_thread_enter_checked(int l) {
   int rc = MPI_SUCCESS;
   if (l < 0) {
     if ((rc = query_level(&l)) != MPI_SUCCESS) return rc;
     if (l == MPI_THREAD_MULTIPLE) return MPI_SUCCESS;
   }
-  if (!checked && l <= MPI_THREAD_FUNNELED) {
+  if (!nhood_thread_checked && l <= MPI_THREAD_FUNNELED) {
     int is_main = 0;
     NHOOD_MPI_CALL(MPI_Is_thread_main(&is_main));
     if (!is_main)
@@ -56,7 +56,7 @@ NHOOD_HOT static int enter_checked(int l) {
                          "for calls from several threads at once)",
                          nhood_thread_level_name(l));
   }
-  checked = 1;
+  nhood_thread_checked = 1;
   /* Below MPI_THREAD_SERIALIZED only the main thread gets here: no other can be inside. */
   if (l != MPI_THREAD_SERIALIZED || depth++ > 0) return MPI_SUCCESS;
   if (atomic_fetch_add(&inside, 1) != 0) {
@@ -71,13 +71,6 @@ cleanup:
   return rc;
 }
 
-NHOOD_HOT int nhood_thread_enter(void) {
-  int l = atomic_load_explicit(&level, memory_order_relaxed);
-  if (l == MPI_THREAD_MULTIPLE || (checked && l != MPI_THREAD_SERIALIZED)) return MPI_SUCCESS;
-  return enter_checked(l);
-}
-
-NHOOD_HOT void nhood_thread_leave(void) {
-  if (atomic_load_explicit(&level, memory_order_relaxed) == MPI_THREAD_SERIALIZED && --depth == 0)
-    atomic_fetch_sub(&inside, 1);
+NHOOD_HOT void nhood_thread_leave_serialized(void) {
+  if (--depth == 0) atomic_fetch_sub(&inside, 1);
 }

@@ -14,14 +14,29 @@
 #define NHOOD_API_THREADS_H
 
 #include <mpi.h>
+#include <stdatomic.h>
+
+#include "common/hot.h"
 
 /* "MPI_THREAD_SINGLE" ... "MPI_THREAD_MULTIPLE": a thread level's name, for messages. */
 const char *nhood_thread_level_name(int level);
 
 /* At the start of an entry point: MPI_SUCCESS (then nhood_thread_leave must follow) or the
- * error, recorded. Calls nest (an entry point calling another counts once). */
-int nhood_thread_enter(void);
-void nhood_thread_leave(void);
+ * error, recorded. Calls nest (an entry point calling another counts once). Inline: after a
+ * thread's first call, below MPI_THREAD_SERIALIZED, it is one load and one thread-local read. */
+extern atomic_int nhood_thread_level;                         /* MPI_Query_thread's, -1 before the first call */
+extern _Thread_local int nhood_thread_checked NHOOD_FAST_TLS; /* this thread was found allowed to call */
+int nhood_thread_enter_checked(int level);
+void nhood_thread_leave_serialized(void);
+static inline int nhood_thread_enter(void) {
+  int l = atomic_load_explicit(&nhood_thread_level, memory_order_relaxed);
+  if (l == MPI_THREAD_MULTIPLE || (nhood_thread_checked && l != MPI_THREAD_SERIALIZED)) return MPI_SUCCESS;
+  return nhood_thread_enter_checked(l);
+}
+static inline void nhood_thread_leave(void) {
+  if (atomic_load_explicit(&nhood_thread_level, memory_order_relaxed) == MPI_THREAD_SERIALIZED)
+    nhood_thread_leave_serialized();
+}
 
 /* The body of an entry point: returns call's result between the two, or the check's error. */
 #define NHOOD_THREAD_GUARDED(call)                      \

@@ -29,8 +29,7 @@ NHOOD_HOT void nhood_exec_free(nhood_exec *e) {
 
 static inline char *address(const nhood_exec *e, const nhood_op *op) { return e->base[op->buf] + op->offset; }
 
-/* "receive block 3 from rank 5", "a message (blocks combined) to rank 2", ... */
-static void describe(const nhood_op *op, const nhood_op *target) {
+void nhood_op_describe(const nhood_op *op, const nhood_op *target) {
   const nhood_op *block_op = target ? target : op;
   char block[48] = "";
   if (block_op->block == NHOOD_BLOCK_UNKNOWN)
@@ -64,7 +63,7 @@ static void describe(const nhood_op *op, const nhood_op *target) {
 /* Keeps the first failure of this run, described, to report when the run ends. */
 static void note_failure(nhood_exec *e, int rc, const nhood_op *op, const nhood_op *target) {
   if (e->error != MPI_SUCCESS) return;
-  describe(op, target);
+  nhood_op_describe(op, target);
   e->error = rc;
   e->error_message = nhood_error_save();
 }

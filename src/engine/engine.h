@@ -52,6 +52,10 @@ typedef struct nhood_exec {
   char *error_message; /* its message (owned), reported when the run ends */
 } nhood_exec;
 
+/* Adds what a failed operation was to the error message (common/errors.h): "receive block 3
+ * from rank 5", "a message (blocks combined) to rank 2", ...; target: a local operation's. */
+void nhood_op_describe(const nhood_op *op, const nhood_op *target);
+
 /* Prepares an execution; buffers are fixed for its lifetime (persistent semantics). */
 void nhood_exec_init(nhood_exec *e, const nhood_sched *s, const nhood_transport *t, void *tctx, const void *sendbuf,
                      void *recvbuf, void *scratch);

@@ -7,6 +7,7 @@
 #include "common/errors.h"
 #include "common/hot.h"
 #include "engine/engine.h"
+#include "engine/flat_round.h"
 #include "engine/transport_mpi.h"
 
 typedef struct {
@@ -83,4 +84,10 @@ cleanup:
 
 const void *nhood_sched_task_scratch(const nhood_task *t) {
   return t->ops == &sched_ops ? ((const sched_task *)t)->scratch : NULL;
+}
+
+nhood_flat_round *nhood_sched_task_flatten(const nhood_task *t, nhood_commctx *ctx, const void *sendbuf, void *recvbuf,
+                                           const char *call) {
+  if (t->ops != &sched_ops || ((const sched_task *)t)->transport.comm != ctx->comm) return NULL;
+  return nhood_flat_round_create(&((const sched_task *)t)->sched, ctx, sendbuf, recvbuf, call);
 }

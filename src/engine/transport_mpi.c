@@ -85,38 +85,63 @@ static int slot_error(int code) {
   return nhood_mpi_error(code, "the operation");
 }
 
-/* MPI_Waitall (blocking) or MPI_Testall over the slots, with statuses so that a failure names
- * its slot. MPI completes (and empties) a failed request and leaves the others that did not
- * complete yet marked MPI_ERR_PENDING, so a blocking call waits again for those. */
-NHOOD_HOT static int complete_slots(nhood_mpi_transport_ctx *ctx, int nslots, int blocking, int *done, int *failed) {
-  int rc = MPI_SUCCESS, flag = 1;
+/* The slot whose status holds the failure a completion call over the slots reported (code,
+ * of class MPI_ERR_IN_STATUS): MPI_SUCCESS and *k, or an error naming the call where no one
+ * slot's status holds it. */
+static int failed_slot(const nhood_mpi_transport_ctx *ctx, int nslots, int code, const char *call, int *k) {
+  int errclass = MPI_ERR_INTERN;
+  MPI_Error_class(code, &errclass);
+  if (errclass != MPI_ERR_IN_STATUS) return nhood_mpi_error(code, call); /* not one slot's */
+  for (*k = 0; *k < nslots; ++*k)
+    if (ctx->statuses[*k].MPI_ERROR != MPI_SUCCESS && ctx->statuses[*k].MPI_ERROR != MPI_ERR_PENDING)
+      return MPI_SUCCESS;
+  return nhood_mpi_error(code, call);
+}
+
+/* MPI_Waitall over the slots, with statuses so that a failure names its slot. */
+static int waitall(nhood_mpi_transport_ctx *ctx, int nslots) {
+  if (NHOOD_P2P_ERRORS_GO_TO_WORLD) nhood_errors_return_begin();
+  int code = MPI_Waitall(nslots, ctx->requests, ctx->statuses);
+  if (NHOOD_P2P_ERRORS_GO_TO_WORLD) nhood_errors_return_end();
+  return code;
+}
+
+/* MPI completes (and empties) a failed request and leaves the others that did not complete
+ * yet marked MPI_ERR_PENDING, so this waits again for those. */
+int nhood_mpi_waitall_failed(nhood_mpi_transport_ctx *ctx, int nslots, int code, int *failed) {
+  int rc = MPI_SUCCESS, k = 0;
   *failed = -1;
-  for (int attempt = 0; attempt <= nslots; attempt++) { /* each failure empties a slot */
-    if (NHOOD_P2P_ERRORS_GO_TO_WORLD) nhood_errors_return_begin();
-    int code = blocking ? MPI_Waitall(nslots, ctx->requests, ctx->statuses)
-                        : MPI_Testall(nslots, ctx->requests, &flag, ctx->statuses);
-    if (NHOOD_P2P_ERRORS_GO_TO_WORLD) nhood_errors_return_end();
-    if (code == MPI_SUCCESS) {
-      if (blocking) { /* every request completed, and MPI set each handle to MPI_REQUEST_NULL */
-        *done = 1;
-        return rc;
-      }
-      break;
-    }
-    int errclass = MPI_ERR_INTERN, k = 0;
-    MPI_Error_class(code, &errclass);
-    if (errclass != MPI_ERR_IN_STATUS)
-      return nhood_mpi_error(code, blocking ? "MPI_Waitall" : "MPI_Testall"); /* not one slot's */
-    while (k < nslots && (ctx->statuses[k].MPI_ERROR == MPI_SUCCESS || ctx->statuses[k].MPI_ERROR == MPI_ERR_PENDING))
-      k++;
-    if (k == nslots) return nhood_mpi_error(code, blocking ? "MPI_Waitall" : "MPI_Testall");
+  for (int attempt = 0; code != MPI_SUCCESS && attempt < nslots; attempt++) { /* each failure empties a slot */
+    int err = failed_slot(ctx, nslots, code, "MPI_Waitall", &k);
+    if (err != MPI_SUCCESS) return err;
     if (*failed < 0) {
       *failed = k;
       rc = slot_error(ctx->statuses[k].MPI_ERROR);
     }
-    if (!blocking) break;
+    code = waitall(ctx, nslots);
+  }
+  return rc;
+}
+
+/* MPI_Waitall (blocking) or MPI_Testall over the slots. */
+NHOOD_HOT static int complete_slots(nhood_mpi_transport_ctx *ctx, int nslots, int blocking, int *done, int *failed) {
+  int rc = MPI_SUCCESS, flag = 1, k = 0;
+  *failed = -1;
+  if (blocking) {
+    int code = waitall(ctx, nslots);
+    *done = 1;
+    return code == MPI_SUCCESS ? MPI_SUCCESS : nhood_mpi_waitall_failed(ctx, nslots, code, failed);
+  }
+  if (NHOOD_P2P_ERRORS_GO_TO_WORLD) nhood_errors_return_begin();
+  int code = MPI_Testall(nslots, ctx->requests, &flag, ctx->statuses);
+  if (NHOOD_P2P_ERRORS_GO_TO_WORLD) nhood_errors_return_end();
+  if (code != MPI_SUCCESS) {
+    NHOOD_TRY(failed_slot(ctx, nslots, code, "MPI_Testall", &k));
+    *failed = k;
+    rc = slot_error(ctx->statuses[k].MPI_ERROR);
   }
   *done = flag && all_complete(ctx, nslots);
+cleanup:
   return rc;
 }
 

@@ -33,6 +33,10 @@ extern const nhood_transport nhood_mpi_transport;
 /* Sizes the request array for a schedule; MPI_ERR_NO_MEM on failure. */
 int nhood_mpi_transport_ctx_init(nhood_mpi_transport_ctx *ctx, MPI_Comm comm, int nslots);
 void nhood_mpi_transport_ctx_free(nhood_mpi_transport_ctx *ctx);
+/* After MPI_Waitall over the first nslots requests returned code (not MPI_SUCCESS): waits
+ * for those still pending and returns the first failed slot's error, with *failed = its slot,
+ * or an error naming MPI_Waitall with *failed = -1 where no one slot failed. */
+int nhood_mpi_waitall_failed(nhood_mpi_transport_ctx *ctx, int nslots, int code, int *failed);
 /* Forgets what the previous run learned of datatypes; call before each run. */
 static inline void nhood_mpi_transport_ctx_new_run(nhood_mpi_transport_ctx *ctx) { ctx->nlayouts = 0; }
 

@@ -6,6 +6,8 @@
  *   nhood-hotloop api N     NHOOD_Neighbor_allgather with the algorithm "direct"
  *   nhood-hotloop mpi N     MPI_Neighbor_allgather on a distributed-graph communicator (nhood's
  *                           with the interposition library preloaded, MPI's own without)
+ *   nhood-hotloop hand N    the same exchange written by hand, as nhood-bench's `isend`: one
+ *                           MPI_Irecv, one MPI_Isend, MPI_Waitall (the yardstick of `direct`)
  *   ... time                also times each call and prints the median and the mean over the
  *                           calls of the slowest process's time (as nhood-hotloop-f does, the
  *                           same loop in Fortran: scripts/fortran_overhead.sh)
@@ -45,15 +47,15 @@ int main(int argc, char **argv) {
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
   long n = argc >= 3 ? atol(argv[2]) : -1;
-  int api = argc >= 3 && strcmp(argv[1], "api") == 0;
+  int api = argc >= 3 && strcmp(argv[1], "api") == 0, hand = argc >= 3 && strcmp(argv[1], "hand") == 0;
   if (a < argc && strcmp(argv[a], "time") == 0) timed = 1, a++;
   if (a + 1 < argc && strcmp(argv[a], "moore") == 0) radius = atoi(argv[a + 1]), a += 2;
   double *seconds = timed && n > 0 ? malloc(sizeof(double) * (size_t)n) : NULL;
   int degree = radius > 0 ? (2 * radius + 1) * (2 * radius + 1) - 1 : 1;
   int *nbr = malloc(sizeof(int) * (size_t)degree), *y = malloc(sizeof(int) * (size_t)degree), x = rank;
-  if (n < 0 || a != argc || radius < 0 || (radius == 0 && size > 2) || (radius > 0 && api) ||
-      (timed && n > 0 && !seconds) || !nbr || !y || (!api && strcmp(argv[1], "mpi") != 0)) {
-    if (rank == 0) fprintf(stderr, "usage: mpiexec -n 2 nhood-hotloop api|mpi N [time] [moore R]\n");
+  if (n < 0 || a != argc || radius < 0 || (radius == 0 && size > 2) || (radius > 0 && (api || hand)) ||
+      (timed && n > 0 && !seconds) || !nbr || !y || (!api && !hand && strcmp(argv[1], "mpi") != 0)) {
+    if (rank == 0) fprintf(stderr, "usage: mpiexec -n 2 nhood-hotloop api|mpi|hand N [time] [moore R]\n");
     MPI_Finalize();
     return 2;
   }
@@ -78,6 +80,19 @@ int main(int argc, char **argv) {
     }
     if (rc == MPI_SUCCESS) rc = NHOOD_Topo_free(&topo);
     MPI_Info_free(&info);
+  } else if (hand) {
+    MPI_Comm dup;
+    MPI_Request requests[2];
+    MPI_Status *volatile ignore = MPI_STATUSES_IGNORE; /* as unweighted, for MPICH's constant */
+    MPI_Comm_dup(MPI_COMM_WORLD, &dup);
+    for (long i = 0; i < n && rc == MPI_SUCCESS; i++) {
+      double t0 = seconds ? MPI_Wtime() : 0;
+      rc = MPI_Irecv(y, 1, MPI_INT, nbr[0], 0, dup, &requests[0]);
+      if (rc == MPI_SUCCESS) rc = MPI_Isend(&x, 1, MPI_INT, nbr[0], 0, dup, &requests[1]);
+      if (rc == MPI_SUCCESS) rc = MPI_Waitall(2, requests, ignore);
+      if (seconds) seconds[i] = MPI_Wtime() - t0;
+    }
+    MPI_Comm_free(&dup);
   } else {
     MPI_Comm graph;
     MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, degree, nbr, unweighted, degree, nbr, unweighted, MPI_INFO_NULL, 0,

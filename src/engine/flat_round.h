@@ -1,0 +1,79 @@
+/*
+ * A blocking call's schedule of one round of communication and nothing else (`direct`'s, most
+ * often), resolved to the arguments of its MPI calls for one pair of buffers: a run is what an
+ * exchange written by hand does, MPI_Irecv and MPI_Isend in a loop and one MPI_Waitall. A
+ * thread that repeats such a call keeps one of its own (api/call_cache.c), so that the repeat
+ * skips the engine's walk and the task between. Failures are reported as the engine reports
+ * them (engine.h): every operation is posted and completed, then the first failure is returned,
+ * naming its operation.
+ *
+ * The structure and the run are here, inline, so that a repeat runs without another call
+ * between it and MPI (common/hot.h); only nhood_flat_round_run reads them.
+ */
+#ifndef NHOOD_ENGINE_FLAT_ROUND_H
+#define NHOOD_ENGINE_FLAT_ROUND_H
+
+#include <mpi.h>
+
+#include "common/commctx.h"
+#include "common/mpi_util.h"
+#include "engine/transport_mpi.h"
+#include "schedule/schedule.h"
+
+/* One MPI_Irecv or MPI_Isend, its arguments ready but the tag window's base. */
+typedef struct {
+  void *buf;
+  MPI_Datatype type;
+  int count, peer, tag;
+} nhood_flat_op;
+
+typedef struct nhood_flat_round {
+  nhood_mpi_transport_ctx slots; /* the communicator, requests and statuses */
+  nhood_commctx *ctx;            /* the tag windows' */
+  int n, nrecv, ntags;           /* the receives come first, then the sends, each in the schedule's order */
+  const nhood_op *ops;           /* the schedule's entries in that order (a failure names one) */
+  char call[64];                 /* what a failure's message names the call */
+  nhood_flat_op flat[];
+} nhood_flat_round;
+
+/* The flat round of schedule s on ctx's communicator between sendbuf and recvbuf; NULL where s
+ * is not one round of communication only, or out of memory (a flat round is optional). The
+ * caller keeps ctx while the flat round lives. A failure's message ends with `call`
+ * ("neighborhood allgather (direct)"), as the caller of the engine adds. */
+nhood_flat_round *nhood_flat_round_create(const nhood_sched *s, nhood_commctx *ctx, const void *sendbuf, void *recvbuf,
+                                          const char *call);
+/* NULL is ignored. */
+void nhood_flat_round_free(nhood_flat_round *f);
+
+/* Operation k could not be posted (code): its slot is emptied (completing the round skips it)
+ * and the first such failure kept. */
+static inline void nhood_flat_round_post_failed(MPI_Request *requests, int k, int code, int *failed, int *failed_code) {
+  requests[k] = MPI_REQUEST_NULL;
+  if (*failed < 0) *failed = k, *failed_code = code;
+}
+/* The end of a run that failed: operation `posted` could not be posted (code `post_code`; -1:
+ * all were), or MPI_Waitall returned `wait_code`. */
+int nhood_flat_round_failed(nhood_flat_round *f, int posted, int post_code, int wait_code);
+
+/* A run, in a tag window of the context's (reserved as for any run of the schedule). */
+static inline int nhood_flat_round_run(nhood_flat_round *f) {
+  int tag_base = nhood_commctx_reserve_tags(f->ctx, f->ntags), failed = -1, failed_code = MPI_SUCCESS, k = 0;
+  MPI_Comm comm = f->slots.comm;
+  MPI_Request *requests = f->slots.requests;
+  for (; k < f->nrecv; k++) {
+    const nhood_flat_op *op = &f->flat[k];
+    int code = MPI_Irecv(op->buf, op->count, op->type, op->peer, tag_base + op->tag, comm, &requests[k]);
+    if (code != MPI_SUCCESS) nhood_flat_round_post_failed(requests, k, code, &failed, &failed_code);
+  }
+  for (; k < f->n; k++) {
+    const nhood_flat_op *op = &f->flat[k];
+    int code = MPI_Isend(op->buf, op->count, op->type, op->peer, tag_base + op->tag, comm, &requests[k]);
+    if (code != MPI_SUCCESS) nhood_flat_round_post_failed(requests, k, code, &failed, &failed_code);
+  }
+  if (NHOOD_P2P_ERRORS_GO_TO_WORLD) nhood_errors_return_begin();
+  int code = MPI_Waitall(f->n, requests, f->slots.statuses);
+  if (NHOOD_P2P_ERRORS_GO_TO_WORLD) nhood_errors_return_end();
+  return code == MPI_SUCCESS && failed < 0 ? MPI_SUCCESS : nhood_flat_round_failed(f, failed, failed_code, code);
+}
+
+#endif
