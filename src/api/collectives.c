@@ -263,14 +263,13 @@ cleanup:
 
 /* The algorithm of the calling thread's last blocking call that ran (NHOOD_Last_algorithm),
  * and how it was chosen (NHOOD_Selection_info), written where a call was prepared (a repeat
- * from the call cache runs the same choice). */
+ * from the call cache runs the same choice). Where the last call repeated one of the thread's
+ * memos, nhood_last_memo (api/call_cache.h) says both instead. */
 static _Thread_local const char *last_blocking_algorithm NHOOD_FAST_TLS;
 static _Thread_local char last_blocking_selection[NHOOD_SELECTION_TEXT_MAX];
 /* The description last copied there: a repeated call compares numbers, not text. */
 static _Thread_local unsigned last_blocking_selection_id NHOOD_FAST_TLS;
 static atomic_uint selection_ids = 1;
-/* Where the last call repeated one of the thread's memos, nhood_last_memo (api/call_cache.h)
- * says both instead. */
 
 int NHOOD_Last_algorithm(const char **algorithm) {
   if (algorithm == NULL) return nhood_error(MPI_ERR_ARG, "algorithm (the output) is NULL");

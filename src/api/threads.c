@@ -38,7 +38,7 @@ cleanup:
 }
 
 /* The check at a thread's first call, and at every call under MPI_THREAD_SERIALIZED. Below
- * that level only the first call of a thread is checked (`checked`), and nesting is counted
+ * that level only the first call of a thread is checked (`nhood_thread_checked`), and nesting is counted
  * (`depth`) only at MPI_THREAD_SERIALIZED, for the calls in progress there. */
 NHOOD_HOT int nhood_thread_enter_checked(int l) {
   int rc = MPI_SUCCESS;
