@@ -240,15 +240,17 @@ NHOOD_HOT static inline int same_key(const nhood_call_key *x, const nhood_call_k
          x->recvcount == y->recvcount && x->sendtype == y->sendtype && x->recvtype == y->recvtype && x->op == y->op;
 }
 
+_Thread_local const nhood_call_memo *nhood_last_memo NHOOD_FAST_TLS;
+
 /* The memo of this call where it repeats one and nothing that memo names went away since (the
- * entry, its topology, the graph communicator); NULL otherwise. */
+ * entry, its topology, the graph communicator); NULL otherwise. Most often the call repeats the
+ * thread's last one, whose memo is looked at first. */
 NHOOD_HOT static inline nhood_call_memo *memo_of(NHOOD_Topo topo, const nhood_call_key *k, MPI_Comm comm) {
-  nhood_call_memo *m = memos ? memo_find(topo) : NULL;
+  nhood_call_memo *m = (nhood_call_memo *)nhood_last_memo;
+  if (m == NULL || m->topo != topo) m = memos ? memo_find(topo) : NULL;
   if (m == NULL || m->comm != comm || !same_key(&m->key, k)) return NULL;
   return m->generation == atomic_load_explicit(&nhood_handles_generation, memory_order_acquire) ? m : NULL;
 }
-
-_Thread_local const nhood_call_memo *nhood_last_memo NHOOD_FAST_TLS;
 
 /* nhood_call_cache_run_flat where the thread-level check is more than a load (api/threads.h). */
 NHOOD_NOINLINE static int run_flat_checked(nhood_call_memo *m) {
@@ -261,11 +263,8 @@ NHOOD_NOINLINE static int run_flat_checked(nhood_call_memo *m) {
 }
 
 NHOOD_HOT int nhood_call_cache_run_flat(const nhood_call_key *k, MPI_Comm comm, NHOOD_Topo topo) {
-  nhood_call_memo *m = (nhood_call_memo *)nhood_last_memo; /* most often the call repeats the last one */
-  if (m == NULL || m->topo != topo) m = memos ? memo_find(topo) : NULL;
-  if (m == NULL || m->flat == NULL || m->comm != comm || !same_key(&m->key, k) ||
-      m->generation != atomic_load_explicit(&nhood_handles_generation, memory_order_acquire))
-    return -1;
+  nhood_call_memo *m = memo_of(topo, k, comm);
+  if (m == NULL || m->flat == NULL) return -1;
   int l = atomic_load_explicit(&nhood_thread_level, memory_order_relaxed);
   if (l != MPI_THREAD_MULTIPLE && !(nhood_thread_checked && l != MPI_THREAD_SERIALIZED)) return run_flat_checked(m);
   nhood_last_memo = m;

@@ -20,7 +20,7 @@ nhood_flat_round *nhood_flat_round_create(const nhood_sched *s, nhood_commctx *c
   f->ctx = ctx;
   f->n = n;
   f->nrecv = 0;
-  f->ntags = s->ntags > 0 ? s->ntags : 1; /* as nhood_commctx_reserve_tags takes it */
+  f->ntags = s->ntags;
   snprintf(f->call, sizeof f->call, "%s", call);
   nhood_op *ops = (nhood_op *)&f->flat[n];
   char *base[NHOOD_NBUFS] = {(char *)sendbuf, recvbuf, NULL}; /* the send buffer is only read through */

@@ -201,21 +201,22 @@ static void *mpich_own(const char *name, _Atomic(void *) *kept) {
 #define ALLGATHER_PARAMS(...)                                                                                   \
   (gfc_array * sb, MPI_Fint * sc, MPI_Fint * st, gfc_array * rb, MPI_Fint * rc, MPI_Fint * rt, MPI_Fint * comm, \
    __VA_ARGS__)
+#define ALLGATHER_NAMES sb, sc, st, rb, rc, rt, comm
 #define ALLGATHER_ARGS s, *sc, (MPI_Datatype)*st, r, *rc, (MPI_Datatype)*rt, (MPI_Comm)*comm
 
-F08TS_BLOCKING(neighbor_allgather, ALLGATHER_PARAMS(MPI_Fint *ierr), (sb, sc, st, rb, rc, rt, comm, ierr),
+F08TS_BLOCKING(neighbor_allgather, ALLGATHER_PARAMS(MPI_Fint *ierr), (ALLGATHER_NAMES, ierr),
                MPI_Neighbor_allgather(ALLGATHER_ARGS))
-F08TS_BLOCKING(neighbor_alltoall, ALLGATHER_PARAMS(MPI_Fint *ierr), (sb, sc, st, rb, rc, rt, comm, ierr),
+F08TS_BLOCKING(neighbor_alltoall, ALLGATHER_PARAMS(MPI_Fint *ierr), (ALLGATHER_NAMES, ierr),
                MPI_Neighbor_alltoall(ALLGATHER_ARGS))
-F08TS(ineighbor_allgather, ALLGATHER_PARAMS(MPI_Fint *request, MPI_Fint *ierr),
-      (sb, sc, st, rb, rc, rt, comm, request, ierr), MPI_Ineighbor_allgather(ALLGATHER_ARGS, REQUEST(request)))
-F08TS(ineighbor_alltoall, ALLGATHER_PARAMS(MPI_Fint *request, MPI_Fint *ierr),
-      (sb, sc, st, rb, rc, rt, comm, request, ierr), MPI_Ineighbor_alltoall(ALLGATHER_ARGS, REQUEST(request)))
+F08TS(ineighbor_allgather, ALLGATHER_PARAMS(MPI_Fint *request, MPI_Fint *ierr), (ALLGATHER_NAMES, request, ierr),
+      MPI_Ineighbor_allgather(ALLGATHER_ARGS, REQUEST(request)))
+F08TS(ineighbor_alltoall, ALLGATHER_PARAMS(MPI_Fint *request, MPI_Fint *ierr), (ALLGATHER_NAMES, request, ierr),
+      MPI_Ineighbor_alltoall(ALLGATHER_ARGS, REQUEST(request)))
 F08TS(neighbor_allgather_init, ALLGATHER_PARAMS(MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr),
-      (sb, sc, st, rb, rc, rt, comm, info, request, ierr),
+      (ALLGATHER_NAMES, info, request, ierr),
       MPI_Neighbor_allgather_init(ALLGATHER_ARGS, (MPI_Info)*info, REQUEST(request)))
 F08TS(neighbor_alltoall_init, ALLGATHER_PARAMS(MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr),
-      (sb, sc, st, rb, rc, rt, comm, info, request, ierr),
+      (ALLGATHER_NAMES, info, request, ierr),
       MPI_Neighbor_alltoall_init(ALLGATHER_ARGS, (MPI_Info)*info, REQUEST(request)))
 
 /* ---- allgatherv ---------------------------------------------------------------------------- */
@@ -223,15 +224,15 @@ F08TS(neighbor_alltoall_init, ALLGATHER_PARAMS(MPI_Fint *info, MPI_Fint *request
 #define ALLGATHERV_PARAMS(...)                                                                                         \
   (gfc_array * sb, MPI_Fint * sc, MPI_Fint * st, gfc_array * rb, MPI_Fint * rcounts, MPI_Fint * displs, MPI_Fint * rt, \
    MPI_Fint * comm, __VA_ARGS__)
+#define ALLGATHERV_NAMES sb, sc, st, rb, rcounts, displs, rt, comm
 #define ALLGATHERV_ARGS s, *sc, (MPI_Datatype)*st, r, rcounts, displs, (MPI_Datatype)*rt, (MPI_Comm)*comm
 
-F08TS_BLOCKING(neighbor_allgatherv, ALLGATHERV_PARAMS(MPI_Fint *ierr),
-               (sb, sc, st, rb, rcounts, displs, rt, comm, ierr), MPI_Neighbor_allgatherv(ALLGATHERV_ARGS))
-F08TS(ineighbor_allgatherv, ALLGATHERV_PARAMS(MPI_Fint *request, MPI_Fint *ierr),
-      (sb, sc, st, rb, rcounts, displs, rt, comm, request, ierr),
+F08TS_BLOCKING(neighbor_allgatherv, ALLGATHERV_PARAMS(MPI_Fint *ierr), (ALLGATHERV_NAMES, ierr),
+               MPI_Neighbor_allgatherv(ALLGATHERV_ARGS))
+F08TS(ineighbor_allgatherv, ALLGATHERV_PARAMS(MPI_Fint *request, MPI_Fint *ierr), (ALLGATHERV_NAMES, request, ierr),
       MPI_Ineighbor_allgatherv(ALLGATHERV_ARGS, REQUEST(request)))
 F08TS(neighbor_allgatherv_init, ALLGATHERV_PARAMS(MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr),
-      (sb, sc, st, rb, rcounts, displs, rt, comm, info, request, ierr),
+      (ALLGATHERV_NAMES, info, request, ierr),
       MPI_Neighbor_allgatherv_init(ALLGATHERV_ARGS, (MPI_Info)*info, REQUEST(request)))
 
 /* ---- alltoallv and alltoallw ----------------------------------------------------------------- */
