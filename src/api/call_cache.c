@@ -162,25 +162,6 @@ int nhood_call_cache_store(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_
 
 /* ---- the thread's memos --------------------------------------------------------------- */
 
-/* One of the calling thread's recent blocking calls that ran from an entry needing no check
- * (predefined datatypes): the arguments same_call compares, the topology, the communicator,
- * the entry, and what NHOOD_Last_algorithm and NHOOD_Selection_info say after it. Where the
- * entry's schedule is one round of communication only, the thread's flat round of it: owned by
- * the memo, kept while the memo is rewritten for the same call of the same build of the entry
- * (after the generation moved for something else), freed when the slot goes to another. */
-struct nhood_call_memo {
-  _Alignas(64) unsigned generation; /* nhood_handles_generation when written; 0: empty */
-  nhood_call_key key;
-  NHOOD_Topo topo;
-  MPI_Comm comm;
-  nhood_call_cache *entry;
-  MPI_Comm native;        /* the entry's */
-  nhood_flat_round *flat; /* on the entry's context, which its request retains */
-  unsigned build;         /* the entry's when written */
-  const char *algorithm;
-  char selection[NHOOD_SELECTION_TEXT_MAX]; /* read only by NHOOD_Selection_info */
-};
-
 /* A thread's memos, one per topology object: open addressing on the object's address in
  * MEMO_WAYS slots, so that a program alternating between communicators, and nhood-bench, which
  * alternates between 16 algorithms on objects of their own, keep each object's memo. (With a
@@ -252,7 +233,7 @@ NHOOD_HOT static inline nhood_call_memo *memo_of(NHOOD_Topo topo, const nhood_ca
   return m->generation == atomic_load_explicit(&nhood_handles_generation, memory_order_acquire) ? m : NULL;
 }
 
-/* nhood_call_cache_run_flat where the thread-level check is more than a load (api/threads.h). */
+/* A flat round's run where the thread-level check is more than a load (api/threads.h). */
 NHOOD_NOINLINE static int run_flat_checked(nhood_call_memo *m) {
   int rc = nhood_thread_enter();
   if (rc != MPI_SUCCESS) return rc;
@@ -262,11 +243,20 @@ NHOOD_NOINLINE static int run_flat_checked(nhood_call_memo *m) {
   return rc;
 }
 
+/* The thread level asks no more than a load. */
+NHOOD_HOT static inline int thread_free(void) {
+  int l = atomic_load_explicit(&nhood_thread_level, memory_order_relaxed);
+  return l == MPI_THREAD_MULTIPLE || (nhood_thread_checked && l != MPI_THREAD_SERIALIZED);
+}
+
+NHOOD_HOT int nhood_call_cache_run_hot(nhood_flat_round *f) {
+  return thread_free() ? nhood_flat_round_run(f) : run_flat_checked((nhood_call_memo *)nhood_last_memo);
+}
+
 NHOOD_HOT int nhood_call_cache_run_flat(const nhood_call_key *k, MPI_Comm comm, NHOOD_Topo topo) {
   nhood_call_memo *m = memo_of(topo, k, comm);
   if (m == NULL || m->flat == NULL) return -1;
-  int l = atomic_load_explicit(&nhood_thread_level, memory_order_relaxed);
-  if (l != MPI_THREAD_MULTIPLE && !(nhood_thread_checked && l != MPI_THREAD_SERIALIZED)) return run_flat_checked(m);
+  if (!thread_free()) return run_flat_checked(m);
   nhood_last_memo = m;
   return nhood_flat_round_run(m->flat);
 }

@@ -25,6 +25,7 @@
 #define NHOOD_API_CALL_CACHE_H
 
 #include "api/request.h"
+#include "common/handles.h"
 #include "common/hot.h"
 #include "selection/select.h"
 
@@ -72,9 +73,48 @@ static inline nhood_call_key nhood_call_key_of(const nhood_coll_args *a) {
                           .recvtype = a->recvtype,
                           .op = a->op};
 }
+/* One of the calling thread's recent blocking calls that ran from an entry needing no check
+ * (predefined datatypes): the arguments same_call compares, the topology, the communicator,
+ * the entry, and what NHOOD_Last_algorithm and NHOOD_Selection_info say after it. Where the
+ * entry's schedule is one round of communication only, the thread's flat round of it: owned by
+ * the memo, kept while the memo is rewritten for the same call of the same build of the entry
+ * (after the generation moved for something else), freed when the slot goes to another. */
+struct nhood_call_memo {
+  _Alignas(64) unsigned generation; /* nhood_handles_generation when written; 0: empty */
+  nhood_call_key key;
+  NHOOD_Topo topo;
+  MPI_Comm comm;
+  nhood_call_cache *entry;
+  MPI_Comm native;               /* the entry's */
+  struct nhood_flat_round *flat; /* on the entry's context, which its request retains */
+  unsigned build;                /* the entry's when written */
+  const char *algorithm;
+  char selection[NHOOD_SELECTION_TEXT_MAX]; /* read only by NHOOD_Selection_info */
+};
+
 /* The memo whose call the calling thread repeated last through nhood_call_cache_run_flat or
  * repeat_memo (api/collectives.c); NULL after a call that went another way. */
 extern _Thread_local const nhood_call_memo *nhood_last_memo NHOOD_FAST_TLS;
+/* The flat round of the memo of this allgather or alltoall where the call repeats the thread's
+ * last call exactly (nhood_last_memo's: the same topology, communicator and arguments, nothing
+ * gone since); NULL otherwise. Inline in the entry point, comparing its arguments where they
+ * are: what a hand-written loop does not pay for is this and the tag window. (These
+ * collectives take no operation, so the key's is the same for all their calls.) */
+NHOOD_HOT static inline struct nhood_flat_round *nhood_call_cache_hot(nhood_coll_kind kind, const void *sendbuf,
+                                                                      int sendcount, MPI_Datatype sendtype,
+                                                                      void *recvbuf, int recvcount,
+                                                                      MPI_Datatype recvtype, MPI_Comm comm,
+                                                                      NHOOD_Topo topo) {
+  const nhood_call_memo *m = nhood_last_memo;
+  if (m && m->topo == topo && m->key.sendbuf == sendbuf && m->key.recvbuf == recvbuf && m->key.sendcount == sendcount &&
+      m->key.recvcount == recvcount && m->key.sendtype == sendtype && m->key.recvtype == recvtype &&
+      m->key.kind == kind && m->comm == comm &&
+      m->generation == atomic_load_explicit(&nhood_handles_generation, memory_order_acquire))
+    return m->flat;
+  return NULL;
+}
+/* Runs f, the flat round nhood_call_cache_hot returned, checking the thread level. */
+int nhood_call_cache_run_hot(struct nhood_flat_round *f);
 /* Where this call (without count arrays) repeats one of the calling thread's memos whose entry
  * runs one round of communication and nothing else: runs the thread's own flat round of it
  * (engine/flat_round.h) and returns its result, with nhood_last_memo set. Returns -1 where the

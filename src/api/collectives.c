@@ -464,6 +464,19 @@ NHOOD_NOINLINE static int run_allgather_key(const nhood_call_key *k, MPI_Comm co
     .sendtype = sendtype, .recvtype = recvtype                                                           \
   }
 
+/* NHOOD_Neighbor_allgather and _alltoall where the call repeats no flat round of the thread's
+ * last call: another memo's, else the whole way. Out of line, with the entry point's arguments,
+ * so that the entry point's own path saves no registers and ends in a jump. */
+#define NOT_LAST(name, K)                                                                                             \
+  NHOOD_NOINLINE static int name##_not_last(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, \
+                                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo) {   \
+    nhood_call_key k = ALLGATHER_KEY(K);                                                                              \
+    int rc = nhood_call_cache_run_flat(&k, comm, topo);                                                               \
+    return rc >= 0 ? rc : run_allgather_key(&k, comm, topo);                                                          \
+  }
+NOT_LAST(allgather, NHOOD_ALLGATHER)
+NOT_LAST(alltoall, NHOOD_ALLTOALL)
+
 #define ALLGATHER_ARGS(K)                                                                              \
   (nhood_coll_args) {                                                                                  \
     .kind = (K), .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = sendcount, .sendtype = sendtype, \
@@ -472,9 +485,10 @@ NHOOD_NOINLINE static int run_allgather_key(const nhood_call_key *k, MPI_Comm co
 
 NHOOD_HOT int NHOOD_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo) {
-  nhood_call_key k = ALLGATHER_KEY(NHOOD_ALLGATHER);
-  int rc = nhood_call_cache_run_flat(&k, comm, topo);
-  return rc >= 0 ? rc : run_allgather_key(&k, comm, topo);
+  struct nhood_flat_round *f =
+      nhood_call_cache_hot(NHOOD_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo);
+  return f ? nhood_call_cache_run_hot(f)
+           : allgather_not_last(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo);
 }
 int NHOOD_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                               MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request) {
@@ -517,9 +531,10 @@ int NHOOD_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datat
 
 NHOOD_HOT int NHOOD_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo) {
-  nhood_call_key k = ALLGATHER_KEY(NHOOD_ALLTOALL);
-  int rc = nhood_call_cache_run_flat(&k, comm, topo);
-  return rc >= 0 ? rc : run_allgather_key(&k, comm, topo);
+  struct nhood_flat_round *f =
+      nhood_call_cache_hot(NHOOD_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo);
+  return f ? nhood_call_cache_run_hot(f)
+           : alltoall_not_last(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo);
 }
 int NHOOD_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
                              MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request) {

@@ -1,11 +1,17 @@
 /*
  * A blocking call's schedule of one round of communication and nothing else (`direct`'s, most
  * often), resolved to the arguments of its MPI calls for one pair of buffers: a run is what an
- * exchange written by hand does, MPI_Irecv and MPI_Isend in a loop and one MPI_Waitall. A
- * thread that repeats such a call keeps one of its own (api/call_cache.c), so that the repeat
- * skips the engine's walk and the task between. Failures are reported as the engine reports
- * them (engine.h): every operation is posted and completed, then the first failure is returned,
+ * exchange written by hand does, MPI_Irecv in a loop, the sends, and one MPI_Waitall. A thread
+ * that repeats such a call keeps one of its own (api/call_cache.c), so that the repeat skips the
+ * engine's walk and the task between. Failures are reported as the engine reports them
+ * (engine.h): every operation is posted and completed, then the first failure is returned,
  * naming its operation.
+ *
+ * A send of at most NHOOD_FLAT_EAGER_BYTES is a blocking MPI_Send, not an MPI_Isend: no request
+ * to make and complete, which MPI's eager protocol makes a copy and a return. That cannot
+ * deadlock: every process posts all of the round's receives before its first send, so each
+ * send's receive is posted, or will be once its process enters the call, whatever the others
+ * do. Sends keep the schedule's order (two to one peer with one tag match in that order).
  *
  * The structure and the run are here, inline, so that a repeat runs without another call
  * between it and MPI (common/hot.h); only nhood_flat_round_run reads them.
@@ -20,18 +26,26 @@
 #include "engine/transport_mpi.h"
 #include "schedule/schedule.h"
 
-/* One MPI_Irecv or MPI_Isend, its arguments ready but the tag window's base. */
+/* The largest send that is a blocking MPI_Send: below every eager limit of the MPI libraries
+ * nhood runs on (Open MPI's shared memory 4 KiB, MPICH's and UCX's larger), so that such a send
+ * returns once its data is copied out. */
+#define NHOOD_FLAT_EAGER_BYTES 1024
+
+/* One MPI_Irecv, MPI_Isend or MPI_Send, its arguments ready but the tag window's base. */
 typedef struct {
   void *buf;
   MPI_Datatype type;
   int count, peer, tag;
+  int eager; /* a send by MPI_Send (it takes no request slot) */
 } nhood_flat_op;
 
 typedef struct nhood_flat_round {
   nhood_mpi_transport_ctx slots; /* the communicator, requests and statuses */
   nhood_commctx *ctx;            /* the tag windows' */
   int n, nrecv, ntags;           /* the receives come first, then the sends, each in the schedule's order */
+  int nslots;                    /* requests: the receives', then the sends' that are not eager */
   const nhood_op *ops;           /* the schedule's entries in that order (a failure names one) */
+  const int *slot_op;            /* the operation of each request slot */
   char call[64];                 /* what a failure's message names the call */
   nhood_flat_op flat[];
 } nhood_flat_round;
@@ -45,10 +59,10 @@ nhood_flat_round *nhood_flat_round_create(const nhood_sched *s, nhood_commctx *c
 /* NULL is ignored. */
 void nhood_flat_round_free(nhood_flat_round *f);
 
-/* Operation k could not be posted (code): its slot is emptied (completing the round skips it)
- * and the first such failure kept. */
-static inline void nhood_flat_round_post_failed(MPI_Request *requests, int k, int code, int *failed, int *failed_code) {
-  requests[k] = MPI_REQUEST_NULL;
+/* Operation k could not be posted (code): its request slot, if it has one, is emptied
+ * (completing the round skips it) and the first such failure kept. */
+static inline void nhood_flat_round_post_failed(MPI_Request *slot, int k, int code, int *failed, int *failed_code) {
+  if (slot) *slot = MPI_REQUEST_NULL;
   if (*failed < 0) *failed = k, *failed_code = code;
 }
 /* The end of a run that failed: operation `posted` could not be posted (code `post_code`; -1:
@@ -63,15 +77,16 @@ static inline int nhood_flat_round_run(nhood_flat_round *f) {
   for (; k < f->nrecv; k++) {
     const nhood_flat_op *op = &f->flat[k];
     int code = MPI_Irecv(op->buf, op->count, op->type, op->peer, tag_base + op->tag, comm, &requests[k]);
-    if (code != MPI_SUCCESS) nhood_flat_round_post_failed(requests, k, code, &failed, &failed_code);
+    if (code != MPI_SUCCESS) nhood_flat_round_post_failed(&requests[k], k, code, &failed, &failed_code);
   }
-  for (; k < f->n; k++) {
+  for (MPI_Request *slot = &requests[k]; k < f->n; k++) {
     const nhood_flat_op *op = &f->flat[k];
-    int code = MPI_Isend(op->buf, op->count, op->type, op->peer, tag_base + op->tag, comm, &requests[k]);
-    if (code != MPI_SUCCESS) nhood_flat_round_post_failed(requests, k, code, &failed, &failed_code);
+    int code = op->eager ? MPI_Send(op->buf, op->count, op->type, op->peer, tag_base + op->tag, comm)
+                         : MPI_Isend(op->buf, op->count, op->type, op->peer, tag_base + op->tag, comm, slot++);
+    if (code != MPI_SUCCESS) nhood_flat_round_post_failed(op->eager ? NULL : slot - 1, k, code, &failed, &failed_code);
   }
   if (NHOOD_P2P_ERRORS_GO_TO_WORLD) nhood_errors_return_begin();
-  int code = MPI_Waitall(f->n, requests, f->slots.statuses);
+  int code = MPI_Waitall(f->nslots, requests, f->slots.statuses);
   if (NHOOD_P2P_ERRORS_GO_TO_WORLD) nhood_errors_return_end();
   return code == MPI_SUCCESS && failed < 0 ? MPI_SUCCESS : nhood_flat_round_failed(f, failed, failed_code, code);
 }

@@ -9,6 +9,7 @@
  *   - communicators freed and their handles reused by communicators with other rank orders;
  *   - topology objects freed and others, of other shapes, created (at the same address);
  *   - two topology objects called in turn (what NHOOD_Last_algorithm and _Selection_info say);
+ *   - the same call repeated with blocks below and above the size a flat round sends eagerly;
  *   - the communicator freed while the cache still refers to it, then the topology freed.
  * Topology: a ring with every edge doubled; the expected data follows the MPI-4.1 rule
  * for duplicate edges (source_of).
@@ -208,6 +209,48 @@ static void identical_call(MPI_Comm comm, NHOOD_Topo topo, const int *built_for,
   expect(ok, "the same call on another communicator", rank);
 }
 
+/* A blocking allgather and alltoall under "direct", each repeated with the same buffers (so that
+ * from the second call on it runs as the thread's flat round, engine/flat_round.h) and new
+ * values, with blocks of `elems` ints: a flat round sends blocks up to NHOOD_FLAT_EAGER_BYTES
+ * (1 KiB) by MPI_Send and larger ones by MPI_Isend, so both sides of that bound are called. */
+static void repeated_blocks(int elems) {
+  int rank, size, src[DEG], dst[DEG];
+  MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+  MPI_Comm_size(MPI_COMM_WORLD, &size);
+  int *built_for = identity(size), *send = test_malloc(sizeof(int) * (size_t)(DEG * elems)),
+      *recv = test_malloc(sizeof(int) * (size_t)(DEG * elems));
+  ring_lists(rank, size, src, dst);
+  MPI_Info info;
+  NHOOD_Topo t;
+  TEST_CHECK(MPI_Info_create(&info));
+  TEST_CHECK(MPI_Info_set(info, NHOOD_INFO_ALGORITHM, "direct"));
+  TEST_CHECK(NHOOD_Topo_create_adjacent(DEG, src, test_unweighted(), DEG, dst, test_unweighted(), info, &t));
+  TEST_CHECK(MPI_Info_free(&info));
+  for (int gather = 0; gather < 2; gather++)
+    for (int round = 0; round < 4; round++) {
+      for (int k = 0; k < DEG; k++)
+        for (int e = 0; e < elems; e++) send[k * elems + e] = value(rank, k, e, round), recv[k * elems + e] = -1;
+      if (gather)
+        TEST_CHECK(NHOOD_Neighbor_allgather(send, elems, MPI_INT, recv, elems, MPI_INT, MPI_COMM_WORLD, t));
+      else
+        TEST_CHECK(NHOOD_Neighbor_alltoall(send, elems, MPI_INT, recv, elems, MPI_INT, MPI_COMM_WORLD, t));
+      int ok = 1;
+      for (int k = 0; k < DEG; k++) {
+        int from, block;
+        source_of(k, rank, size, built_for, &from, &block);
+        for (int e = 0; e < elems; e++) ok &= recv[k * elems + e] == value(from, gather ? 0 : block, e, round);
+      }
+      char what[96];
+      snprintf(what, sizeof what, "repeated %s of %d-int blocks, call %d", gather ? "allgather" : "alltoall", elems,
+               round + 1);
+      expect(ok, what, rank);
+    }
+  TEST_CHECK(NHOOD_Topo_free(&t));
+  free(send);
+  free(recv);
+  free(built_for);
+}
+
 /* Two topology objects (a ring one way) called in turn, one run by MPI's own collective and
  * one by "direct", each with buffers of its own: each object's repeats come from this thread's
  * memos of its calls, and after every call NHOOD_Last_algorithm and NHOOD_Selection_info name
@@ -301,6 +344,7 @@ int main(int argc, char **argv) {
   }
   TEST_CHECK(MPI_Info_free(&direct));
   two_objects_in_turn(rank, size);
+  for (int elems = 1; elems <= 1024; elems *= 4) repeated_blocks(elems); /* 4 B to 4 KiB */
   /* Free a communicator while the cache still refers to it, then the topology. */
   identical_call(reversed, ring, reversed_view, 20);
   TEST_CHECK(MPI_Comm_free(&reversed));
