@@ -9,15 +9,17 @@
 #
 #   scripts/hot_timed.sh                                     # 21 runs of build/flagship-openmpi
 #   BASE=/tmp/base/build/flagship-openmpi RUNS=21 scripts/hot_timed.sh
+#   NHOOD_MPI=mpich BASE=/tmp/base/build/flagship-mpich scripts/hot_timed.sh
 #
-# BUILD (default build/flagship-openmpi, made by scripts/flagship.sh or nhood_release_build)
-# and BASE are Release builds with Open MPI. Prints, per build, the medians over the runs of
-# direct/isend and of (interposed - pmpi) in µs.
+# BUILD (default build/flagship-$NHOOD_MPI, made by scripts/flagship.sh or nhood_release_build)
+# and BASE are Release builds with that MPI (NHOOD_MPI: openmpi, the default, or mpich). Prints,
+# per build, the medians over the runs of direct/isend and of (interposed - pmpi) in µs.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1
 runs=${RUNS:-21}
-builds=("${BUILD:-build/flagship-openmpi}")
+flavor=${NHOOD_MPI:-openmpi}
+builds=("${BUILD:-build/flagship-$flavor}")
 [ -n "${BASE:-}" ] && builds+=("$BASE")
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
@@ -41,16 +43,16 @@ for r in $(seq 1 "$runs"); do
   if [ $((r % 2)) = 1 ]; then api=isend,direct ip=pmpi,mpi; else api=direct,isend ip=mpi,pmpi; fi
   for k in "${!builds[@]}"; do
     b=${builds[$k]}
-    mpiexec.openmpi -n 2 "$b/tools/bench/nhood-bench" "${args[@]}" --algo $api --json "$out/api.json" >/dev/null
+    "mpiexec.$flavor" -n 2 "$b/tools/bench/nhood-bench" "${args[@]}" --algo $api --json "$out/api.json" >/dev/null
     NHOOD_ALGORITHM=direct NHOOD_MPI_LIBRARY=$(realpath "$b/libnhood-mpi.so") "$b/tools/run/nhood-run" \
-      mpiexec.openmpi -n 2 "$b/tools/bench/nhood-bench" "${args[@]}" --algo $ip --json "$out/ip.json" >/dev/null
+      "mpiexec.$flavor" -n 2 "$b/tools/bench/nhood-bench" "${args[@]}" --algo $ip --json "$out/ip.json" >/dev/null
     read -r isend direct <<<"$(medians "$out/api.json" isend direct)"
     read -r pmpi mpi <<<"$(medians "$out/ip.json" pmpi mpi)"
     echo "$direct $isend $mpi $pmpi" | awk '{printf "%.4f %.4f\n", $1 / $2, $3 - $4}' >>"$out/build.$k"
   done
 done
 median() { sort -n | awk '{v[NR] = $1} END {print v[int((NR + 1) / 2)]}'; }
-echo "== the hot path timed, 2 processes, 4 B, Open MPI; medians of $runs runs"
+echo "== the hot path timed, 2 processes, 4 B, $flavor; medians of $runs runs"
 for k in "${!builds[@]}"; do
   echo "  ${builds[$k]}: direct/isend $(awk '{print $1}' "$out/build.$k" | median)," \
     "interposed - pmpi $(awk '{print $2}' "$out/build.$k" | median) us"

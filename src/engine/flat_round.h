@@ -8,7 +8,7 @@
  * naming its operation.
  *
  * A send of at most NHOOD_FLAT_EAGER_BYTES is a blocking MPI_Send, not an MPI_Isend: no request
- * to make and complete, which MPI's eager protocol makes a copy and a return. That cannot
+ * to make and complete, and for so few bytes MPI's send is a copy and a return. That cannot
  * deadlock: every process posts all of the round's receives before its first send, so each
  * send's receive is posted, or will be once its process enters the call, whatever the others
  * do. Sends keep the schedule's order (two to one peer with one tag match in that order).
@@ -26,10 +26,12 @@
 #include "engine/transport_mpi.h"
 #include "schedule/schedule.h"
 
-/* The largest send that is a blocking MPI_Send: below every eager limit of the MPI libraries
- * nhood runs on (Open MPI's shared memory 4 KiB, MPICH's and UCX's larger), so that such a send
- * returns once its data is copied out. */
-#define NHOOD_FLAT_EAGER_BYTES 1024
+/* The largest send that is a blocking MPI_Send: what MPI copies out at once and returns. Open
+ * MPI 4.1's shared-memory transport sends up to 256 B inline; a larger blocking send waits
+ * until the receiving process has taken its fragment, which made `direct` 3.4-3.6x slower at
+ * 512 B and 1 KiB on 32 processes sharing 2 cores (docs/PERFORMANCE.md, part 11). MPICH's and
+ * UCX's eager sends of this size also return at once. */
+#define NHOOD_FLAT_EAGER_BYTES 256
 
 /* One MPI_Irecv, MPI_Isend or MPI_Send, its arguments ready but the tag window's base. */
 typedef struct {

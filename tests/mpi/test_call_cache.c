@@ -212,7 +212,7 @@ static void identical_call(MPI_Comm comm, NHOOD_Topo topo, const int *built_for,
 /* A blocking allgather and alltoall under "direct", each repeated with the same buffers (so that
  * from the second call on it runs as the thread's flat round, engine/flat_round.h) and new
  * values, with blocks of `elems` ints: a flat round sends blocks up to NHOOD_FLAT_EAGER_BYTES
- * (1 KiB) by MPI_Send and larger ones by MPI_Isend, so both sides of that bound are called. */
+ * (256 B) by MPI_Send and larger ones by MPI_Isend, so both sides of that bound are called. */
 static void repeated_blocks(int elems) {
   int rank, size, src[DEG], dst[DEG];
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
