@@ -215,12 +215,6 @@ static nhood_call_memo *memo_place(NHOOD_Topo topo, unsigned generation) {
   return &memos[memo_home(topo)];
 }
 
-/* Same arguments. */
-NHOOD_HOT static inline int same_key(const nhood_call_key *x, const nhood_call_key *y) {
-  return x->kind == y->kind && x->sendbuf == y->sendbuf && x->recvbuf == y->recvbuf && x->sendcount == y->sendcount &&
-         x->recvcount == y->recvcount && x->sendtype == y->sendtype && x->recvtype == y->recvtype && x->op == y->op;
-}
-
 _Thread_local const nhood_call_memo *nhood_last_memo NHOOD_FAST_TLS;
 
 /* The memo of this call where it repeats one and nothing that memo names went away since (the
@@ -229,7 +223,7 @@ _Thread_local const nhood_call_memo *nhood_last_memo NHOOD_FAST_TLS;
 NHOOD_HOT static inline nhood_call_memo *memo_of(NHOOD_Topo topo, const nhood_call_key *k, MPI_Comm comm) {
   nhood_call_memo *m = (nhood_call_memo *)nhood_last_memo;
   if (m == NULL || m->topo != topo) m = memos ? memo_find(topo) : NULL;
-  if (m == NULL || m->comm != comm || !same_key(&m->key, k)) return NULL;
+  if (m == NULL || m->comm != comm || !nhood_call_key_same(&m->key, k)) return NULL;
   return m->generation == atomic_load_explicit(&nhood_handles_generation, memory_order_acquire) ? m : NULL;
 }
 
@@ -243,20 +237,14 @@ NHOOD_NOINLINE static int run_flat_checked(nhood_call_memo *m) {
   return rc;
 }
 
-/* The thread level asks no more than a load. */
-NHOOD_HOT static inline int thread_free(void) {
-  int l = atomic_load_explicit(&nhood_thread_level, memory_order_relaxed);
-  return l == MPI_THREAD_MULTIPLE || (nhood_thread_checked && l != MPI_THREAD_SERIALIZED);
-}
-
 NHOOD_HOT int nhood_call_cache_run_hot(nhood_flat_round *f) {
-  return thread_free() ? nhood_flat_round_run(f) : run_flat_checked((nhood_call_memo *)nhood_last_memo);
+  return nhood_thread_free() ? nhood_flat_round_run(f) : run_flat_checked((nhood_call_memo *)nhood_last_memo);
 }
 
 NHOOD_HOT int nhood_call_cache_run_flat(const nhood_call_key *k, MPI_Comm comm, NHOOD_Topo topo) {
   nhood_call_memo *m = memo_of(topo, k, comm);
   if (m == NULL || m->flat == NULL) return -1;
-  if (!thread_free()) return run_flat_checked(m);
+  if (!nhood_thread_free()) return run_flat_checked(m);
   nhood_last_memo = m;
   return nhood_flat_round_run(m->flat);
 }
@@ -301,7 +289,8 @@ void nhood_call_cache_remember(nhood_call_cache *c, NHOOD_Topo topo, const nhood
   nhood_call_memo *m = memo_place(topo, generation);
   nhood_call_key k = nhood_call_key_of(a);
   nhood_flat_round *flat = m->flat;
-  if (flat && !(m->topo == topo && m->entry == c && m->build == c->build && m->comm == comm && same_key(&m->key, &k))) {
+  if (flat && !(m->topo == topo && m->entry == c && m->build == c->build && m->comm == comm &&
+                nhood_call_key_same(&m->key, &k))) {
     nhood_flat_round_free(flat);
     flat = NULL;
   }

@@ -73,6 +73,11 @@ static inline nhood_call_key nhood_call_key_of(const nhood_coll_args *a) {
                           .recvtype = a->recvtype,
                           .op = a->op};
 }
+/* Same arguments. */
+NHOOD_HOT static inline int nhood_call_key_same(const nhood_call_key *x, const nhood_call_key *y) {
+  return x->kind == y->kind && x->sendbuf == y->sendbuf && x->recvbuf == y->recvbuf && x->sendcount == y->sendcount &&
+         x->recvcount == y->recvcount && x->sendtype == y->sendtype && x->recvtype == y->recvtype && x->op == y->op;
+}
 /* One of the calling thread's recent blocking calls that ran from an entry needing no check
  * (predefined datatypes): the arguments same_call compares, the topology, the communicator,
  * the entry, and what NHOOD_Last_algorithm and NHOOD_Selection_info say after it. Where the
@@ -95,20 +100,15 @@ struct nhood_call_memo {
 /* The memo whose call the calling thread repeated last through nhood_call_cache_run_flat or
  * repeat_memo (api/collectives.c); NULL after a call that went another way. */
 extern _Thread_local const nhood_call_memo *nhood_last_memo NHOOD_FAST_TLS;
-/* The flat round of the memo of this allgather or alltoall where the call repeats the thread's
+/* The flat round of the memo of this call (without count arrays) where it repeats the thread's
  * last call exactly (nhood_last_memo's: the same topology, communicator and arguments, nothing
- * gone since); NULL otherwise. Inline in the entry point, comparing its arguments where they
- * are: what a hand-written loop does not pay for is this and the tag window. (These
- * collectives take no operation, so the key's is the same for all their calls.) */
-NHOOD_HOT static inline struct nhood_flat_round *nhood_call_cache_hot(nhood_coll_kind kind, const void *sendbuf,
-                                                                      int sendcount, MPI_Datatype sendtype,
-                                                                      void *recvbuf, int recvcount,
-                                                                      MPI_Datatype recvtype, MPI_Comm comm,
+ * gone since); NULL otherwise. Inline in the entry point, so that the key, built there from the
+ * arguments, is compared where they are: what a hand-written loop does not pay for is this and
+ * the tag window. */
+NHOOD_HOT static inline struct nhood_flat_round *nhood_call_cache_hot(const nhood_call_key *k, MPI_Comm comm,
                                                                       NHOOD_Topo topo) {
   const nhood_call_memo *m = nhood_last_memo;
-  if (m && m->topo == topo && m->key.sendbuf == sendbuf && m->key.recvbuf == recvbuf && m->key.sendcount == sendcount &&
-      m->key.recvcount == recvcount && m->key.sendtype == sendtype && m->key.recvtype == recvtype &&
-      m->key.kind == kind && m->comm == comm &&
+  if (m && m->topo == topo && m->comm == comm && nhood_call_key_same(&m->key, k) &&
       m->generation == atomic_load_explicit(&nhood_handles_generation, memory_order_acquire))
     return m->flat;
   return NULL;

@@ -485,8 +485,8 @@ NOT_LAST(alltoall, NHOOD_ALLTOALL)
 
 NHOOD_HOT int NHOOD_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                        int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo) {
-  struct nhood_flat_round *f =
-      nhood_call_cache_hot(NHOOD_ALLGATHER, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo);
+  nhood_call_key k = ALLGATHER_KEY(NHOOD_ALLGATHER);
+  struct nhood_flat_round *f = nhood_call_cache_hot(&k, comm, topo);
   return f ? nhood_call_cache_run_hot(f)
            : allgather_not_last(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo);
 }
@@ -531,8 +531,8 @@ int NHOOD_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datat
 
 NHOOD_HOT int NHOOD_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo) {
-  struct nhood_flat_round *f =
-      nhood_call_cache_hot(NHOOD_ALLTOALL, sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo);
+  nhood_call_key k = ALLGATHER_KEY(NHOOD_ALLTOALL);
+  struct nhood_flat_round *f = nhood_call_cache_hot(&k, comm, topo);
   return f ? nhood_call_cache_run_hot(f)
            : alltoall_not_last(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo);
 }

@@ -28,10 +28,16 @@ extern atomic_int nhood_thread_level;                         /* MPI_Query_threa
 extern _Thread_local int nhood_thread_checked NHOOD_FAST_TLS; /* this thread was found allowed to call */
 int nhood_thread_enter_checked(int level);
 void nhood_thread_leave_serialized(void);
-static inline int nhood_thread_enter(void) {
+/* 1 where this thread's call needs no check and no nhood_thread_leave (the fast test of
+ * nhood_thread_enter, for a path that takes its slow branch elsewhere). */
+static inline int nhood_thread_free(void) {
   int l = atomic_load_explicit(&nhood_thread_level, memory_order_relaxed);
-  if (l == MPI_THREAD_MULTIPLE || (nhood_thread_checked && l != MPI_THREAD_SERIALIZED)) return MPI_SUCCESS;
-  return nhood_thread_enter_checked(l);
+  return l == MPI_THREAD_MULTIPLE || (nhood_thread_checked && l != MPI_THREAD_SERIALIZED);
+}
+static inline int nhood_thread_enter(void) {
+  return nhood_thread_free()
+             ? MPI_SUCCESS
+             : nhood_thread_enter_checked(atomic_load_explicit(&nhood_thread_level, memory_order_relaxed));
 }
 static inline void nhood_thread_leave(void) {
   if (atomic_load_explicit(&nhood_thread_level, memory_order_relaxed) == MPI_THREAD_SERIALIZED)
