@@ -1,10 +1,11 @@
 /*
  * What the interposition library decides around each call: whether nhood handles it
  * (NHOOD_INTERPOSE; cold communicators go to MPI's own until nhood's set-up pays back,
- * selection/cold.h), what it keeps on a communicator (in an attribute, so that MPI_Comm_free
- * frees it and MPI_Comm_dup's copy starts afresh), errors raised as MPI raises them, and what
- * NHOOD_STATS prints at MPI_Finalize.
+ * selection/cold.h), what it keeps on a communicator (comm_table.c) and where it is freed,
+ * errors raised as MPI raises them, and what NHOOD_STATS prints at MPI_Finalize.
  */
+#define _GNU_SOURCE /* RTLD_NEXT */
+#include <dlfcn.h>
 #include <limits.h>
 #include <math.h>
 #include <pthread.h>
@@ -24,8 +25,7 @@ static atomic_int initialized; /* init_once ran: the fast test every call makes 
 static int enabled = 1, stats = 0;
 static long first_check = NHOOD_COLD_FIRST_CHECK; /* 0: no cold path (NHOOD_COLD=off) */
 static long ask_lag = 1;                          /* calls from posting an asking to its verdict */
-static int topo_keyval = MPI_KEYVAL_INVALID;
-static const char *algorithm_env; /* NHOOD_ALGORITHM, read once */
+static const char *algorithm_env;                 /* NHOOD_ALGORITHM, read once */
 
 /* Probation: blocking calls timed per window, after the calls of the trial (its executions run
  * every candidate: nhood_trial_span). */
@@ -40,26 +40,17 @@ atomic_uint ip_generation = 1;
 static void record_unjudged(MPI_Comm comm, ip_comm *c); /* below, with the probation */
 static int settle_ask(ip_comm *c, int report);          /* below, with the asking */
 
-static int delete_state(MPI_Comm comm, int keyval, void *value, void *extra) {
-  (void)keyval, (void)extra;
-  ip_comm *c = value;
+/* comm's state c, out of the table, before MPI frees comm (or at MPI_Finalize). */
+static void drop_state(MPI_Comm comm, ip_comm *c) {
   atomic_fetch_add(&ip_generation, 1);
-  /* An asking in flight: every process frees comm at the same call, so its allreduce completes
-   * (MPI_Comm_free below settles it before MPI runs this; a program may reach PMPI_Comm_free
-   * directly). Inside settle_ask's own wait (MPICH deletes a freed communicator's attributes
-   * when its last request completes) there is none left to settle, and settle_ask frees c once
-   * the wait returns. */
+  /* An asking in flight: every process frees comm at the same call, so its allreduce completes. */
   (void)settle_ask(c, 1);
   record_unjudged(comm, c);
   /* Its life forecasts the next one's of its shape (NHOOD_Topo_payback_life). */
   if (c->asked && c->topo != NHOOD_TOPO_NULL)
     (void)NHOOD_Topo_payback_life(c->topo, comm, coll_names[c->asked_coll], c->asked_block, c->calls);
   if (c->topo != NHOOD_TOPO_NULL) NHOOD_Topo_free(&c->topo);
-  if (c->settling)
-    c->freed = 1;
-  else
-    free(c);
-  return MPI_SUCCESS;
+  free(c);
 }
 
 static int stats_slot(MPI_Comm comm); /* below, with the statistics */
@@ -82,6 +73,26 @@ static long cold_first_check(void) {
   return end != v && *end == '\0' && n > 0 ? n : NHOOD_COLD_FIRST_CHECK;
 }
 
+/* MPI's own functions that free a communicator, by their PMPI names: the next definition
+ * after this library's (which defines those names too), else the first anywhere that is not
+ * this library's. */
+typedef int comm_release_fn(MPI_Comm *comm);
+static comm_release_fn *mpi_comm_free, *mpi_comm_disconnect;
+int PMPI_Comm_free(MPI_Comm *comm);
+int PMPI_Comm_disconnect(MPI_Comm *comm);
+
+static comm_release_fn *mpi_own(const char *name, comm_release_fn *ours) {
+  comm_release_fn *f = NULL;
+  void *found = dlsym(RTLD_NEXT, name);
+  if (found == NULL) found = dlsym(RTLD_DEFAULT, name);
+  if (found != NULL) memcpy(&f, &found, sizeof f);
+  if (f == NULL || f == ours) {
+    fprintf(stderr, "nhood: MPI's %s not found; link libnhood-mpi before the MPI library\n", name);
+    abort();
+  }
+  return f;
+}
+
 static void init_once(void) {
   enabled = !(env_is("NHOOD_INTERPOSE", "off") || env_is("NHOOD_INTERPOSE", "0"));
   stats = env_is("NHOOD_STATS", "1");
@@ -89,9 +100,8 @@ static void init_once(void) {
   first_check = cold_first_check();
   ask_lag = first_check > 1 ? (first_check + 1) / 2 : 1;
   if (ask_lag > IP_ASK_LAG) ask_lag = IP_ASK_LAG;
-  /* A duplicate of the communicator starts cold and derives its own topology object
-   * (MPI_COMM_NULL_COPY_FN): creating one is local and cheap. */
-  if (PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, delete_state, &topo_keyval, NULL) != MPI_SUCCESS) enabled = 0;
+  mpi_comm_free = mpi_own("PMPI_Comm_free", PMPI_Comm_free);
+  mpi_comm_disconnect = mpi_own("PMPI_Comm_disconnect", PMPI_Comm_disconnect);
   atomic_store(&initialized, 1);
 }
 
@@ -115,7 +125,7 @@ static int new_state(MPI_Comm comm, ip_comm **out) {
   c->next = first_check;
   c->slot = stats ? stats_slot(comm) : 0;
   set_quick(c);
-  int rc = PMPI_Comm_set_attr(comm, topo_keyval, c);
+  int rc = ip_table_add(comm, c);
   if (rc != MPI_SUCCESS) {
     free(c);
     return rc;
@@ -148,11 +158,8 @@ NHOOD_HOT ip_route_to ip_route(MPI_Comm comm, int persistent, ip_comm **out, int
   if (ip_memo.comm == comm && ip_memo.generation == current) {
     c = ip_memo.state;
   } else {
-    int found = 0, kind = MPI_UNDEFINED;
-    void *value = NULL;
-    if (comm != MPI_COMM_NULL && PMPI_Comm_get_attr(comm, topo_keyval, &value, &found) == MPI_SUCCESS && found) {
-      c = value;
-    } else {
+    int kind = MPI_UNDEFINED;
+    if (comm == MPI_COMM_NULL || (c = ip_table_find(comm)) == NULL) {
       /* No topology (or not a valid communicator): MPI's own call reports it. */
       if (comm == MPI_COMM_NULL || PMPI_Topo_test(comm, &kind) != MPI_SUCCESS || kind == MPI_UNDEFINED)
         return IP_TO_MPI;
@@ -290,33 +297,6 @@ ip_route_to ip_probe(MPI_Comm comm, ip_comm *c, int *rc) {
 static void stats_why(int slot, const char *why); /* below, with the statistics */
 static void stats_why_append(int slot, const char *more);
 
-/* Communicators with an asking in flight, for MPI_Finalize (a program may never free one). */
-static ip_comm *pending;
-static atomic_int npending; /* read without the lock by MPI_Comm_free */
-static pthread_mutex_t pending_lock = PTHREAD_MUTEX_INITIALIZER;
-
-static void pending_add(ip_comm *c) {
-  pthread_mutex_lock(&pending_lock);
-  c->pending_prev = NULL;
-  c->pending_next = pending;
-  if (pending) pending->pending_prev = c;
-  pending = c;
-  atomic_fetch_add(&npending, 1);
-  pthread_mutex_unlock(&pending_lock);
-}
-
-static void pending_remove(ip_comm *c) {
-  pthread_mutex_lock(&pending_lock);
-  if (c->pending_prev)
-    c->pending_prev->pending_next = c->pending_next;
-  else
-    pending = c->pending_next;
-  if (c->pending_next) c->pending_next->pending_prev = c->pending_prev;
-  c->pending_prev = c->pending_next = NULL;
-  atomic_fetch_sub(&npending, 1);
-  pthread_mutex_unlock(&pending_lock);
-}
-
 /* The verdict of c's completed asking after c->calls calls, its sentence for NHOOD_STATS. */
 static int verdict(ip_comm *c, long *next, int *take_over) {
   char why[256];
@@ -329,16 +309,7 @@ static int verdict(ip_comm *c, long *next, int *take_over) {
  * where comm is freed); with `report`, its verdict goes to NHOOD_STATS only. */
 static int settle_ask(ip_comm *c, int report) {
   if (c->ask_request == MPI_REQUEST_NULL) return MPI_SUCCESS;
-  MPI_Request request = c->ask_request;
-  c->ask_request = MPI_REQUEST_NULL; /* a delete_state inside the wait finds nothing to settle */
-  pending_remove(c);
-  c->settling = 1;
-  int rc = PMPI_Wait(&request, MPI_STATUS_IGNORE);
-  c->settling = 0;
-  if (c->freed) { /* MPI deleted the communicator inside the wait: delete_state left c to us */
-    free(c);
-    return rc;
-  }
+  int rc = PMPI_Wait(&c->ask_request, MPI_STATUS_IGNORE);
   if (rc == MPI_SUCCESS && report && stats) {
     long next = 0;
     int take_over = 0;
@@ -370,7 +341,6 @@ ip_route_to ip_ask(MPI_Comm comm, ip_comm *c, ip_coll coll, double block_bytes, 
     c->asked_coll = (int)coll;
     c->asked_block = block_bytes;
     if (!blocking) {
-      pending_add(c);
       c->take_over = 0;
       c->next = c->calls + ask_lag;
       set_quick(c);
@@ -378,7 +348,7 @@ ip_route_to ip_ask(MPI_Comm comm, ip_comm *c, ip_coll coll, double block_bytes, 
     }
     *rc = verdict(c, &next, &take_over);
   } else {
-    *rc = settle_ask(c, 0); /* comm is in use: MPI cannot delete it in the wait */
+    *rc = settle_ask(c, 0);
     if (*rc == MPI_SUCCESS) *rc = verdict(c, &next, &take_over);
   }
   if (*rc != MPI_SUCCESS) {
@@ -587,33 +557,43 @@ static void print_stats(void) {
   fflush(stdout);
 }
 
-/* A communicator with an asking in flight: the asking completes before MPI frees it (every
- * process frees it at the same call). MPICH would otherwise keep the communicator, nhood's
- * state and the request until MPI_Finalize: it deletes a freed communicator once no request
- * holds it. Any other free goes straight to MPI. */
-int MPI_Comm_free(MPI_Comm *comm) {
-  if (atomic_load_explicit(&npending, memory_order_relaxed) > 0 && comm != NULL && *comm != MPI_COMM_NULL &&
-      topo_keyval != MPI_KEYVAL_INVALID) {
-    void *value = NULL;
-    int found = 0;
-    if (PMPI_Comm_get_attr(*comm, topo_keyval, &value, &found) == MPI_SUCCESS && found) (void)settle_ask(value, 1);
+/* Freeing a communicator, by any of the four names: its state goes first (its asking in
+ * flight completes: every process frees it at the same call), then MPI's own frees it. With a
+ * state kept in an attribute instead, MPICH would keep the communicator, nhood's state and the
+ * asking's request until MPI_Finalize (it deletes a freed communicator once no request holds
+ * it). A free that MPI then refuses leaves the communicator without its state: its next call
+ * starts a new count, on this process alone; MPI refuses only an invalid handle, which has
+ * none. */
+static int release(MPI_Comm *comm, comm_release_fn *mpi_own) {
+  if (comm != NULL && *comm != MPI_COMM_NULL && atomic_load_explicit(&ip_table_size, memory_order_acquire) > 0) {
+    ip_comm *c = ip_table_remove(*comm);
+    if (c != NULL) drop_state(*comm, c);
   }
-  return PMPI_Comm_free(comm);
+  return mpi_own(comm);
+}
+
+int MPI_Comm_free(MPI_Comm *comm) {
+  ensure_init();
+  return release(comm, mpi_comm_free);
+}
+int PMPI_Comm_free(MPI_Comm *comm) {
+  ensure_init();
+  return release(comm, mpi_comm_free);
+}
+int MPI_Comm_disconnect(MPI_Comm *comm) {
+  ensure_init();
+  return release(comm, mpi_comm_disconnect);
+}
+int PMPI_Comm_disconnect(MPI_Comm *comm) {
+  ensure_init();
+  return release(comm, mpi_comm_disconnect);
 }
 
 int MPI_Finalize(void) {
-  /* Askings still in flight on communicators the program never freed: every process posted
-   * them, so they complete; MPI_Finalize must find no request pending. */
-  for (;;) {
-    pthread_mutex_lock(&pending_lock);
-    ip_comm *c = pending;
-    pthread_mutex_unlock(&pending_lock);
-    if (c == NULL) break;
-    (void)settle_ask(c, 1);
-  }
+  /* States of communicators the program never freed: their askings in flight complete (every
+   * process posted them; MPI_Finalize must find no request pending), and their memory goes. */
+  MPI_Comm comm = MPI_COMM_NULL;
+  for (ip_comm *c; (c = ip_table_remove_any(&comm)) != NULL;) drop_state(comm, c);
   if (ip_stats_on()) print_stats();
-  /* MPI keeps a keyval to the end of the process unless it is freed (LeakSanitizer); one still
-   * attached to a communicator the program never freed is only marked. */
-  if (topo_keyval != MPI_KEYVAL_INVALID) PMPI_Comm_free_keyval(&topo_keyval);
   return PMPI_Finalize();
 }

@@ -76,7 +76,7 @@ static inline MPI_Comm comm_f2c(MPI_Fint f) {
 }
 
 /* After a call on c, Fortran's f: the memo names f where it holds c, i.e. where the call found
- * or made c's state, and with it the attribute whose deletion voids the memo. */
+ * or made c's state, whose removal voids the memo. */
 static inline int comm_seen(MPI_Fint f, MPI_Comm c, int rc) {
   if (ip_memo.comm == c && memo_current()) ip_memo.fortran = IP_F_KEY(f);
   return rc;

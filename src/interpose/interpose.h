@@ -12,7 +12,8 @@
  *   fortran_openmpi.c  Open MPI's Fortran collectives (MPICH's call the C names)
  *   fortran_mpich.c  MPICH's mpi_f08 collectives (their buffers come as gfortran descriptors)
  *   control.c      NHOOD_INTERPOSE, cold communicators and the topology cached on one, errors
- *                  as MPI raises them, NHOOD_STATS and MPI_Finalize
+ *                  as MPI raises them, NHOOD_STATS, freeing a communicator and MPI_Finalize
+ *   comm_table.c   the communicators' states, by handle
  */
 #ifndef NHOOD_INTERPOSE_INTERPOSE_H
 #define NHOOD_INTERPOSE_INTERPOSE_H
@@ -37,9 +38,9 @@ typedef enum { IP_BLOCKING, IP_NONBLOCKING, IP_PERSISTENT, IP_NMODES } ip_mode;
 /* Blocking calls timed per window of the probation (control.c). */
 #define IP_PROBE_WINDOW NHOOD_COLD_PROBE_WINDOW
 
-/* What the interposition library keeps on a communicator with a process topology (in an
- * attribute, from its first neighborhood collective; MPI_Comm_free frees it, MPI_Comm_dup's
- * copy starts afresh). */
+/* What the interposition library keeps on a communicator with a process topology, from its
+ * first neighborhood collective (in comm_table.c, by handle: every way of freeing a
+ * communicator frees it, control.c; a duplicate has a handle of its own and starts afresh). */
 typedef struct ip_comm {
   NHOOD_Topo topo; /* derived from the communicator when first needed; NHOOD_TOPO_NULL before */
   int slot;        /* its row of statistics */
@@ -66,27 +67,38 @@ typedef struct ip_comm {
    * the next asking and the probation's timing, without NHOOD_STATS; 0 otherwise. */
   long quick_until;
   /* The asking in flight (control.c, ip_ask): its allreduce was posted at one call and is
-   * completed at `next`, a few calls later; MPI_REQUEST_NULL when none. In the list of such
-   * communicators (pending_prev/next), for MPI_Finalize. */
+   * completed at `next`, a few calls later, or where comm is freed, or at MPI_Finalize;
+   * MPI_REQUEST_NULL when none. */
   MPI_Request ask_request;
   nhood_payback ask;
-  struct ip_comm *pending_prev, *pending_next;
-  int settling; /* its asking's wait is in progress (MPI may delete the communicator inside it) */
-  int freed;    /* ...and did: the wait's caller frees this */
 } ip_comm;
 
-/* The communicator a thread last called a collective on, with what its attribute holds, so
- * that a repeated call skips MPI's attribute lookup (several cache lines of MPI's hash tables,
- * cold after each context switch when processes share cores; common/hot.h). Freeing any
- * communicator that has the attribute advances ip_generation, which voids every thread's
- * memo: a freed communicator's handle may come back for another one. */
+/* The states by handle (comm_table.c), thread-safe. A communicator's state is added at its
+ * first neighborhood collective and removed before MPI frees it (control.c intercepts
+ * MPI_Comm_free and MPI_Comm_disconnect under both their names, so that a library calling
+ * PMPI_Comm_free directly cannot leave a state behind for the next communicator given the
+ * same handle: that one's calls would be counted from the old count on some processes only,
+ * and the cold path's decisions, taken at counts, would differ between them).
+ * ip_table_add fails with MPI_ERR_NO_MEM only; ip_table_remove_any takes some state and its
+ * handle out (NULL once empty; the table's memory goes with the last). */
+ip_comm *ip_table_find(MPI_Comm comm);
+int ip_table_add(MPI_Comm comm, ip_comm *state);
+ip_comm *ip_table_remove(MPI_Comm comm);
+ip_comm *ip_table_remove_any(MPI_Comm *comm);
+extern atomic_size_t ip_table_size; /* how many states: 0 lets a free skip the lock */
+
+/* The communicator a thread last called a collective on, with its state, so that a repeated
+ * call skips the table's lookup and its lock (cold after each context switch when processes
+ * share cores; common/hot.h). Freeing any
+ * communicator that has a state advances ip_generation, which voids every thread's memo: a
+ * freed communicator's handle may come back for another one. */
 typedef struct {
   MPI_Comm comm;
   unsigned generation; /* 0: empty (ip_generation starts at 1) */
   ip_comm *state;
   /* comm's Fortran handle once a Fortran call named it, as IP_F_KEY makes it (0: none), so that
    * a repeated call from Fortran skips MPI_Comm_f2c (fortran_openmpi.c): the handle stays comm's
-   * until comm is freed, which advances ip_generation since comm has the attribute. */
+   * until comm is freed, which advances ip_generation since comm has a state. */
   uint64_t fortran;
 } ip_route_memo;
 extern _Thread_local ip_route_memo ip_memo NHOOD_FAST_TLS;

@@ -49,5 +49,6 @@
 #define MPI_Cancel PMPI_Cancel
 #define MPI_Finalize PMPI_Finalize
 #define MPI_Comm_free PMPI_Comm_free
+#define MPI_Comm_disconnect PMPI_Comm_disconnect
 
 #endif
