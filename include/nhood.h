@@ -536,7 +536,9 @@ int NHOOD_Topo_algorithm_applies(NHOOD_Topo topo, MPI_Comm comm, const char *alg
  * this topology). why (may be NULL) receives a sentence with the estimates, at most len bytes.
  *
  * Collective over comm: one MPI_Allreduce on comm itself (every process must pass the same
- * `calls`), nothing else, so every process gets the same answer.
+ * `calls`), nothing else, so every process gets the same answer; none where every process
+ * knows the answer without it (two processes, at most one message each way between them:
+ * no call gains).
  * @return MPI_ERR_ARG (unknown collective, NULL output, calls < 0), MPI_ERR_TOPOLOGY, MPI_ERR_COMM.
  */
 int NHOOD_Topo_payback(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes, long calls,

@@ -45,6 +45,12 @@ int nhood_payback_begin(NHOOD_Topo topo, MPI_Comm comm, const char *collective, 
   long life = 0;
   v[0] = v[1] = v[2] = v[3] = v[5] = v[6] = 0;
   v[4] = -DBL_MAX;
+  if (request) *request = MPI_REQUEST_NULL;
+  if (nhood_cold_known_idle(topo, rank, size)) { /* every process knows no call gains: no allreduce */
+    if (p->local_rc == MPI_SUCCESS) nhood_cold_estimate(topo, rank, size, &params, kind, block_bytes, &v[0], &v[1]);
+    v[1] = 0;
+    return MPI_SUCCESS;
+  }
   if (p->local_rc == MPI_SUCCESS) {
     nhood_cold_estimate(topo, rank, size, &params, kind, block_bytes, &v[0], &v[1]);
     if (nhood_cold_recorded(topo, rank, size, kind, block_bytes, &measured_setup, &measured_gain, &life)) {
@@ -60,6 +66,22 @@ int nhood_payback_begin(NHOOD_Topo topo, MPI_Comm comm, const char *collective, 
     NHOOD_MPI_CALL(MPI_Allreduce(MPI_IN_PLACE, v, 7, MPI_DOUBLE, MPI_MAX, comm));
 cleanup:
   return rc;
+}
+
+int nhood_payback_idle_comm(MPI_Comm comm) {
+  int size = 0, rank = 0, kind = MPI_UNDEFINED, in = 0, out = 0, weighted = 0;
+  if (MPI_Comm_size(comm, &size) != MPI_SUCCESS || size > 2 || MPI_Topo_test(comm, &kind) != MPI_SUCCESS) return 0;
+  if (kind == MPI_DIST_GRAPH) {
+    if (MPI_Dist_graph_neighbors_count(comm, &in, &out, &weighted) != MPI_SUCCESS) return 0;
+  } else if (kind == MPI_GRAPH) {
+    if (MPI_Comm_rank(comm, &rank) != MPI_SUCCESS || MPI_Graph_neighbors_count(comm, rank, &in) != MPI_SUCCESS)
+      return 0;
+    out = in;
+  } else {
+    return 0;
+  }
+  /* At most one neighbor each way here: at most one message each way to the other process. */
+  return in <= 1 && out <= 1;
 }
 
 int nhood_payback_end(const nhood_payback *p, long calls, long *next, int *take_over, char *why, int len) {

@@ -32,7 +32,8 @@ static const char *algorithm_env;                 /* NHOOD_ALGORITHM, read once 
 #define PROBE_WINDOW IP_PROBE_WINDOW
 static void take_over_now(ip_comm *c);
 static const char *const coll_names[IP_NCOLLS] = {"allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"};
-static void stats_probation(int slot, const char *why); /* below, with the statistics */
+static void stats_probation(int slot, const char *why);
+static void stats_why(int slot, const char *why); /* below, with the statistics */
 
 _Thread_local ip_route_memo ip_memo NHOOD_FAST_TLS;
 atomic_uint ip_generation = 1;
@@ -46,8 +47,9 @@ static void drop_state(MPI_Comm comm, ip_comm *c) {
   /* An asking in flight: every process frees comm at the same call, so its allreduce completes. */
   (void)settle_ask(c, 1);
   record_unjudged(comm, c);
-  /* Its life forecasts the next one's of its shape (NHOOD_Topo_payback_life). */
-  if (c->asked && c->topo != NHOOD_TOPO_NULL)
+  /* Its life forecasts the next one's of its shape (NHOOD_Topo_payback_life), unless no call
+   * on it could gain: nothing to forecast. */
+  if (c->asked && c->topo != NHOOD_TOPO_NULL && !(c->next == LONG_MAX && !c->hot))
     (void)NHOOD_Topo_payback_life(c->topo, comm, coll_names[c->asked_coll], c->asked_block, c->calls);
   if (c->topo != NHOOD_TOPO_NULL) NHOOD_Topo_free(&c->topo);
   free(c);
@@ -149,6 +151,24 @@ static int derive_topo(MPI_Comm comm, ip_comm *c) {
   return rc;
 }
 
+/* The asking where every process knows the answer (nhood_payback_idle_comm): no call gains, so
+ * comm stays MPI's own and is never asked again; no topology object, no allreduce. On a
+ * process where finding out takes the topology's lists, ip_ask finds the same without an
+ * allreduce (nhood_payback_begin). */
+static ip_route_to known_idle(ip_comm *c) {
+  c->next = LONG_MAX;
+  if (stats) {
+    char why[160];
+    snprintf(why, sizeof why,
+             "after %ld calls: 2 processes, one message each way at most: no call of any collective or size gains: "
+             "MPI's own",
+             c->calls);
+    stats_why(c->slot, why);
+  }
+  set_quick(c);
+  return IP_TO_MPI;
+}
+
 NHOOD_HOT ip_route_to ip_route(MPI_Comm comm, int persistent, ip_comm **out, int *rc) {
   ensure_init();
   *rc = MPI_SUCCESS;
@@ -182,6 +202,7 @@ NHOOD_HOT ip_route_to ip_route(MPI_Comm comm, int persistent, ip_comm **out, int
   /* Cold: every process counts the same calls (collectives are called in one order). */
   long n = ++c->calls;
   if (n < c->next && !persistent) return IP_TO_MPI;
+  if (!persistent && !c->take_over && nhood_payback_idle_comm(comm)) return known_idle(c);
   if ((*rc = derive_topo(comm, c)) != MPI_SUCCESS) {
     *rc = ip_raise(comm, *rc, "deriving the topology object");
     return IP_TO_NHOOD;
@@ -294,8 +315,7 @@ ip_route_to ip_probe(MPI_Comm comm, ip_comm *c, int *rc) {
   return back ? IP_TO_MPI : IP_TO_NHOOD;
 }
 
-static void stats_why(int slot, const char *why); /* below, with the statistics */
-static void stats_why_append(int slot, const char *more);
+static void stats_why_append(int slot, const char *more); /* below, with the statistics */
 
 /* The verdict of c's completed asking after c->calls calls, its sentence for NHOOD_STATS. */
 static int verdict(ip_comm *c, long *next, int *take_over) {
@@ -340,7 +360,7 @@ ip_route_to ip_ask(MPI_Comm comm, ip_comm *c, ip_coll coll, double block_bytes, 
     c->asked = 1;
     c->asked_coll = (int)coll;
     c->asked_block = block_bytes;
-    if (!blocking) {
+    if (!blocking && c->ask_request != MPI_REQUEST_NULL) {
       c->take_over = 0;
       c->next = c->calls + ask_lag;
       set_quick(c);

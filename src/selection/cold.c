@@ -132,6 +132,12 @@ double nhood_cold_any_gain(NHOOD_Topo topo, int me, const nhood_cost_params *p) 
   return best;
 }
 
+int nhood_cold_known_idle(NHOOD_Topo topo, int me, int size) {
+  if (size > 2) return 0;
+  cold_counts n = counts_of(topo, me);
+  return n.sends <= 1 && n.recvs <= 1;
+}
+
 void nhood_cold_verdict(double setup, double gain, double any_gain, long calls, long life, long *next, int *take_over) {
   if (!(gain > 0)) {
     *take_over = 0;

@@ -57,6 +57,14 @@ double nhood_cold_setup_allreduces(const nhood_cost_params *p, int size, int sen
  * (nhood_cold_estimate's gain at the classes' sizes). Zero where no call can gain. */
 double nhood_cold_any_gain(NHOOD_Topo topo, int me, const nhood_cost_params *p);
 
+/* 1 where every process of the communicator knows, without a message, that no call on it
+ * gains: on at most 2 processes, this process sending at most one message to the other and
+ * receiving at most one. The other's remote edges are then this one's reversed, so it finds
+ * the same. (Parameters are not consulted: at mpi_factor > 1 the model would price MPI's own
+ * call of one message each way a little above nhood's, but the processes may have read
+ * different parameters, and agreeing on them is the allreduce this saves.) */
+int nhood_cold_known_idle(NHOOD_Topo topo, int me, int size);
+
 /* The verdict after `calls` calls from the maxima over processes: at call count *next, nhood
  * takes over (*take_over = 1), or the question is asked again (0, where no call gains: four
  * times as many calls later, in case the calls change; LONG_MAX where no call of any
