@@ -118,17 +118,43 @@ void nhood_cold_estimate(NHOOD_Topo topo, int me, int size, const nhood_cost_par
   *gain = gain_at(p, &n, gathers, block_bytes > 0 ? block_bytes : 0);
 }
 
+/* The last few answers of nhood_cold_any_gain, by counts and parameters: pricing every size
+ * class is about 10,000 instructions, and a program that creates communicators of one shape
+ * asks the same question about each (churn at 4 processes: 1.5 µs of a communicator's life). */
+#define ANY_GAINS 8
+static struct {
+  cold_counts n;
+  nhood_cost_params params;
+  double gain;
+} any_gains[ANY_GAINS];
+static int nany_gains;
+static pthread_mutex_t any_gains_lock = PTHREAD_MUTEX_INITIALIZER;
+
 double nhood_cold_any_gain(NHOOD_Topo topo, int me, const nhood_cost_params *p) {
   cold_counts n = counts_of(topo, me);
   /* Without duplicate neighbors merging changes nothing, and with at most one neighbor each
    * way nothing is forwarded: MPI's own is the floor of every call (at mpi_factor <= 1). */
   if (n.to == n.sends && n.from == n.recvs && n.to + n.from <= 2 && p->mpi_factor <= 1) return 0;
+  pthread_mutex_lock(&any_gains_lock);
+  for (int k = 0; k < nany_gains && k < ANY_GAINS; k++)
+    if (memcmp(&any_gains[k].n, &n, sizeof n) == 0 && memcmp(&any_gains[k].params, p, sizeof *p) == 0) {
+      double gain = any_gains[k].gain;
+      pthread_mutex_unlock(&any_gains_lock);
+      return gain;
+    }
+  pthread_mutex_unlock(&any_gains_lock);
   /* Else the gain at every other size class, gathered or not (the gain changes slowly with
    * size). */
   double best = 0;
   for (int gathers = 0; gathers < 2; gathers++)
     for (int cls = 0; cls < NHOOD_SIZE_CLASSES; cls += 2)
       best = fmax(best, gain_at(p, &n, gathers, nhood_size_class_bytes(cls)));
+  pthread_mutex_lock(&any_gains_lock);
+  int k = nany_gains++ % ANY_GAINS;
+  any_gains[k].n = n;
+  any_gains[k].params = *p;
+  any_gains[k].gain = best;
+  pthread_mutex_unlock(&any_gains_lock);
   return best;
 }
 
