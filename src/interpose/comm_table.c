@@ -56,6 +56,9 @@ static int grow(void) {
 }
 
 ip_comm *ip_table_find(MPI_Comm comm) {
+  /* Without the lock where the table is empty: no other thread adds comm meanwhile (a
+   * communicator's collectives are not called concurrently). */
+  if (atomic_load_explicit(&ip_table_size, memory_order_acquire) == 0) return NULL;
   ip_comm *state = NULL;
   pthread_mutex_lock(&lock);
   if (used > 0) state = slots[probe(key_of(comm))].state;
