@@ -598,18 +598,13 @@ int MPI_Comm_free(MPI_Comm *comm) {
   ensure_init();
   return release(comm, mpi_comm_free);
 }
-int PMPI_Comm_free(MPI_Comm *comm) {
-  ensure_init();
-  return release(comm, mpi_comm_free);
-}
+int PMPI_Comm_free(MPI_Comm *comm) __attribute__((alias("MPI_Comm_free")));
+
 int MPI_Comm_disconnect(MPI_Comm *comm) {
   ensure_init();
   return release(comm, mpi_comm_disconnect);
 }
-int PMPI_Comm_disconnect(MPI_Comm *comm) {
-  ensure_init();
-  return release(comm, mpi_comm_disconnect);
-}
+int PMPI_Comm_disconnect(MPI_Comm *comm) __attribute__((alias("MPI_Comm_disconnect")));
 
 int MPI_Finalize(void) {
   /* States of communicators the program never freed: their askings in flight complete (every
