@@ -120,7 +120,7 @@ static void set_quick(ip_comm *c) {
 /* comm's state, created at its first neighborhood collective (cold, no topology object yet). */
 static int new_state(MPI_Comm comm, ip_comm **out) {
   /* malloc, not calloc: glibc's calloc skips the thread's cache of small blocks (450
-   * instructions here against 60; a communicator called once costs about 1,200 of nhood's). */
+   * instructions against 60; a communicator called once costs about 800 of nhood's). */
   ip_comm *c = malloc(sizeof *c);
   if (c == NULL) return MPI_ERR_NO_MEM;
   *c = (ip_comm){.topo = NHOOD_TOPO_NULL,
@@ -162,7 +162,7 @@ static ip_route_to known_idle(ip_comm *c) {
   if (stats) {
     char why[160];
     snprintf(why, sizeof why,
-             "after %ld calls: 2 processes, one message each way at most: no call of any collective or size gains: "
+             "after %ld calls: at most 2 processes, one message each way: no call of any collective or size gains: "
              "MPI's own",
              c->calls);
     stats_why(c->slot, why);
