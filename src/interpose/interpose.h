@@ -89,9 +89,9 @@ extern atomic_size_t ip_table_size; /* how many states: 0 lets a free skip the l
 
 /* The communicator a thread last called a collective on, with its state, so that a repeated
  * call skips the table's lookup and its lock (cold after each context switch when processes
- * share cores; common/hot.h). Freeing any
- * communicator that has a state advances ip_generation, which voids every thread's memo: a
- * freed communicator's handle may come back for another one. */
+ * share cores; common/hot.h). Freeing any communicator that has a state advances
+ * ip_generation, which voids every thread's memo: a freed communicator's handle may come back
+ * for another one. */
 typedef struct {
   MPI_Comm comm;
   unsigned generation; /* 0: empty (ip_generation starts at 1) */

@@ -16,6 +16,14 @@
 #define ALLGATHER_INIT MPIX_Neighbor_allgather_init
 #endif
 
+/* MPI_UNWEIGHTED through a volatile pointer (GCC's access checks see the sentinel as an array
+ * of size 0 and warn). */
+static inline int *interposed_unweighted(void) {
+  static int *volatile sentinel;
+  sentinel = MPI_UNWEIGHTED;
+  return sentinel;
+}
+
 /* Whether MPI_Neighbor_allgather resolves to libnhood-mpi.so (else the test would test MPI
  * alone, and must refuse to run). */
 static inline int interposed(void) {

@@ -40,8 +40,7 @@ int main(int argc, char **argv) {
     return 2;
   }
   int left = (rank + size - 1) % size, right = (rank + 1) % size, got = -1, mine = 0;
-  static int *volatile unweighted;
-  unweighted = MPI_UNWEIGHTED;
+  int *unweighted = interposed_unweighted();
   MPI_Comm kept, persistent, bypassed;
   MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &left, unweighted, 1, &right, unweighted, MPI_INFO_NULL, 0, &kept);
   MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 1, &left, unweighted, 1, &right, unweighted, MPI_INFO_NULL, 0,

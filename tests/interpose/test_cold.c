@@ -59,18 +59,10 @@ int PMPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
   return mpi_own(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm);
 }
 
-/* MPI_UNWEIGHTED through a volatile pointer (GCC's access checks see the sentinel as an array
- * of size 0 and warn). */
-static int *unweighted(void) {
-  static int *volatile sentinel;
-  sentinel = MPI_UNWEIGHTED;
-  return sentinel;
-}
-
 static MPI_Comm graph(int indegree, const int *in, int outdegree, const int *out) {
   MPI_Comm comm;
-  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, indegree, in, unweighted(), outdegree, out, unweighted(),
-                                 MPI_INFO_NULL, 0, &comm);
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, indegree, in, interposed_unweighted(), outdegree, out,
+                                 interposed_unweighted(), MPI_INFO_NULL, 0, &comm);
   return comm;
 }
 

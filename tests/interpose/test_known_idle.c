@@ -30,18 +30,12 @@ int MPI_Allreduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype da
   return mpi_own(sendbuf, recvbuf, count, datatype, op, comm);
 }
 
-static int *unweighted(void) {
-  static int *volatile sentinel;
-  sentinel = MPI_UNWEIGHTED;
-  return sentinel;
-}
-
 /* 20 allgathers on a graph whose in-neighbors are `in` (and out-neighbors the same), checked;
  * returns the allreduces nhood made on it. */
 static long run(const char *name, int degree, const int *in) {
   MPI_Comm comm;
-  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, degree, in, unweighted(), degree, in, unweighted(), MPI_INFO_NULL, 0,
-                                 &comm);
+  MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, degree, in, interposed_unweighted(), degree, in,
+                                 interposed_unweighted(), MPI_INFO_NULL, 0, &comm);
   watched = comm;
   allreduces = 0;
   for (int k = 1; k <= 20; k++) {
