@@ -68,24 +68,29 @@ static int compare(const void *a, const void *b) {
   return (x > y) - (x < y);
 }
 
+int nhood_trial_wins_needed(int reps) { return reps - reps / 4; }
+
 void nhood_trial_decide(nhood_trial *tr, const double *maxima) {
-  double samples[MAX_REPS];
-  int best = 0;
+  double samples[MAX_REPS], by_round[MAX_REPS][NHOOD_SHORTLIST_MAX];
+  for (int i = 0; i < tr->n * tr->reps; i++) /* timed execution i is execution n + i, of timed round i / n */
+    by_round[i / tr->n][candidate_of(tr, tr->n + i)] = maxima[i];
   for (int c = 0; c < tr->n; c++) {
-    int k = 0;
-    for (int i = 0; i < tr->n * tr->reps; i++) /* timed execution i is execution n + i */
-      if (candidate_of(tr, tr->n + i) == c) samples[k++] = maxima[i];
+    for (int r = 0; r < tr->reps; r++) samples[r] = by_round[r][c];
     qsort(samples, (size_t)tr->reps, sizeof *samples, compare);
     int h = tr->reps / 2;
     tr->median[c] = tr->reps % 2 ? samples[h] : 0.5 * (samples[h - 1] + samples[h]);
-    if (tr->median[c] < tr->median[best]) best = c;
   }
-  /* The first in the model's order that is as fast as the fastest, within the noise. */
-  for (int c = 0; c < tr->n; c++)
-    if (tr->median[c] <= tr->median[best] * (1 + NHOOD_TRIAL_TOLERANCE)) {
-      tr->winner = c;
-      break;
-    }
+  /* The model's order stands unless the rounds overturn it (trial.h): a later candidate
+   * replaces the one kept so far where its median is lower by more than the tolerance and it
+   * was the faster of the two in all but a quarter of the rounds. */
+  int kept = 0;
+  for (int c = 1; c < tr->n; c++) {
+    int wins = 0;
+    for (int r = 0; r < tr->reps; r++) wins += by_round[r][c] < by_round[r][kept];
+    if (tr->median[c] * (1 + NHOOD_TRIAL_TOLERANCE) < tr->median[kept] && wins >= nhood_trial_wins_needed(tr->reps))
+      kept = c;
+  }
+  tr->winner = kept;
 }
 
 void nhood_trial_describe(const nhood_trial *tr, char *text, size_t len) {

@@ -330,11 +330,35 @@ static void test_margin_and_trial(void) {
   CHECK(nhood_trial_due(&tr) && nhood_trial_timed_count(&tr) == 9, "due after 12, 9 timed values");
   CHECK(nhood_trial_timed(&tr)[0] == 4.0, "the warm-up round is not timed");
   /* Slowest-process times, timed rounds only, in execution order (round 1 reversed: cart-dim-batch,
-   * direct, combine): direct's median is the smallest. */
+   * direct, combine): direct's median is the smallest, but combine (the model's choice) was
+   * faster in round 2, and 3 rounds need 3 wins. */
   const double maxima[9] = {9, 2, 5, /* round 1 */ 1, 3, 9, /* round 2 */ 0.5, 2.5, 6 /* round 3 */};
   nhood_trial_decide(&tr, maxima);
-  CHECK(tr.winner == 1 && tr.median[0] == 5 && tr.median[1] == 2.5 && tr.median[2] == 9, "medians, then the least");
-  CHECK(nhood_trial_next(&tr) == 1, "the winner from now on");
+  CHECK(tr.winner == 0 && tr.median[0] == 5 && tr.median[1] == 2.5 && tr.median[2] == 9,
+        "a lower median that lost a round: the model's choice stays");
+  CHECK(nhood_trial_next(&tr) == 0, "the winner from now on");
+  /* Round 2 won by direct too: now it replaces combine; cart-dim-batch (lower than direct in
+   * round 3 only) does not replace direct. */
+  const double swept[9] = {9, 2, 5, /* round 1 */ 4, 3, 9, /* round 2 */ 0.5, 2.5, 6 /* round 3 */};
+  nhood_trial_init(&tr, three, 3, 3);
+  nhood_trial_decide(&tr, swept);
+  CHECK(tr.winner == 1, "faster in every round and by more than 5%%: replaces the model's choice");
+  CHECK(nhood_trial_wins_needed(5) == 4 && nhood_trial_wins_needed(1) == 1 && nhood_trial_wins_needed(20) == 15,
+        "all but a quarter of the rounds");
+  /* Five rounds: one lost round is allowed, two are not. */
+  const nhood_algorithm *two[2] = {nhood_algorithm_by_name("direct"), nhood_algorithm_by_name("mpi")};
+  nhood_trial five;
+  nhood_trial_init(&five, two, 2, 5);
+  /* The first timed round is reversed: (mpi, direct), (direct, mpi), ... mpi's median 8 against
+   * direct's 10; mpi loses round 4, and in two_lost round 5 too. */
+  const double one_lost[10] = {8, 10, 10, 8, 8, 10, 10, 12, 9, 10}, two_lost[10] = {8, 10, 10, 8, 8, 10, 10, 12, 11, 10};
+  nhood_trial_decide(&five, one_lost);
+  CHECK(five.winner == 1, "4 of 5 rounds and a median 20%% lower: mpi replaces direct");
+  nhood_trial_init(&five, two, 2, 5);
+  nhood_trial_decide(&five, two_lost);
+  CHECK(five.winner == 0 && five.median[1] < five.median[0] / 1.05, "3 of 5 rounds: direct stays, medians aside");
+  nhood_trial_init(&tr, three, 3, 3);
+  nhood_trial_decide(&tr, swept);
   nhood_trial tie;
   nhood_trial_init(&tie, three, 2, 1);
   /* One timed round, reversed: the second candidate's time first. */
