@@ -342,8 +342,8 @@ static double price(const double *costs, int k, int cls, int persistent) {
   return costs[(size_t)k * NHOOD_SIZE_CLASSES + cls];
 }
 
-/* One message per neighbor in one round, nothing copied: direct and MPI's own. */
-static int is_baseline(int k) { return algorithms[k].fallback == NULL || algorithms[k].native; }
+int nhood_algorithm_is_baseline(const nhood_algorithm *alg) { return alg->fallback == NULL || alg->native; }
+static int is_baseline(int k) { return nhood_algorithm_is_baseline(&algorithms[k]); }
 
 static int cheapest(const double *costs, int cls, int persistent, int baseline_only, int skip[]) {
   int best = -1;

@@ -76,6 +76,10 @@ int nhood_algorithm_build(const nhood_algorithm *alg, const nhood_topo *t, const
 /* The table, by index: the index space of the cost vectors below. */
 int nhood_algorithm_count(void);
 const nhood_algorithm *nhood_algorithm_at(int k);
+/* 1 for the baselines: one message per neighbor in one round, nothing copied (direct and
+ * MPI's own). Every other schedule must be shown faster than them, by the model's margin
+ * (below) and by a trial's rounds (selection/trial.h). */
+int nhood_algorithm_is_baseline(const nhood_algorithm *alg);
 
 /* ---- "auto": the cost model's choice (selection/cost.h) -------------------------------
  *

@@ -80,11 +80,14 @@ void nhood_trial_decide(nhood_trial *tr, const double *maxima) {
     int h = tr->reps / 2;
     tr->median[c] = tr->reps % 2 ? samples[h] : 0.5 * (samples[h - 1] + samples[h]);
   }
-  /* The model's order stands unless the rounds overturn it (trial.h): a later candidate
-   * replaces the one kept so far where its median is lower by more than the tolerance and it
-   * was the faster of the two in all but a quarter of the rounds. */
+  /* The first baseline stands unless the rounds overturn it (trial.h): another candidate, in
+   * the model's order, replaces the one kept so far where its median is lower by more than
+   * the tolerance and it was the faster of the two in all but a quarter of the rounds. */
   int kept = 0;
-  for (int c = 1; c < tr->n; c++) {
+  while (kept < tr->n - 1 && !nhood_algorithm_is_baseline(tr->cand[kept])) kept++;
+  if (!nhood_algorithm_is_baseline(tr->cand[kept])) kept = 0;
+  for (int c = 0; c < tr->n; c++) {
+    if (c == kept) continue;
     int wins = 0;
     for (int r = 0; r < tr->reps; r++) wins += by_round[r][c] < by_round[r][kept];
     if (tr->median[c] * (1 + NHOOD_TRIAL_TOLERANCE) < tr->median[kept] && wins >= nhood_trial_wins_needed(tr->reps))

@@ -330,19 +330,18 @@ static void test_margin_and_trial(void) {
   CHECK(nhood_trial_due(&tr) && nhood_trial_timed_count(&tr) == 9, "due after 12, 9 timed values");
   CHECK(nhood_trial_timed(&tr)[0] == 4.0, "the warm-up round is not timed");
   /* Slowest-process times, timed rounds only, in execution order (round 1 reversed: cart-dim-batch,
-   * direct, combine): direct's median is the smallest, but combine (the model's choice) was
-   * faster in round 2, and 3 rounds need 3 wins. */
-  const double maxima[9] = {9, 2, 5, /* round 1 */ 1, 3, 9, /* round 2 */ 0.5, 2.5, 6 /* round 3 */};
+   * direct, combine): combine, the model's choice, has the smallest median but lost round 2 to
+   * direct, and 3 rounds need 3 wins: direct, the baseline, stays. */
+  const double maxima[9] = {9, 5, 2, /* round 1 */ 6, 3, 9, /* round 2 */ 9, 5, 1 /* round 3 */};
   nhood_trial_decide(&tr, maxima);
-  CHECK(tr.winner == 0 && tr.median[0] == 5 && tr.median[1] == 2.5 && tr.median[2] == 9,
-        "a lower median that lost a round: the model's choice stays");
-  CHECK(nhood_trial_next(&tr) == 0, "the winner from now on");
-  /* Round 2 won by direct too: now it replaces combine; cart-dim-batch (lower than direct in
-   * round 3 only) does not replace direct. */
-  const double swept[9] = {9, 2, 5, /* round 1 */ 4, 3, 9, /* round 2 */ 0.5, 2.5, 6 /* round 3 */};
+  CHECK(tr.winner == 1 && tr.median[0] == 2 && tr.median[1] == 5 && tr.median[2] == 9,
+        "a lower median that lost a round: the baseline stays");
+  CHECK(nhood_trial_next(&tr) == 1, "the winner from now on");
+  /* combine wins round 2 too: now it replaces direct; cart-dim-batch does not replace it. */
+  const double swept[9] = {9, 5, 2, /* round 1 */ 2.5, 3, 9, /* round 2 */ 9, 5, 1 /* round 3 */};
   nhood_trial_init(&tr, three, 3, 3);
   nhood_trial_decide(&tr, swept);
-  CHECK(tr.winner == 1, "faster in every round and by more than 5%%: replaces the model's choice");
+  CHECK(tr.winner == 0, "faster in every round and by more than 5%%: replaces the baseline");
   CHECK(nhood_trial_wins_needed(5) == 4 && nhood_trial_wins_needed(1) == 1 && nhood_trial_wins_needed(20) == 15,
         "all but a quarter of the rounds");
   /* Five rounds: one lost round is allowed, two are not. */
@@ -357,19 +356,22 @@ static void test_margin_and_trial(void) {
   nhood_trial_init(&five, two, 2, 5);
   nhood_trial_decide(&five, two_lost);
   CHECK(five.winner == 0 && five.median[1] < five.median[0] / 1.05, "3 of 5 rounds: direct stays, medians aside");
-  nhood_trial_init(&tr, three, 3, 3);
-  nhood_trial_decide(&tr, swept);
   nhood_trial tie;
   nhood_trial_init(&tie, three, 2, 1);
-  /* One timed round, reversed: the second candidate's time first. */
-  const double close[2] = {1.0, 1.04}, apart[2] = {1.0, 1.06};
+  /* One timed round, reversed: direct's time first, then combine's. */
+  const double close[2] = {1.04, 1.0}, apart[2] = {1.06, 1.0};
   nhood_trial_decide(&tie, close);
-  CHECK(tie.winner == 0, "within 5%% of the fastest: the model's order decides");
+  CHECK(tie.winner == 1, "within 5%% of the baseline: the baseline");
   nhood_trial_decide(&tie, apart);
-  CHECK(tie.winner == 1, "6%% apart: the fastest");
+  CHECK(tie.winner == 0, "6%% faster than the baseline: the faster");
+  const nhood_algorithm *no_baseline[2] = {nhood_algorithm_by_name("combine"),
+                                           nhood_algorithm_by_name("cart-dim-batch")};
+  nhood_trial_init(&tie, no_baseline, 2, 1);
+  nhood_trial_decide(&tie, close);
+  CHECK(tie.winner == 0, "no baseline measured: the model's choice stands within 5%%");
   char text[NHOOD_SELECTION_TEXT_MAX];
   nhood_trial_describe(&tr, text, sizeof text);
-  CHECK(strstr(text, "measured: combine 5000000.0 us, direct 2500000.0 us") == text && strstr(text, "kept direct"),
+  CHECK(strstr(text, "measured: combine 2000000.0 us, direct 5000000.0 us") == text && strstr(text, "kept combine"),
         "described");
   nhood_trial_init(&tr, three, 1, 3);
   CHECK(tr.winner == 0 && nhood_trial_length(&tr) == 4, "one candidate: decided at once");
