@@ -350,7 +350,8 @@ static void test_margin_and_trial(void) {
   nhood_trial_init(&five, two, 2, 5);
   /* The first timed round is reversed: (mpi, direct), (direct, mpi), ... mpi's median 8 against
    * direct's 10; mpi loses round 4, and in two_lost round 5 too. */
-  const double one_lost[10] = {8, 10, 10, 8, 8, 10, 10, 12, 9, 10}, two_lost[10] = {8, 10, 10, 8, 8, 10, 10, 12, 11, 10};
+  const double one_lost[10] = {8, 10, 10, 8, 8, 10, 10, 12, 9, 10},
+               two_lost[10] = {8, 10, 10, 8, 8, 10, 10, 12, 11, 10};
   nhood_trial_decide(&five, one_lost);
   CHECK(five.winner == 1, "4 of 5 rounds and a median 20%% lower: mpi replaces direct");
   nhood_trial_init(&five, two, 2, 5);
