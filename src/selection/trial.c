@@ -84,8 +84,8 @@ void nhood_trial_decide(nhood_trial *tr, const double *maxima) {
    * the model's order, replaces the one kept so far where its median is lower by more than
    * the tolerance and it was the faster of the two in all but a quarter of the rounds. */
   int kept = 0;
-  while (kept < tr->n - 1 && !nhood_algorithm_is_baseline(tr->cand[kept])) kept++;
-  if (!nhood_algorithm_is_baseline(tr->cand[kept])) kept = 0;
+  for (int c = tr->n - 1; c >= 0; c--)
+    if (nhood_algorithm_is_baseline(tr->cand[c])) kept = c;
   for (int c = 0; c < tr->n; c++) {
     if (c == kept) continue;
     int wins = 0;

@@ -30,13 +30,11 @@ static void fail(const char *what, const char *detail) {
 
 static int starts_with(const char *s, const char *prefix) { return strncmp(s, prefix, strlen(prefix)) == 0; }
 
-/* "measured: A 1.0 us, B 2.0 us (...); kept B": whether the kept one is the fastest, within
- * 5%, and its name into kept. */
-/* Whether the kept candidate follows the rule of selection/trial.h as far as the medians in
- * the text show it: the first baseline listed (direct or mpi; the first candidate where
- * neither is listed) stands, and each replacement has a median more than 5% below the one it
- * replaced, so a kept candidate other than that baseline lies more than 5% below it. The
- * rounds won are not printed. */
+/* "measured: A 1.0 us, B 2.0 us (...); kept B": the kept one's name into kept, and whether
+ * it follows the rule of selection/trial.h as far as the printed medians show it. The first
+ * baseline listed (direct or mpi; the first candidate where neither is listed) stands, and
+ * each replacement has a median more than 5% below the one it replaced, so a kept candidate
+ * other than that baseline lies more than 5% below it. The rounds won are not printed. */
 static int kept_follows_rule(const char *text, char kept[64]) {
   const char *p = text + strlen("measured:"), *k = strstr(text, "; kept ");
   double first_us = -1, base_us = -1, kept_us = -1;
