@@ -31,12 +31,9 @@
  * rounds overturn it: walking the model's order, a candidate replaces the one kept so far
  * where its median is more than NHOOD_TRIAL_TOLERANCE below the kept one's and it ran faster
  * than the kept one in all but a quarter of the rounds (4 of 5). Each round runs both back to
- * back, so the comparison is paired: drift that slows a whole round slows both. On a shared
- * node one call's time varies by 20-30%. The first candidate within 5% of the smallest
- * median, the rule before, kept MPI's own at 12 of the 100 points of scripts/auto_check.sh,
- * where it then ran at 0.99-1.33x `direct`, and kept `combine` on ties where it then ran
- * 1.2x slower than `direct` (docs/PERFORMANCE.md). As with the model's margin, a schedule
- * of more rounds than the baselines' must show its gain.
+ * back, so the comparison is paired: drift that slows a whole round slows both. As with the
+ * model's margin, a schedule of more rounds than the baselines' must show its gain. Why not
+ * the smallest median: docs/DESIGN-NOTES.md ("A trial overturns the baseline, or keeps it").
  *
  * What a trial measures is the time from the start of an execution to its completion as this
  * process sees it: exact for blocking calls, and for a request waited for right after its
