@@ -49,10 +49,9 @@ int main(int argc, char **argv) {
     else if (!strcmp(how, "MPI_Test")) while (!flag && rc == MPI_SUCCESS) rc = MPI_Test(&req, &flag, &status);
     else if (!strcmp(how, "MPI_Testall")) while (!flag && rc == MPI_SUCCESS) rc = MPI_Testall(1, &req, &flag, &status);
     else if (!strcmp(how, "MPI_Testany")) while (!flag && rc == MPI_SUCCESS) rc = MPI_Testany(1, &req, &index, &flag, &status);
-    else if (!strcmp(how, "MPI_Request_get_status")) {
+    else if (!strcmp(how, "MPI_Request_get_status"))
       while (!flag && rc == MPI_SUCCESS) rc = MPI_Request_get_status(req, &flag, &status);
-      if (rc != MPI_SUCCESS) MPI_Request_free(&req);
-    }
+    if (req != MPI_REQUEST_NULL) MPI_Request_free(&req); /* Request_get_status leaves it */
     printf("%-24s returns (code %d, status %d)\n", how, rc, status.MPI_ERROR);
   }
   MPI_Comm_free(&comm);
