@@ -169,7 +169,7 @@ int topospec_build_csr(int nrows, long long npairs, const int *rows, const int *
   long long write = 0, begin = 0;
   for (int i = 0; i < nrows; i++) {
     long long end = rowptr[i + 1];
-    qsort(colind + begin, (size_t)(end - begin), sizeof(int), topospec_compare_int);
+    if (end - begin > 1) qsort(colind + begin, (size_t)(end - begin), sizeof(int), topospec_compare_int);
     rowptr[i] = write;
     for (long long k = begin; k < end; k++)
       if (write == rowptr[i] || colind[write - 1] != colind[k]) colind[write++] = colind[k];
@@ -337,8 +337,24 @@ cleanup:
   return rc;
 }
 
+/* The first row r in [i, end) with an entry at or after row i's first, or end: past a run of
+ * empty rows by bisection (row pointers never decrease). */
+static long long next_nonempty_row(const long long *rowptr, long long i, long long end) {
+  long long lo = i, hi = end;
+  while (lo < hi) {
+    long long mid = lo + (hi - lo) / 2;
+    if (rowptr[mid + 1] > rowptr[i])
+      hi = mid;
+    else
+      lo = mid + 1;
+  }
+  return lo;
+}
+
 /* Destinations: ranks whose rows reference my x entries, with how many distinct ones each.
- * Rows are sorted by column, so each row's part in my column block is found by bisection. */
+ * Rows are sorted by column, so each row's part in my column block is found by bisection.
+ * Runs of empty rows are skipped by bisection too: a tall matrix with few entries (a file of
+ * four lines can announce 50 million rows) costs its entries, not its rows, per rank. */
 int topospec_mtx_send_side(const topospec *spec, int rank, int nranks, topospec_rank *out, char *err, size_t errlen) {
   int rc = 1;
   long long col_begin = block_begin(spec->mtx_cols, nranks, rank);
@@ -358,6 +374,10 @@ int topospec_mtx_send_side(const topospec *spec, int rank, int nranks, topospec_
       int count = 0;
       long long row_end = block_begin(spec->mtx_rows, nranks, q + 1);
       for (long long i = block_begin(spec->mtx_rows, nranks, q); i < row_end; i++) {
+        if (spec->mtx_rowptr[i] == spec->mtx_rowptr[i + 1]) {
+          i = next_nonempty_row(spec->mtx_rowptr, i, row_end) - 1;
+          continue;
+        }
         long long k = lower_bound(spec->mtx_colind, spec->mtx_rowptr[i], spec->mtx_rowptr[i + 1], (int)col_begin);
         for (; k < spec->mtx_rowptr[i + 1] && spec->mtx_colind[k] < col_end; k++) {
           int *reader = &last_reader[spec->mtx_colind[k] - col_begin];

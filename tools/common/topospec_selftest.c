@@ -465,6 +465,9 @@ static void test_small_matrices(void) {
        "2 4 1e3\n",
        4},
       {"%%matrixmarket MATRIX Coordinate Real General\r\n2 2 1\r\n1 2 1.0\r\n", 1},
+      /* Tall, with runs of empty rows inside and across the ranks' blocks (the send side
+       * skips them by bisection). */
+      {"%%MatrixMarket matrix coordinate pattern general\n12 5 5\n1 5\n2 1\n9 3\n12 2\n12 4\n", 5},
       {"%%MatrixMarket matrix array real general\n2 2\n1\n2\n3\n4\n", -1},
       {"%%MatrixMarket matrix coordinate real general\n2 2 3\n1 1 1\n2 2 1\n", -1},
       {"%%MatrixMarket matrix coordinate real general\n2 2 1\n1 1 1\n2 2 1\n", -1},
