@@ -62,52 +62,51 @@ def cases_of(rows):
 
 def acceptance(paths, near=1.10, never=1.15):
     """Issue 37's test per run (file) and over all runs; 0 when met."""
-    total_auto = total_ctl = total_cases = total_twins = total_twins_above = 0
-    total_ctl_never = total_oracle_near = total_oracle_never = 0
+    counts = ("cases", "auto", "control", "control_never", "twins", "twins_above", "oracle_near", "oracle_never")
+    total = dict.fromkeys(counts, 0)
     worst = (0.0, None)
+
+    def floor(c):  # what a choice never wrong gets (expected points), and the control at the upper bound
+        return (f"a choice never wrong, expected above {near:.2f}x: {c['oracle_near']:.1f}, above {never:.2f}x: "
+                f"{c['oracle_never']:.1f}; control above {never:.2f}x mpi: {c['control_never']}")
+
     for path in paths:
-        n_auto = n_ctl = n = twins = twins_above = ctl_never = 0
-        oracle_near = oracle_never = 0.0  # a choice never wrong: expected points above each bound
+        run = dict.fromkeys(counts, 0)
         for key, algos in sorted(cases_of(load([path])).items()):
             others = {a: r["lat_us_median"] for a, r in algos.items() if a not in ("auto", CONTROL)}
             if "auto" not in algos or CONTROL not in algos or "mpi" not in others:
                 continue
-            n += 1
+            run["cases"] += 1
             best = min(others, key=others.get)
             ratio = algos["auto"]["lat_us_median"] / others[best]
-            n_auto += ratio > near
+            run["auto"] += ratio > near
             control = algos[CONTROL]["lat_us_median"] / others["mpi"]
-            n_ctl += control > near
-            ctl_never += control > never
+            run["control"] += control > near
+            run["control_never"] += control > never
             if ratio > worst[0]:
                 worst = (ratio, key)
             ran = algos[best].get("algo_resolved", best)
             again = [r["lat_us_median"] / others[best] for a, r in algos.items()
                      if a not in ("auto", best) and (r.get("algo_resolved", a) == ran or (a == CONTROL and ran == "mpi"))]
-            twins += len(again)
-            twins_above += sum(x > near for x in again)
+            run["twins"] += len(again)
+            run["twins_above"] += sum(x > near for x in again)
             if again:
-                oracle_near += sum(x > near for x in again) / len(again)
-                oracle_never += sum(x > never for x in again) / len(again)
-        print(f"{path}: {n} cases; auto above {near:.2f}x the best: {n_auto}; control above {near:.2f}x mpi: {n_ctl}; "
-              f"the best's own schedule, timed again, above {near:.2f}x the best: {twins_above} of {twins}; "
-              f"a choice never wrong, expected above {near:.2f}x: {oracle_near:.1f}, above {never:.2f}x: "
-              f"{oracle_never:.1f}; control above {never:.2f}x mpi: {ctl_never}")
-        total_auto, total_ctl, total_cases = total_auto + n_auto, total_ctl + n_ctl, total_cases + n
-        total_twins, total_twins_above = total_twins + twins, total_twins_above + twins_above
-        total_ctl_never += ctl_never
-        total_oracle_near, total_oracle_never = total_oracle_near + oracle_near, total_oracle_never + oracle_never
-    if total_cases == 0:
+                run["oracle_near"] += sum(x > near for x in again) / len(again)
+                run["oracle_never"] += sum(x > never for x in again) / len(again)
+        print(f"{path}: {run['cases']} cases; auto above {near:.2f}x the best: {run['auto']}; "
+              f"control above {near:.2f}x mpi: {run['control']}; the best's own schedule, timed again, "
+              f"above {near:.2f}x the best: {run['twins_above']} of {run['twins']}; {floor(run)}")
+        for c in counts:
+            total[c] += run[c]
+    if total["cases"] == 0:
         print("nhood_auto_report: no case has auto, mpi and the control", file=sys.stderr)
         return 2
-    met_near = total_auto <= total_ctl
+    met_near = total["auto"] <= total["control"]
     met_never = worst[0] <= never
-    print(f"all runs: auto above {near:.2f}x: {total_auto}, control above {near:.2f}x: {total_ctl} "
+    print(f"all runs: auto above {near:.2f}x: {total['auto']}, control above {near:.2f}x: {total['control']} "
           f"({'met' if met_near else 'not met'}); worst auto/best {worst[0]:.3f} at {worst[1]} "
           f"({'met' if met_never else 'not met'}: never above {never:.2f}x); "
-          f"the best's own schedule above {near:.2f}x: {total_twins_above} of {total_twins}; "
-          f"a choice never wrong, expected above {near:.2f}x: {total_oracle_near:.1f}, above {never:.2f}x: "
-          f"{total_oracle_never:.1f}; control above {never:.2f}x mpi: {total_ctl_never}")
+          f"the best's own schedule above {near:.2f}x: {total['twins_above']} of {total['twins']}; {floor(total)}")
     return 0 if met_near and met_never else 1
 
 
