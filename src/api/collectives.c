@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "api/call_cache.h"
+#include "api/coll_check.h"
 #include "api/progress.h"
 #include "api/request.h"
 #include "api/threads.h"
@@ -138,6 +139,11 @@ static int check_args(nhood_coll_args *a, NHOOD_Topo t) {
   }
 cleanup:
   return rc;
+}
+
+int nhood_coll_check(nhood_coll_args *a, NHOOD_Topo topo) {
+  int rc = nhood_topo_validate(topo, "topo");
+  return rc == MPI_SUCCESS ? check_args(a, topo) : rc;
 }
 
 /* ---- the common path ------------------------------------------------------------------- */

@@ -11,8 +11,9 @@
 #include <mpi-ext.h> /* MPIX_Neighbor_*_init in Open MPI 4.x */
 #endif
 
-/* Persistent neighborhood collectives: MPI-4, or Open MPI's extension. */
-#if MPI_VERSION >= 4
+/* Persistent neighborhood collectives: MPI-4's (cmake/mpi_features.cmake), or Open MPI's
+ * extension. */
+#if defined(NHOOD_HAVE_MPI_NEIGHBOR_INIT)
 #define NATIVE_INIT(coll) MPI_Neighbor_##coll##_init
 #elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
 #define NATIVE_INIT(coll) MPIX_Neighbor_##coll##_init

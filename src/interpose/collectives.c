@@ -14,7 +14,7 @@
 #include <mpi-ext.h> /* MPIX_Neighbor_*_init */
 #endif
 
-#if MPI_VERSION >= 4
+#if defined(NHOOD_HAVE_MPI_NEIGHBOR_INIT)
 #define PERSISTENT(coll) MPI_Neighbor_##coll##_init
 #define PMPI_PERSISTENT(coll) PMPI_Neighbor_##coll##_init
 #elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
@@ -76,16 +76,29 @@ static int request_done(MPI_Comm comm, int rc, int slot, NHOOD_Request nreq, int
 /* What every function does first: MPI's own call where nhood does not handle comm or comm is
  * cold (ip_route; at the call count where the cold path asks, ip_ask with this call's block
  * size `block`), timed for NHOOD_STATS; else it goes on with comm's topology object in
- * `topo` and its statistics row in `slot`. `block` may read `topo` (NULL while cold). */
-#define ROUTE(coll, mode, pmpi_call, block)                                                       \
-  if ((mode) != IP_PERSISTENT && ip_cold_quick(comm)) return pmpi_call;                           \
+ * `topo` and its statistics row in `slot`. `block` may read `topo` (NULL while cold). A cold
+ * call goes to MPI's own only with `plain` arguments (interpose.h; else nhood's checks run
+ * first on `args`, the call as nhood_coll_args) and where MPI's own is right for the
+ * collective on comm; where it is not, nhood's direct runs it (IP_TO_DIRECT, `hot` 0). */
+#define ROUTE(coll, mode, pmpi_call, block, plain, args)                                          \
   ip_comm *c = NULL;                                                                              \
+  if ((mode) != IP_PERSISTENT) {                                                                  \
+    c = ip_memo_state(comm);                                                                      \
+    if (IP_COLD_TAKE(c, coll, plain)) return pmpi_call;                                           \
+  }                                                                                               \
   NHOOD_Topo topo = NHOOD_TOPO_NULL;                                                              \
   int rc;                                                                                         \
   ip_route_to to = ip_route(comm, (mode) == IP_PERSISTENT, &c, &rc);                              \
   if (c) topo = c->topo;                                                                          \
   if (to == IP_TO_ASK) to = ip_ask(comm, c, coll, block, &rc);                                    \
   if (to == IP_TO_PROBE) to = ip_probe(comm, c, &rc);                                             \
+  if (to == IP_TO_MPI && c != NULL) {                                                             \
+    if (!(plain) && (rc = ip_check_cold(comm, c, args, __func__)) != MPI_SUCCESS) return rc;      \
+    if (c->own_wrong & (1u << (coll))) {                                                          \
+      if ((rc = ip_direct_topo(comm, c, &topo)) != MPI_SUCCESS) return rc;                        \
+      to = IP_TO_DIRECT;                                                                          \
+    }                                                                                             \
+  }                                                                                               \
   if (to == IP_TO_MPI) {                                                                          \
     int probing = (mode) == IP_BLOCKING && ip_probing(c);                                         \
     if (c == NULL || !(ip_stats_on() || probing)) return pmpi_call;                               \
@@ -97,21 +110,22 @@ static int request_done(MPI_Comm comm, int rc, int slot, NHOOD_Request nreq, int
     return rc;                                                                                    \
   }                                                                                               \
   if (rc != MPI_SUCCESS) return rc;                                                               \
-  int slot = c->slot
+  int slot = c->slot, hot = to != IP_TO_DIRECT;                                                   \
+  (void)hot
 
 /* Then nhood's call, statistics (the block size read after a successful call) and errors. A
  * request output that is NULL is MPI_ERR_REQUEST, before anything starts. */
-#define BLOCKING_BODY(coll, pmpi_call, nhood_call, block)                      \
-  ROUTE(coll, IP_BLOCKING, pmpi_call, block);                                  \
-  int probing = ip_probing(c), stats = ip_stats_on();                          \
-  double t0 = probing || stats ? PMPI_Wtime() : 0;                             \
-  rc = nhood_call;                                                             \
-  if (probing && rc == MPI_SUCCESS) ip_probe_record(c, 1, PMPI_Wtime() - t0);  \
-  if (rc == MPI_SUCCESS && !stats) return MPI_SUCCESS; /* a hot loop's call */ \
+#define BLOCKING_BODY(coll, pmpi_call, nhood_call, block, plain, args)          \
+  ROUTE(coll, IP_BLOCKING, pmpi_call, block, plain, args);                      \
+  int probing = ip_probing(c), stats = ip_stats_on();                           \
+  double t0 = probing || stats ? PMPI_Wtime() : 0;                              \
+  rc = nhood_call;                                                              \
+  if (probing && rc == MPI_SUCCESS) ip_probe_record(c, hot, PMPI_Wtime() - t0); \
+  if (rc == MPI_SUCCESS && !stats) return MPI_SUCCESS; /* a hot loop's call */  \
   return blocking_done(comm, rc, slot, coll, rc == MPI_SUCCESS && stats ? (block) : 0, t0, __func__)
 
-#define REQUEST_BODY(coll, persistent, pmpi_call, nhood_call, block)                                \
-  ROUTE(coll, persistent ? IP_PERSISTENT : IP_NONBLOCKING, pmpi_call, block);                       \
+#define REQUEST_BODY(coll, persistent, pmpi_call, nhood_call, block, plain, args)                   \
+  ROUTE(coll, persistent ? IP_PERSISTENT : IP_NONBLOCKING, pmpi_call, block, plain, args);          \
   NHOOD_Request nreq = NHOOD_REQUEST_NULL;                                                          \
   if (request == NULL) return ip_raise_message(comm, MPI_ERR_REQUEST, __func__, "request is NULL"); \
   double t0 = ip_stats_clock();                                                                     \
@@ -119,13 +133,69 @@ static int request_done(MPI_Comm comm, int rc, int slot, NHOOD_Request nreq, int
   return request_done(comm, rc, slot, nreq, persistent, request, coll,                              \
                       rc == MPI_SUCCESS && ip_stats_on() ? (block) : 0, t0, __func__)
 
+/* The plain arguments (interpose.h) of each collective, c being comm's state, and the call as
+ * nhood_coll_args for its checks. */
+#define PLAIN_ALLGATHER                                                                                       \
+  (ip_plain_buffers(sendbuf, recvbuf) && sendcount >= 0 && recvcount >= 0 && sendtype != MPI_DATATYPE_NULL && \
+   recvtype != MPI_DATATYPE_NULL)
+#define PLAIN_ALLGATHERV                                                                    \
+  (ip_plain_buffers(sendbuf, recvbuf) && sendcount >= 0 && sendtype != MPI_DATATYPE_NULL && \
+   recvtype != MPI_DATATYPE_NULL && ip_plain_counts(recvcounts, c->indegree) && displs != NULL)
+#define PLAIN_ALLTOALLV                                                                                        \
+  (ip_plain_buffers(sendbuf, recvbuf) && sendtype != MPI_DATATYPE_NULL && recvtype != MPI_DATATYPE_NULL &&     \
+   ip_plain_counts(sendcounts, c->outdegree) && sdispls != NULL && ip_plain_counts(recvcounts, c->indegree) && \
+   rdispls != NULL)
+#define PLAIN_ALLTOALLW                                                                                      \
+  (ip_plain_buffers(sendbuf, recvbuf) && ip_plain_counts(sendcounts, c->outdegree) && sdispls != NULL &&     \
+   ip_plain_types(sendtypes, c->outdegree) && ip_plain_counts(recvcounts, c->indegree) && rdispls != NULL && \
+   ip_plain_types(recvtypes, c->indegree))
+#define ARGS_ALLGATHER(K)                    \
+  ((nhood_coll_args){.kind = (K),            \
+                     .sendbuf = sendbuf,     \
+                     .recvbuf = recvbuf,     \
+                     .sendcount = sendcount, \
+                     .sendtype = sendtype,   \
+                     .recvcount = recvcount, \
+                     .recvtype = recvtype})
+#define ARGS_ALLGATHERV                        \
+  ((nhood_coll_args){.kind = NHOOD_ALLGATHERV, \
+                     .sendbuf = sendbuf,       \
+                     .recvbuf = recvbuf,       \
+                     .sendcount = sendcount,   \
+                     .sendtype = sendtype,     \
+                     .recvcounts = recvcounts, \
+                     .rdispls = displs,        \
+                     .recvtype = recvtype})
+#define ARGS_ALLTOALLV                         \
+  ((nhood_coll_args){.kind = NHOOD_ALLTOALLV,  \
+                     .sendbuf = sendbuf,       \
+                     .recvbuf = recvbuf,       \
+                     .sendcounts = sendcounts, \
+                     .sdispls = sdispls,       \
+                     .sendtype = sendtype,     \
+                     .recvcounts = recvcounts, \
+                     .rdispls = rdispls,       \
+                     .recvtype = recvtype})
+#define ARGS_ALLTOALLW                              \
+  ((nhood_coll_args){.kind = NHOOD_ALLTOALLW,       \
+                     .sendbuf = sendbuf,            \
+                     .recvbuf = recvbuf,            \
+                     .sendcounts = sendcounts,      \
+                     .sdispls_bytes = sdispls,      \
+                     .sendtypes = sendtypes,        \
+                     .recvcounts = recvcounts,      \
+                     .rdispls_bytes = rdispls,      \
+                     .recvtypes = recvtypes,        \
+                     .sendtype = MPI_DATATYPE_NULL, \
+                     .recvtype = MPI_DATATYPE_NULL})
+
 /* ---- allgather ----------------------------------------------------------------------------- */
 
 NHOOD_HOT int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   BLOCKING_BODY(IP_ALLGATHER, PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
                 NHOOD_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo),
-                block_bytes(sendcount, sendtype));
+                block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(NHOOD_ALLGATHER));
 }
 
 int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -133,7 +203,7 @@ int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
   REQUEST_BODY(IP_ALLGATHER, 0,
                PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request),
                NHOOD_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, &nreq),
-               block_bytes(sendcount, sendtype));
+               block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(NHOOD_ALLGATHER));
 }
 
 /* ---- allgatherv ---------------------------------------------------------------------------- */
@@ -145,7 +215,7 @@ NHOOD_HOT int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Da
       IP_ALLGATHERV,
       PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm),
       NHOOD_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, topo),
-      block_bytes(sendcount, sendtype));
+      block_bytes(sendcount, sendtype), PLAIN_ALLGATHERV, ARGS_ALLGATHERV);
 }
 
 int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -156,7 +226,7 @@ int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
       PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request),
       NHOOD_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, topo,
                                  &nreq),
-      block_bytes(sendcount, sendtype));
+      block_bytes(sendcount, sendtype), PLAIN_ALLGATHERV, ARGS_ALLGATHERV);
 }
 
 /* ---- alltoall ------------------------------------------------------------------------------ */
@@ -165,7 +235,7 @@ NHOOD_HOT int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Data
                                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   BLOCKING_BODY(IP_ALLTOALL, PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
                 NHOOD_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo),
-                block_bytes(sendcount, sendtype));
+                block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(NHOOD_ALLTOALL));
 }
 
 int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -173,7 +243,7 @@ int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
   REQUEST_BODY(IP_ALLTOALL, 0,
                PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request),
                NHOOD_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, &nreq),
-               block_bytes(sendcount, sendtype));
+               block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(NHOOD_ALLTOALL));
 }
 
 /* ---- alltoallv ----------------------------------------------------------------------------- */
@@ -186,7 +256,7 @@ NHOOD_HOT int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[]
       PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm),
       NHOOD_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
                                topo),
-      mean_block(topo, sendcounts, sendtype, NULL));
+      mean_block(topo, sendcounts, sendtype, NULL), PLAIN_ALLTOALLV, ARGS_ALLTOALLV);
 }
 
 int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -197,7 +267,7 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
                                         comm, request),
                NHOOD_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                                          comm, topo, &nreq),
-               mean_block(topo, sendcounts, sendtype, NULL));
+               mean_block(topo, sendcounts, sendtype, NULL), PLAIN_ALLTOALLV, ARGS_ALLTOALLV);
 }
 
 /* ---- alltoallw ----------------------------------------------------------------------------- */
@@ -210,7 +280,7 @@ NHOOD_HOT int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[]
       PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm),
       NHOOD_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
                                topo),
-      mean_block(topo, sendcounts, MPI_DATATYPE_NULL, sendtypes));
+      mean_block(topo, sendcounts, MPI_DATATYPE_NULL, sendtypes), PLAIN_ALLTOALLW, ARGS_ALLTOALLW);
 }
 
 int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
@@ -222,7 +292,7 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
                                         recvtypes, comm, request),
                NHOOD_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                                          recvtypes, comm, topo, &nreq),
-               mean_block(topo, sendcounts, MPI_DATATYPE_NULL, sendtypes));
+               mean_block(topo, sendcounts, MPI_DATATYPE_NULL, sendtypes), PLAIN_ALLTOALLW, ARGS_ALLTOALLW);
 }
 
 /* ---- persistent ------------------------------------------------------------------------ */
@@ -235,7 +305,7 @@ int PERSISTENT(allgather)(const void *sendbuf, int sendcount, MPI_Datatype sendt
       PMPI_PERSISTENT(allgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request),
       NHOOD_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, info,
                                     &nreq),
-      block_bytes(sendcount, sendtype));
+      block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(NHOOD_ALLGATHER));
 }
 
 int PERSISTENT(allgatherv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -246,7 +316,7 @@ int PERSISTENT(allgatherv)(const void *sendbuf, int sendcount, MPI_Datatype send
                                            info, request),
                NHOOD_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                                               topo, info, &nreq),
-               block_bytes(sendcount, sendtype));
+               block_bytes(sendcount, sendtype), PLAIN_ALLGATHERV, ARGS_ALLGATHERV);
 }
 
 int PERSISTENT(alltoall)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -255,7 +325,7 @@ int PERSISTENT(alltoall)(const void *sendbuf, int sendcount, MPI_Datatype sendty
       IP_ALLTOALL, 1,
       PMPI_PERSISTENT(alltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request),
       NHOOD_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, info, &nreq),
-      block_bytes(sendcount, sendtype));
+      block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(NHOOD_ALLTOALL));
 }
 
 int PERSISTENT(alltoallv)(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -266,7 +336,7 @@ int PERSISTENT(alltoallv)(const void *sendbuf, const int sendcounts[], const int
                                           recvtype, comm, info, request),
                NHOOD_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                                              recvtype, comm, topo, info, &nreq),
-               mean_block(topo, sendcounts, sendtype, NULL));
+               mean_block(topo, sendcounts, sendtype, NULL), PLAIN_ALLTOALLV, ARGS_ALLTOALLV);
 }
 
 int PERSISTENT(alltoallw)(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
@@ -278,7 +348,7 @@ int PERSISTENT(alltoallw)(const void *sendbuf, const int sendcounts[], const MPI
                                           recvtypes, comm, info, request),
                NHOOD_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                                              recvtypes, comm, topo, info, &nreq),
-               mean_block(topo, sendcounts, MPI_DATATYPE_NULL, sendtypes));
+               mean_block(topo, sendcounts, MPI_DATATYPE_NULL, sendtypes), PLAIN_ALLTOALLW, ARGS_ALLTOALLW);
 }
 
 #endif

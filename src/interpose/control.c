@@ -52,6 +52,7 @@ static void drop_state(MPI_Comm comm, ip_comm *c) {
   if (c->asked && c->topo != NHOOD_TOPO_NULL && !(c->next == LONG_MAX && !c->hot))
     (void)NHOOD_Topo_payback_life(c->topo, comm, coll_names[c->asked_coll], c->asked_block, c->calls);
   if (c->topo != NHOOD_TOPO_NULL) NHOOD_Topo_free(&c->topo);
+  if (c->direct_topo != NHOOD_TOPO_NULL) NHOOD_Topo_free(&c->direct_topo);
   free(c);
 }
 
@@ -117,19 +118,22 @@ static void set_quick(ip_comm *c) {
   c->quick_until = c->hot || stats ? 0 : until;
 }
 
-/* comm's state, created at its first neighborhood collective (cold, no topology object yet). */
-static int new_state(MPI_Comm comm, ip_comm **out) {
+/* comm's state, created at its first neighborhood collective (cold, no topology object yet;
+ * where the cold path is on, what MPI's own gets right on comm: own_right.c). */
+static int new_state(MPI_Comm comm, int kind, ip_comm **out) {
   /* malloc, not calloc: glibc's calloc skips the thread's cache of small blocks (450
    * instructions against 60; a communicator called once costs about 800 of nhood's). */
   ip_comm *c = malloc(sizeof *c);
   if (c == NULL) return MPI_ERR_NO_MEM;
   *c = (ip_comm){.topo = NHOOD_TOPO_NULL,
+                 .direct_topo = NHOOD_TOPO_NULL,
                  .ask_request = MPI_REQUEST_NULL,
                  .hot = first_check == 0,
                  .next = first_check,
                  .slot = stats ? stats_slot(comm) : 0};
   set_quick(c);
-  int rc = ip_table_add(comm, c);
+  int rc = c->hot ? MPI_SUCCESS : ip_own_right(comm, kind, c);
+  if (rc == MPI_SUCCESS) rc = ip_table_add(comm, c);
   if (rc != MPI_SUCCESS) {
     free(c);
     return rc;
@@ -151,6 +155,25 @@ static int derive_topo(MPI_Comm comm, ip_comm *c) {
   int rc = NHOOD_Topo_create_from_comm(comm, info, &c->topo);
   if (info != MPI_INFO_NULL) PMPI_Info_free(&info);
   return rc;
+}
+
+int ip_check_cold(MPI_Comm comm, ip_comm *c, nhood_coll_args a, const char *function) {
+  int rc = derive_topo(comm, c);
+  if (rc == MPI_SUCCESS) rc = nhood_coll_check(&a, c->topo);
+  return ip_raise(comm, rc, function);
+}
+
+int ip_direct_topo(MPI_Comm comm, ip_comm *c, NHOOD_Topo *topo) {
+  if (c->direct_topo == NHOOD_TOPO_NULL) {
+    MPI_Info info = MPI_INFO_NULL;
+    int rc = PMPI_Info_create(&info);
+    if (rc == MPI_SUCCESS) rc = PMPI_Info_set(info, NHOOD_INFO_ALGORITHM, "direct");
+    if (rc == MPI_SUCCESS) rc = NHOOD_Topo_create_from_comm(comm, info, &c->direct_topo);
+    if (info != MPI_INFO_NULL) PMPI_Info_free(&info);
+    if (rc != MPI_SUCCESS) return ip_raise(comm, rc, "deriving the topology object");
+  }
+  *topo = c->direct_topo;
+  return MPI_SUCCESS;
 }
 
 /* The asking where every process knows the answer (nhood_payback_idle_comm): no call gains, so
@@ -182,11 +205,21 @@ NHOOD_HOT ip_route_to ip_route(MPI_Comm comm, int persistent, ip_comm **out, int
   } else {
     int kind = MPI_UNDEFINED;
     if (comm == MPI_COMM_NULL || (c = ip_table_find(comm)) == NULL) {
-      /* No topology (or not a valid communicator): MPI's own call reports it. */
-      if (comm == MPI_COMM_NULL || PMPI_Topo_test(comm, &kind) != MPI_SUCCESS || kind == MPI_UNDEFINED)
-        return IP_TO_MPI;
-      if ((*rc = new_state(comm, &c)) != MPI_SUCCESS) {
-        *rc = ip_raise_message(comm, *rc, "MPI_Neighbor_*", "out of memory for the communicator's state");
+      if (comm == MPI_COMM_NULL) {
+        *rc = ip_raise_message(comm, MPI_ERR_COMM, "MPI_Neighbor_*", "comm is MPI_COMM_NULL");
+        return IP_TO_NHOOD;
+      }
+      /* Not a valid communicator: MPI's own call reports it. */
+      if (PMPI_Topo_test(comm, &kind) != MPI_SUCCESS) return IP_TO_MPI;
+      if (kind == MPI_UNDEFINED) {
+        *rc = ip_raise_message(comm, MPI_ERR_TOPOLOGY, "MPI_Neighbor_*",
+                               "comm carries no process topology (MPI_Topo_test gives MPI_UNDEFINED)");
+        return IP_TO_NHOOD;
+      }
+      if ((*rc = new_state(comm, kind, &c)) != MPI_SUCCESS) {
+        *rc = ip_raise_message(comm, *rc, "MPI_Neighbor_*",
+                               *rc == MPI_ERR_NO_MEM ? "out of memory for the communicator's state"
+                                                     : "reading the communicator's topology");
         return IP_TO_NHOOD;
       }
       if (c->hot && (*rc = derive_topo(comm, c)) != MPI_SUCCESS) { /* no cold path */

@@ -114,30 +114,40 @@ static inline int quick(MPI_Fint comm, MPI_Fint st, MPI_Fint rt, const void *sb,
 #define FCALL(call) comm_seen(*comm, c, call)
 
 /* A blocking collective: its quick path (quick_call: the C call with the quick handles; on a
- * cold communicator, MPI's own, as the C function's first test would send it) and its body
- * (body_call) in `slow`. */
-#define F_BLOCKING(name, UPPER, params, args, quick_call, body_call)                   \
-  static NHOOD_NOINLINE void slow_##name params {                                      \
-    FCOMM;                                                                             \
-    ierr_out(ierr, FCALL(body_call));                                                  \
-  }                                                                                    \
-  IP_FORTRAN_08(ompi, mpi, name, UPPER, params) {                                      \
-    quick_handles q;                                                                   \
-    if (quick(*comm, *st, *rt, sb, rb, &q))                                            \
-      ierr_out(ierr, ip_cold_quick_state(ip_memo.state) ? P##quick_call : quick_call); \
-    else                                                                               \
-      slow_##name args;                                                                \
+ * cold communicator, MPI's own where the C function's first test would send it there: the
+ * state `m` quick, MPI's own right for COLL, the arguments `plain`) and its body (body_call)
+ * in `slow`. */
+#define F_BLOCKING(name, UPPER, COLL, params, args, plain, quick_call, body_call) \
+  static NHOOD_NOINLINE void slow_##name params {                                 \
+    FCOMM;                                                                        \
+    ierr_out(ierr, FCALL(body_call));                                             \
+  }                                                                               \
+  IP_FORTRAN_08(ompi, mpi, name, UPPER, params) {                                 \
+    quick_handles q;                                                              \
+    if (quick(*comm, *st, *rt, sb, rb, &q)) {                                     \
+      ip_comm *m = ip_memo.state;                                                 \
+      ierr_out(ierr, IP_COLD_TAKE(m, COLL, plain) ? P##quick_call : quick_call);  \
+    } else {                                                                      \
+      slow_##name args;                                                           \
+    }                                                                             \
   }
+
+/* Plain arguments (interpose.h) on the quick path, whose handles are known and buffers no
+ * sentinel. */
+#define F_PLAIN_ONE (ip_plain_buffers(sb, rb) && q.s != MPI_DATATYPE_NULL && q.r != MPI_DATATYPE_NULL)
 
 #define F_ALLGATHER_PARAMS \
   (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *ierr)
 #define C_ALLGATHER_ARGS buf(sb), *sc, type_f2c(*st), buf(rb), *rc, type_f2c(*rt), c
 #define QUICK_ALLGATHER_ARGS sb, *sc, q.s, rb, *rc, q.r, q.c
 
-F_BLOCKING(neighbor_allgather, MPI_NEIGHBOR_ALLGATHER, F_ALLGATHER_PARAMS, (sb, sc, st, rb, rc, rt, comm, ierr),
-           MPI_Neighbor_allgather(QUICK_ALLGATHER_ARGS), MPI_Neighbor_allgather(C_ALLGATHER_ARGS))
-F_BLOCKING(neighbor_alltoall, MPI_NEIGHBOR_ALLTOALL, F_ALLGATHER_PARAMS, (sb, sc, st, rb, rc, rt, comm, ierr),
-           MPI_Neighbor_alltoall(QUICK_ALLGATHER_ARGS), MPI_Neighbor_alltoall(C_ALLGATHER_ARGS))
+#define F_PLAIN_ALLGATHER (F_PLAIN_ONE && *sc >= 0 && *rc >= 0)
+F_BLOCKING(neighbor_allgather, MPI_NEIGHBOR_ALLGATHER, IP_ALLGATHER, F_ALLGATHER_PARAMS,
+           (sb, sc, st, rb, rc, rt, comm, ierr), F_PLAIN_ALLGATHER, MPI_Neighbor_allgather(QUICK_ALLGATHER_ARGS),
+           MPI_Neighbor_allgather(C_ALLGATHER_ARGS))
+F_BLOCKING(neighbor_alltoall, MPI_NEIGHBOR_ALLTOALL, IP_ALLTOALL, F_ALLGATHER_PARAMS,
+           (sb, sc, st, rb, rc, rt, comm, ierr), F_PLAIN_ALLGATHER, MPI_Neighbor_alltoall(QUICK_ALLGATHER_ARGS),
+           MPI_Neighbor_alltoall(C_ALLGATHER_ARGS))
 
 #define F_REQUEST_PARAMS(...) (__VA_ARGS__, MPI_Fint * request, MPI_Fint * ierr)
 #define F_ALLGATHER_PARAMS_REQ \
@@ -160,8 +170,9 @@ IP_FORTRAN_08(ompi, mpi, ineighbor_alltoall, MPI_INEIGHBOR_ALLTOALL, F_ALLGATHER
   void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rcounts, MPI_Fint *displs, MPI_Fint *rt, MPI_Fint *comm
 #define C_ALLGATHERV_ARGS buf(sb), *sc, type_f2c(*st), buf(rb), rcounts, displs, type_f2c(*rt), c
 
-F_BLOCKING(neighbor_allgatherv, MPI_NEIGHBOR_ALLGATHERV, (F_ALLGATHERV_ARGS, MPI_Fint *ierr),
+F_BLOCKING(neighbor_allgatherv, MPI_NEIGHBOR_ALLGATHERV, IP_ALLGATHERV, (F_ALLGATHERV_ARGS, MPI_Fint *ierr),
            (sb, sc, st, rb, rcounts, displs, rt, comm, ierr),
+           (F_PLAIN_ONE && *sc >= 0 && ip_plain_counts(rcounts, m->indegree) && displs != NULL),
            MPI_Neighbor_allgatherv(sb, *sc, q.s, rb, rcounts, displs, q.r, q.c),
            MPI_Neighbor_allgatherv(C_ALLGATHERV_ARGS))
 IP_FORTRAN_08(ompi, mpi, ineighbor_allgatherv, MPI_INEIGHBOR_ALLGATHERV, F_REQUEST_PARAMS(F_ALLGATHERV_ARGS)) {
@@ -173,8 +184,10 @@ IP_FORTRAN_08(ompi, mpi, ineighbor_allgatherv, MPI_INEIGHBOR_ALLGATHERV, F_REQUE
       MPI_Fint *rt, MPI_Fint *comm
 #define C_ALLTOALLV_ARGS buf(sb), scounts, sdispls, type_f2c(*st), buf(rb), rcounts, rdispls, type_f2c(*rt), c
 
-F_BLOCKING(neighbor_alltoallv, MPI_NEIGHBOR_ALLTOALLV, (F_ALLTOALLV_ARGS, MPI_Fint *ierr),
+F_BLOCKING(neighbor_alltoallv, MPI_NEIGHBOR_ALLTOALLV, IP_ALLTOALLV, (F_ALLTOALLV_ARGS, MPI_Fint *ierr),
            (sb, scounts, sdispls, st, rb, rcounts, rdispls, rt, comm, ierr),
+           (F_PLAIN_ONE && ip_plain_counts(scounts, m->outdegree) && sdispls != NULL &&
+            ip_plain_counts(rcounts, m->indegree) && rdispls != NULL),
            MPI_Neighbor_alltoallv(sb, scounts, sdispls, q.s, rb, rcounts, rdispls, q.r, q.c),
            MPI_Neighbor_alltoallv(C_ALLTOALLV_ARGS))
 IP_FORTRAN_08(ompi, mpi, ineighbor_alltoallv, MPI_INEIGHBOR_ALLTOALLV, F_REQUEST_PARAMS(F_ALLTOALLV_ARGS)) {
@@ -245,7 +258,7 @@ IP_FORTRAN_08(ompi, mpi, ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW, F_REQUEST
 /* Open MPI 4.1's persistent collectives (MPIX_, from `use mpi_f08` and Open MPI's extension
  * headers; Open MPI 5 has no such extension, and its MPI_Neighbor_*_init from Fortran are
  * left to it, as collectives.c leaves the C ones). */
-#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ && MPI_VERSION < 4
+#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ && !defined(NHOOD_HAVE_MPI_NEIGHBOR_INIT)
 #define F_INIT_PARAMS(...) F_REQUEST_PARAMS(__VA_ARGS__, MPI_Fint *info)
 
 IP_FORTRAN_08(ompix, mpix, neighbor_allgather_init, MPIX_NEIGHBOR_ALLGATHER_INIT,

@@ -22,8 +22,9 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "api/payback.h" /* nhood_payback */
-#include "common/hot.h"  /* NHOOD_FAST_TLS */
+#include "api/coll_check.h" /* nhood_coll_check */
+#include "api/payback.h"    /* nhood_payback */
+#include "common/hot.h"     /* NHOOD_FAST_TLS */
 #include "nhood.h"
 #include "selection/cold.h" /* NHOOD_COLD_PROBE_WINDOW */
 
@@ -44,12 +45,18 @@ typedef enum { IP_BLOCKING, IP_NONBLOCKING, IP_PERSISTENT, IP_NMODES } ip_mode;
 typedef struct ip_comm {
   NHOOD_Topo topo; /* derived from the communicator when first needed; NHOOD_TOPO_NULL before */
   int slot;        /* its row of statistics */
-  int hot;         /* nhood runs its calls; until then they are MPI's own (cold) */
-  long calls;      /* neighborhood collectives made on it: the same count on every process */
-  long next;       /* the count at which the cold path asks again (or takes over, take_over) */
-  int take_over;   /* the last verdict: nhood takes over at `next` */
-  int asked;       /* the cold path asked about it at least once */
-  int asked_coll;  /* ip_coll of the call that asked last, and its block size here */
+  /* While cold (own_right.c): this process's degrees, for the argument screen (ip_plain_*),
+   * and the collectives (bits by ip_coll) whose MPI's own is not known to give the MPI-4.1
+   * result on this communicator: those run nhood's direct on direct_topo instead. */
+  int indegree, outdegree;
+  unsigned own_wrong;
+  NHOOD_Topo direct_topo; /* with nhood_algorithm direct, derived at the first such call */
+  int hot;                /* nhood runs its calls; until then they are MPI's own (cold) */
+  long calls;             /* neighborhood collectives made on it: the same count on every process */
+  long next;              /* the count at which the cold path asks again (or takes over, take_over) */
+  int take_over;          /* the last verdict: nhood takes over at `next` */
+  int asked;              /* the cold path asked about it at least once */
+  int asked_coll;         /* ip_coll of the call that asked last, and its block size here */
   double asked_block;
   /* Probation (docs/DESIGN-NOTES.md, "Cold communicators"): the blocking calls of two windows
    * timed on this process, MPI's own just before nhood took over and nhood's once its trial is
@@ -63,7 +70,7 @@ typedef struct ip_comm {
   long time_from; /* calls counted from here on are timed: window_from, or the take-over */
   double setup_seconds;
   int setup_calls;
-  /* Calls counted below this one go straight to MPI's own (ip_cold_quick): while cold, before
+  /* Calls counted below this one go straight to MPI's own (IP_COLD_TAKE): while cold, before
    * the next asking and the probation's timing, without NHOOD_STATS; 0 otherwise. */
   long quick_until;
   /* The asking in flight (control.c, ip_ask): its allreduce was posted at one call and is
@@ -104,25 +111,58 @@ typedef struct {
 extern _Thread_local ip_route_memo ip_memo NHOOD_FAST_TLS;
 extern atomic_uint ip_generation;
 
-/* The cold call that needs nothing but its count (blocking and non-blocking): 1 where comm is
- * this thread's last communicator and its call, counted now, goes straight to MPI's own;
- * else 0, and ip_route decides (ip_cold_quick_state: the count alone, where the caller has
- * checked the memo). Inlined into every collective: the whole of nhood's cost on
- * most calls of a program's short-lived communicators. */
-static inline int ip_cold_quick_state(ip_comm *c) {
-  if (c->calls + 1 >= c->quick_until) return 0;
-  c->calls++;
+/* The cold call that needs nothing but its count (blocking and non-blocking): comm's state
+ * where comm is this thread's last communicator (else NULL, and ip_route decides), and whether
+ * its call, counted now, may go straight to MPI's own (the caller then checks that MPI's own is
+ * right for it and its arguments plain, and counts it: c->calls++). Inlined into every
+ * collective: the whole of nhood's cost on most calls of a program's short-lived
+ * communicators. */
+static inline ip_comm *ip_memo_state(MPI_Comm comm) {
+  if (ip_memo.comm != comm || ip_memo.generation != atomic_load_explicit(&ip_generation, memory_order_acquire))
+    return NULL;
+  return ip_memo.state;
+}
+static inline int ip_cold_quick_state(const ip_comm *c) { return c->calls + 1 < c->quick_until; }
+/* The whole test, counting the call where it passes: c (ip_memo_state's) quick, MPI's own right
+ * for `coll` on it, and the arguments plain (an expression, read last). */
+#define IP_COLD_TAKE(c, coll, plain) \
+  ((c) != NULL && ip_cold_quick_state(c) && !((c)->own_wrong & (1u << (coll))) && (plain) && ((c)->calls++, 1))
+
+/* Fills c's degrees and own_wrong from comm's topology (kind: MPI_Topo_test's): local queries,
+ * and on a distributed graph, where this MPI gets a property of neighbor lists wrong, one
+ * allreduce on comm so that every process finds the same. An MPI error code on failure. */
+int ip_own_right(MPI_Comm comm, int kind, ip_comm *c);
+
+/* A cold call's arguments are plain where nhood's argument checks cannot fail on them: no
+ * buffer NULL or MPI_IN_PLACE, no negative count, no array NULL, no datatype
+ * MPI_DATATYPE_NULL. Calls that are not plain are checked in full before MPI's own may run
+ * them (ip_check_cold). A few comparisons, and one pass over the counts of a v or w call. */
+static inline int ip_plain_buffers(const void *sendbuf, const void *recvbuf) {
+  return sendbuf != NULL && recvbuf != NULL && sendbuf != MPI_IN_PLACE && recvbuf != MPI_IN_PLACE;
+}
+static inline int ip_plain_counts(const int *counts, int degree) {
+  if (counts == NULL) return 0;
+  for (int k = 0; k < degree; k++)
+    if (counts[k] < 0) return 0;
   return 1;
 }
-static inline int ip_cold_quick(MPI_Comm comm) {
-  if (ip_memo.comm != comm || ip_memo.generation != atomic_load_explicit(&ip_generation, memory_order_acquire))
-    return 0;
-  return ip_cold_quick_state(ip_memo.state);
+static inline int ip_plain_types(const MPI_Datatype *types, int degree) {
+  if (types == NULL) return 0;
+  for (int k = 0; k < degree; k++)
+    if (types[k] == MPI_DATATYPE_NULL) return 0;
+  return 1;
 }
+/* Runs nhood's argument checks (with comm's topology object, derived now if need be) on a cold
+ * call `a` that is not plain; an error is raised on comm as nhood's API
+ * reports it, and returned. */
+int ip_check_cold(MPI_Comm comm, ip_comm *c, nhood_coll_args a, const char *function);
+/* The topology object a cold call of c runs nhood's direct on (derived at the first). */
+int ip_direct_topo(MPI_Comm comm, ip_comm *c, NHOOD_Topo *topo);
 
 /* Where a call goes: MPI's own, nhood, ask first (ip_ask) whether nhood's set-up pays, or judge
- * nhood's calls against MPI's own first (ip_probe). */
-typedef enum { IP_TO_MPI, IP_TO_NHOOD, IP_TO_ASK, IP_TO_PROBE } ip_route_to;
+ * nhood's calls against MPI's own first (ip_probe); IP_TO_DIRECT is a cold call that MPI's own
+ * would get wrong (own_wrong), which nhood's direct runs in its place. */
+typedef enum { IP_TO_MPI, IP_TO_NHOOD, IP_TO_ASK, IP_TO_PROBE, IP_TO_DIRECT } ip_route_to;
 
 /* Where comm's call goes, with comm's state in *c (except for IP_TO_MPI without a topology):
  * IP_TO_MPI where NHOOD_INTERPOSE=off, where comm has no process topology (MPI then reports the

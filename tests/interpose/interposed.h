@@ -10,10 +10,15 @@
 #if defined(OPEN_MPI) && OPEN_MPI
 #include <mpi-ext.h>
 #endif
-#if MPI_VERSION >= 4
-#define ALLGATHER_INIT MPI_Neighbor_allgather_init
+/* The persistent neighborhood collectives, by what the MPI declares (NHOOD_HAVE_* come from
+ * configure, which looks for them: Open MPI 5 has MPI-4's but says MPI_VERSION 3). */
+#if defined(NHOOD_HAVE_MPI_NEIGHBOR_INIT)
+#define PERSISTENT_INIT(coll) MPI_Neighbor_##coll##_init
 #elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
-#define ALLGATHER_INIT MPIX_Neighbor_allgather_init
+#define PERSISTENT_INIT(coll) MPIX_Neighbor_##coll##_init
+#endif
+#ifdef PERSISTENT_INIT
+#define ALLGATHER_INIT PERSISTENT_INIT(allgather)
 #endif
 
 /* MPI_UNWEIGHTED through a volatile pointer (GCC's access checks see the sentinel as an array

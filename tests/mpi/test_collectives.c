@@ -39,7 +39,7 @@
 #if defined(OPEN_MPI) && OPEN_MPI
 #include <mpi-ext.h>
 #endif
-#if MPI_VERSION >= 4
+#if defined(NHOOD_HAVE_MPI_NEIGHBOR_INIT)
 #define MPI_PERSISTENT(coll) MPI_Neighbor_##coll##_init
 #elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
 #define MPI_PERSISTENT(coll) MPIX_Neighbor_##coll##_init

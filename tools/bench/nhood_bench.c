@@ -44,7 +44,7 @@
 
 /* Persistent neighborhood collectives of the MPI library: MPI-4, or Open MPI's extension;
  * without either, "mpi" runs non-blocking in persistent mode and the rows say so. */
-#if MPI_VERSION >= 4
+#if defined(NHOOD_HAVE_MPI_NEIGHBOR_INIT)
 #define PERSISTENT_NEIGHBOR_INIT(coll) MPI_Neighbor_##coll##_init
 #define PERSISTENT_NEIGHBOR_INIT_P(coll) PMPI_Neighbor_##coll##_init
 #define PERSISTENT_KIND "native"

@@ -1,0 +1,150 @@
+/*
+ * Where MPI's own neighborhood collective may run a cold communicator's call: only where it is
+ * known to give the MPI-4.1 result. What each MPI gets wrong is data (known_wrong below); what
+ * a communicator has is read from its topology with local queries, at its first neighborhood
+ * collective. Collectives that MPI's own would get wrong on it run nhood's `direct` instead,
+ * from the first call (control.c).
+ *
+ * The verdict must be the same on every process: a process running nhood's direct and a
+ * neighbor running MPI's own would never match each other's messages. A Cartesian layout and a
+ * graph communicator's whole graph are the same everywhere; a distributed graph's lists are
+ * not, so where this MPI gets a list property wrong, the processes agree on it with one
+ * allreduce at that first call.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "interpose/interpose.h"
+
+#define BIT(coll) (1u << (coll))
+#define ALLTOALLS (BIT(IP_ALLTOALL) | BIT(IP_ALLTOALLV) | BIT(IP_ALLTOALLW))
+#define EVERY (ALLTOALLS | BIT(IP_ALLGATHER) | BIT(IP_ALLGATHERV))
+
+/* The collectives (bits by ip_coll) that an MPI's own gets wrong where a topology has: */
+typedef struct {
+  unsigned cart_pair;       /* a periodic dimension of size 1 or 2 (MPI-4.1 pairs block i with i^1) */
+  unsigned duplicates;      /* a rank twice in a neighbor list (the k-th receive takes the k-th send) */
+  unsigned proc_null;       /* MPI_PROC_NULL in a distributed graph's list */
+  unsigned unequal_degrees; /* indegree != outdegree */
+} known_wrong;
+
+/* Found with the tests of tests/interpose (test_conformance.c) and tests/mpi (corpus.c):
+ * - Open MPI 4.1 and 5.0 pair the blocks of a periodic dimension of size 1 or 2 by order in
+ *   their non-blocking and persistent alltoall, and crash on MPI_PROC_NULL in a distributed
+ *   graph (coll/basic hands it to the PML);
+ * - MPICH before 5 pairs the duplicate edges of its alltoall(v) in reverse order where the
+ *   messages have arrived before their receives were posted (so a test may pass by timing) and
+ *   ignores the Cartesian pairing; before 4.1 its alltoallw swaps indegree and outdegree
+ *   (pmodels/mpich#6233); MPICH 5 gets them right;
+ * - Intel MPI 2021 pairs the two blocks of a periodic ring of 2 by order; its graph cases are
+ *   not known, so they are taken as MPICH 4's;
+ * - any other MPI: nothing is taken as known right. */
+static known_wrong this_mpi(void) {
+#if defined(OPEN_MPI) && OPEN_MPI
+  return (known_wrong){ALLTOALLS, 0, EVERY, 0};
+#elif defined(I_MPI_VERSION) || defined(I_MPI_NUMVERSION)
+  return (known_wrong){ALLTOALLS, ALLTOALLS, 0, BIT(IP_ALLTOALLW)};
+#elif defined(MPICH_NUMVERSION) && MPICH_NUMVERSION >= 50000000
+  return (known_wrong){0, 0, 0, 0};
+#elif defined(MPICH_NUMVERSION) && MPICH_NUMVERSION >= 40100000
+  return (known_wrong){ALLTOALLS, ALLTOALLS, 0, 0};
+#elif defined(MPICH_NUMVERSION)
+  return (known_wrong){ALLTOALLS, ALLTOALLS, 0, BIT(IP_ALLTOALLW)};
+#else
+  return (known_wrong){EVERY, EVERY, EVERY, EVERY};
+#endif
+}
+
+enum { HAS_DUPLICATES = 1, HAS_PROC_NULL = 2, HAS_UNEQUAL_DEGREES = 4 };
+
+static int compare_ints(const void *a, const void *b) {
+  int x = *(const int *)a, y = *(const int *)b;
+  return (x > y) - (x < y);
+}
+
+/* Whether list[0..n) names a rank twice (MPI_PROC_NULL aside), and whether it has
+ * MPI_PROC_NULL. Sorts a copy: scratch has room for n. */
+static int list_properties(const int *list, int n, int *scratch) {
+  int found = 0;
+  memcpy(scratch, list, sizeof(int) * (size_t)n);
+  qsort(scratch, (size_t)n, sizeof(int), compare_ints);
+  for (int k = 0; k < n; k++) {
+    if (scratch[k] == MPI_PROC_NULL)
+      found |= HAS_PROC_NULL;
+    else if (k > 0 && scratch[k] == scratch[k - 1])
+      found |= HAS_DUPLICATES;
+  }
+  return found;
+}
+
+/* A distributed graph's properties on this process (its degrees in *in, *out). */
+static int dist_graph_properties(MPI_Comm comm, int *in, int *out, int *found) {
+  int weighted = 0, rc = PMPI_Dist_graph_neighbors_count(comm, in, out, &weighted);
+  if (rc != MPI_SUCCESS) return rc;
+  size_t n = (size_t)*in + (size_t)*out;
+  int *lists = malloc(sizeof(int) * (2 * n + 2 * (weighted ? n : 0) + 1));
+  if (lists == NULL) return MPI_ERR_NO_MEM;
+  int *sources = lists, *destinations = lists + *in, *scratch = lists + n, *weights = scratch + n;
+  rc = PMPI_Dist_graph_neighbors(comm, *in, sources, weighted ? weights : MPI_UNWEIGHTED, *out, destinations,
+                                 weighted ? weights + *in : MPI_UNWEIGHTED);
+  if (rc == MPI_SUCCESS)
+    *found = list_properties(sources, *in, scratch) | list_properties(destinations, *out, scratch) |
+             (*in != *out ? HAS_UNEQUAL_DEGREES : 0);
+  free(lists);
+  return rc;
+}
+
+/* A graph communicator's: every process has the whole graph, so every process finds the same. */
+static int graph_properties(MPI_Comm comm, int *degree, int *found) {
+  int rank = 0, nnodes = 0, nedges = 0, rc = PMPI_Comm_rank(comm, &rank);
+  if (rc == MPI_SUCCESS) rc = PMPI_Graphdims_get(comm, &nnodes, &nedges);
+  if (rc == MPI_SUCCESS) rc = PMPI_Graph_neighbors_count(comm, rank, degree);
+  if (rc != MPI_SUCCESS) return rc;
+  int *index = malloc(sizeof(int) * ((size_t)nnodes + 2 * (size_t)nedges + 1));
+  if (index == NULL) return MPI_ERR_NO_MEM;
+  int *edges = index + nnodes, *scratch = edges + nedges;
+  rc = PMPI_Graph_get(comm, nnodes, nedges, index, edges);
+  for (int node = 0; rc == MPI_SUCCESS && node < nnodes && !*found; node++) {
+    int from = node == 0 ? 0 : index[node - 1];
+    *found |= list_properties(edges + from, index[node] - from, scratch) & HAS_DUPLICATES;
+  }
+  free(index);
+  return rc;
+}
+
+/* A Cartesian communicator's: a periodic dimension of size 1 or 2 (the same everywhere). */
+static int cart_properties(MPI_Comm comm, int *degree, int *pairs) {
+  int ndims = 0, rc = PMPI_Cartdim_get(comm, &ndims);
+  if (rc != MPI_SUCCESS) return rc;
+  int *grid = malloc(sizeof(int) * (3 * (size_t)ndims + 1));
+  if (grid == NULL) return MPI_ERR_NO_MEM;
+  rc = PMPI_Cart_get(comm, ndims, grid, grid + ndims, grid + 2 * ndims);
+  for (int d = 0; rc == MPI_SUCCESS && d < ndims; d++)
+    if (grid[ndims + d] && grid[d] <= 2) *pairs = 1;
+  free(grid);
+  *degree = 2 * ndims;
+  return rc;
+}
+
+int ip_own_right(MPI_Comm comm, int kind, ip_comm *c) {
+  known_wrong k = this_mpi();
+  int in = 0, out = 0, found = 0, pairs = 0, rc;
+  if (kind == MPI_CART) {
+    rc = cart_properties(comm, &in, &pairs);
+    out = in;
+  } else if (kind == MPI_GRAPH) {
+    rc = graph_properties(comm, &in, &found);
+    out = in;
+  } else {
+    rc = dist_graph_properties(comm, &in, &out, &found);
+    /* Where this MPI gets some list property wrong, every process must hear of it. */
+    if (rc == MPI_SUCCESS && (k.duplicates | k.proc_null | k.unequal_degrees))
+      rc = PMPI_Allreduce(MPI_IN_PLACE, &found, 1, MPI_INT, MPI_BOR, comm);
+  }
+  if (rc != MPI_SUCCESS) return rc;
+  c->indegree = in;
+  c->outdegree = out;
+  c->own_wrong = (pairs ? k.cart_pair : 0) | (found & HAS_DUPLICATES ? k.duplicates : 0) |
+                 (found & HAS_PROC_NULL ? k.proc_null : 0) | (found & HAS_UNEQUAL_DEGREES ? k.unequal_degrees : 0);
+  return MPI_SUCCESS;
+}
