@@ -79,8 +79,10 @@ static int request_done(MPI_Comm comm, int rc, int slot, NHOOD_Request nreq, int
  * `topo` and its statistics row in `slot`. `block` may read `topo` (NULL while cold). A cold
  * call goes to MPI's own only with `plain` arguments (interpose.h; else nhood's checks run
  * first on `args`, the call as nhood_coll_args) and where MPI's own is right for the
- * collective on comm; where it is not, nhood's direct runs it (IP_TO_DIRECT, `hot` 0). */
-#define ROUTE(coll, mode, pmpi_call, block, plain, args)                                          \
+ * collective on comm; where it is not, nhood's direct runs it (IP_TO_DIRECT, `hot` 0). A call
+ * that passed those checks has its NULL arrays (a side without neighbors) replaced by empty ones
+ * (`empties`): MPI's own may refuse NULL there, which nhood accepts (Open MPI 4.1's allgatherv). */
+#define ROUTE(coll, mode, pmpi_call, block, plain, args, empties)                                 \
   ip_comm *c = NULL;                                                                              \
   if ((mode) != IP_PERSISTENT) {                                                                  \
     c = ip_memo_state(comm);                                                                      \
@@ -93,7 +95,10 @@ static int request_done(MPI_Comm comm, int rc, int slot, NHOOD_Request nreq, int
   if (to == IP_TO_ASK) to = ip_ask(comm, c, coll, block, &rc);                                    \
   if (to == IP_TO_PROBE) to = ip_probe(comm, c, &rc);                                             \
   if (to == IP_TO_MPI && c != NULL) {                                                             \
-    if (!(plain) && (rc = ip_check_cold(comm, c, args, __func__)) != MPI_SUCCESS) return rc;      \
+    if (!(plain)) {                                                                               \
+      if ((rc = ip_check_cold(comm, c, args, __func__)) != MPI_SUCCESS) return rc;                \
+      empties;                                                                                    \
+    }                                                                                             \
     if (c->own_wrong & (1u << (coll))) {                                                          \
       if ((rc = ip_direct_topo(comm, c, &topo)) != MPI_SUCCESS) return rc;                        \
       to = IP_TO_DIRECT;                                                                          \
@@ -115,8 +120,8 @@ static int request_done(MPI_Comm comm, int rc, int slot, NHOOD_Request nreq, int
 
 /* Then nhood's call, statistics (the block size read after a successful call) and errors. A
  * request output that is NULL is MPI_ERR_REQUEST, before anything starts. */
-#define BLOCKING_BODY(coll, pmpi_call, nhood_call, block, plain, args)          \
-  ROUTE(coll, IP_BLOCKING, pmpi_call, block, plain, args);                      \
+#define BLOCKING_BODY(coll, pmpi_call, nhood_call, block, plain, args, empties) \
+  ROUTE(coll, IP_BLOCKING, pmpi_call, block, plain, args, empties);             \
   int probing = ip_probing(c), stats = ip_stats_on();                           \
   double t0 = probing || stats ? PMPI_Wtime() : 0;                              \
   rc = nhood_call;                                                              \
@@ -124,8 +129,8 @@ static int request_done(MPI_Comm comm, int rc, int slot, NHOOD_Request nreq, int
   if (rc == MPI_SUCCESS && !stats) return MPI_SUCCESS; /* a hot loop's call */  \
   return blocking_done(comm, rc, slot, coll, rc == MPI_SUCCESS && stats ? (block) : 0, t0, __func__)
 
-#define REQUEST_BODY(coll, persistent, pmpi_call, nhood_call, block, plain, args)                   \
-  ROUTE(coll, persistent ? IP_PERSISTENT : IP_NONBLOCKING, pmpi_call, block, plain, args);          \
+#define REQUEST_BODY(coll, persistent, pmpi_call, nhood_call, block, plain, args, empties)          \
+  ROUTE(coll, persistent ? IP_PERSISTENT : IP_NONBLOCKING, pmpi_call, block, plain, args, empties); \
   NHOOD_Request nreq = NHOOD_REQUEST_NULL;                                                          \
   if (request == NULL) return ip_raise_message(comm, MPI_ERR_REQUEST, __func__, "request is NULL"); \
   double t0 = ip_stats_clock();                                                                     \
@@ -149,6 +154,14 @@ static int request_done(MPI_Comm comm, int rc, int slot, NHOOD_Request nreq, int
   (ip_plain_buffers(sendbuf, recvbuf) && ip_plain_counts(sendcounts, c->outdegree) && sdispls != NULL &&     \
    ip_plain_types(sendtypes, c->outdegree) && ip_plain_counts(recvcounts, c->indegree) && rdispls != NULL && \
    ip_plain_types(recvtypes, c->indegree))
+#define EMPTIES_ALLGATHERV (recvcounts = IP_OR_EMPTY(recvcounts, ip_no_ints), displs = IP_OR_EMPTY(displs, ip_no_ints))
+#define EMPTIES_ALLTOALLV                                                                        \
+  (sendcounts = IP_OR_EMPTY(sendcounts, ip_no_ints), sdispls = IP_OR_EMPTY(sdispls, ip_no_ints), \
+   recvcounts = IP_OR_EMPTY(recvcounts, ip_no_ints), rdispls = IP_OR_EMPTY(rdispls, ip_no_ints))
+#define EMPTIES_ALLTOALLW                                                                             \
+  (sendcounts = IP_OR_EMPTY(sendcounts, ip_no_ints), sdispls = IP_OR_EMPTY(sdispls, ip_no_aints),     \
+   sendtypes = IP_OR_EMPTY(sendtypes, ip_no_types), recvcounts = IP_OR_EMPTY(recvcounts, ip_no_ints), \
+   rdispls = IP_OR_EMPTY(rdispls, ip_no_aints), recvtypes = IP_OR_EMPTY(recvtypes, ip_no_types))
 #define ARGS_ALLGATHER(K)                    \
   ((nhood_coll_args){.kind = (K),            \
                      .sendbuf = sendbuf,     \
@@ -195,7 +208,7 @@ NHOOD_HOT int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Dat
                                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   BLOCKING_BODY(IP_ALLGATHER, PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
                 NHOOD_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo),
-                block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(NHOOD_ALLGATHER));
+                block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(NHOOD_ALLGATHER), (void)0);
 }
 
 int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -203,7 +216,7 @@ int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
   REQUEST_BODY(IP_ALLGATHER, 0,
                PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request),
                NHOOD_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, &nreq),
-               block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(NHOOD_ALLGATHER));
+               block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(NHOOD_ALLGATHER), (void)0);
 }
 
 /* ---- allgatherv ---------------------------------------------------------------------------- */
@@ -215,7 +228,7 @@ NHOOD_HOT int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Da
       IP_ALLGATHERV,
       PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm),
       NHOOD_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, topo),
-      block_bytes(sendcount, sendtype), PLAIN_ALLGATHERV, ARGS_ALLGATHERV);
+      block_bytes(sendcount, sendtype), PLAIN_ALLGATHERV, ARGS_ALLGATHERV, EMPTIES_ALLGATHERV);
 }
 
 int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -226,7 +239,7 @@ int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
       PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request),
       NHOOD_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, topo,
                                  &nreq),
-      block_bytes(sendcount, sendtype), PLAIN_ALLGATHERV, ARGS_ALLGATHERV);
+      block_bytes(sendcount, sendtype), PLAIN_ALLGATHERV, ARGS_ALLGATHERV, EMPTIES_ALLGATHERV);
 }
 
 /* ---- alltoall ------------------------------------------------------------------------------ */
@@ -235,7 +248,7 @@ NHOOD_HOT int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Data
                                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   BLOCKING_BODY(IP_ALLTOALL, PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
                 NHOOD_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo),
-                block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(NHOOD_ALLTOALL));
+                block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(NHOOD_ALLTOALL), (void)0);
 }
 
 int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -243,7 +256,7 @@ int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
   REQUEST_BODY(IP_ALLTOALL, 0,
                PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request),
                NHOOD_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, &nreq),
-               block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(NHOOD_ALLTOALL));
+               block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(NHOOD_ALLTOALL), (void)0);
 }
 
 /* ---- alltoallv ----------------------------------------------------------------------------- */
@@ -256,7 +269,7 @@ NHOOD_HOT int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[]
       PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm),
       NHOOD_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
                                topo),
-      mean_block(topo, sendcounts, sendtype, NULL), PLAIN_ALLTOALLV, ARGS_ALLTOALLV);
+      mean_block(topo, sendcounts, sendtype, NULL), PLAIN_ALLTOALLV, ARGS_ALLTOALLV, EMPTIES_ALLTOALLV);
 }
 
 int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -267,7 +280,7 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
                                         comm, request),
                NHOOD_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                                          comm, topo, &nreq),
-               mean_block(topo, sendcounts, sendtype, NULL), PLAIN_ALLTOALLV, ARGS_ALLTOALLV);
+               mean_block(topo, sendcounts, sendtype, NULL), PLAIN_ALLTOALLV, ARGS_ALLTOALLV, EMPTIES_ALLTOALLV);
 }
 
 /* ---- alltoallw ----------------------------------------------------------------------------- */
@@ -280,7 +293,7 @@ NHOOD_HOT int MPI_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[]
       PMPI_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm),
       NHOOD_Neighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm,
                                topo),
-      mean_block(topo, sendcounts, MPI_DATATYPE_NULL, sendtypes), PLAIN_ALLTOALLW, ARGS_ALLTOALLW);
+      mean_block(topo, sendcounts, MPI_DATATYPE_NULL, sendtypes), PLAIN_ALLTOALLW, ARGS_ALLTOALLW, EMPTIES_ALLTOALLW);
 }
 
 int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
@@ -292,7 +305,8 @@ int MPI_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const M
                                         recvtypes, comm, request),
                NHOOD_Ineighbor_alltoallw(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                                          recvtypes, comm, topo, &nreq),
-               mean_block(topo, sendcounts, MPI_DATATYPE_NULL, sendtypes), PLAIN_ALLTOALLW, ARGS_ALLTOALLW);
+               mean_block(topo, sendcounts, MPI_DATATYPE_NULL, sendtypes), PLAIN_ALLTOALLW, ARGS_ALLTOALLW,
+               EMPTIES_ALLTOALLW);
 }
 
 /* ---- persistent ------------------------------------------------------------------------ */
@@ -305,7 +319,7 @@ int PERSISTENT(allgather)(const void *sendbuf, int sendcount, MPI_Datatype sendt
       PMPI_PERSISTENT(allgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request),
       NHOOD_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, info,
                                     &nreq),
-      block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(NHOOD_ALLGATHER));
+      block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(NHOOD_ALLGATHER), (void)0);
 }
 
 int PERSISTENT(allgatherv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -316,7 +330,7 @@ int PERSISTENT(allgatherv)(const void *sendbuf, int sendcount, MPI_Datatype send
                                            info, request),
                NHOOD_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                                               topo, info, &nreq),
-               block_bytes(sendcount, sendtype), PLAIN_ALLGATHERV, ARGS_ALLGATHERV);
+               block_bytes(sendcount, sendtype), PLAIN_ALLGATHERV, ARGS_ALLGATHERV, EMPTIES_ALLGATHERV);
 }
 
 int PERSISTENT(alltoall)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -325,7 +339,7 @@ int PERSISTENT(alltoall)(const void *sendbuf, int sendcount, MPI_Datatype sendty
       IP_ALLTOALL, 1,
       PMPI_PERSISTENT(alltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request),
       NHOOD_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, info, &nreq),
-      block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(NHOOD_ALLTOALL));
+      block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(NHOOD_ALLTOALL), (void)0);
 }
 
 int PERSISTENT(alltoallv)(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -336,7 +350,7 @@ int PERSISTENT(alltoallv)(const void *sendbuf, const int sendcounts[], const int
                                           recvtype, comm, info, request),
                NHOOD_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                                              recvtype, comm, topo, info, &nreq),
-               mean_block(topo, sendcounts, sendtype, NULL), PLAIN_ALLTOALLV, ARGS_ALLTOALLV);
+               mean_block(topo, sendcounts, sendtype, NULL), PLAIN_ALLTOALLV, ARGS_ALLTOALLV, EMPTIES_ALLTOALLV);
 }
 
 int PERSISTENT(alltoallw)(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
@@ -348,7 +362,8 @@ int PERSISTENT(alltoallw)(const void *sendbuf, const int sendcounts[], const MPI
                                           recvtypes, comm, info, request),
                NHOOD_Neighbor_alltoallw_init(sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls,
                                              recvtypes, comm, topo, info, &nreq),
-               mean_block(topo, sendcounts, MPI_DATATYPE_NULL, sendtypes), PLAIN_ALLTOALLW, ARGS_ALLTOALLW);
+               mean_block(topo, sendcounts, MPI_DATATYPE_NULL, sendtypes), PLAIN_ALLTOALLW, ARGS_ALLTOALLW,
+               EMPTIES_ALLTOALLW);
 }
 
 #endif

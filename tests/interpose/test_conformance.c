@@ -265,47 +265,57 @@ static void fill(const topology *t, int coll, layout *L, int it) {
   }
 }
 
+/* The arrays a call passes: NULL on a side without neighbors (MPI's arrays have no element
+ * there, and nhood accepts NULL). */
+typedef struct {
+  const int *scounts, *sdispls, *rcounts, *rdispls;
+  const MPI_Aint *sbytes, *rbytes;
+  const MPI_Datatype *stypes, *rtypes;
+} arrays;
+
 static int start_call(int coll, int mode, layout *L, MPI_Comm comm, MPI_Request *req) {
-  int c = 2, sc = coll == ALLGATHERV ? gather_count(rank) : 2;
+  int c = 2, sc = coll == ALLGATHERV ? gather_count(rank) : 2, s = L->out > 0, r = L->in > 0;
+  arrays A = {s ? L->scounts : NULL, s ? L->sdispls : NULL, r ? L->rcounts : NULL, r ? L->rdispls : NULL,
+              s ? L->sbytes : NULL,  r ? L->rbytes : NULL,  s ? L->types : NULL,   r ? L->types : NULL};
   switch (mode * NCOLLS + coll) {
     case BLOCKING *NCOLLS + ALLGATHER:
       return MPI_Neighbor_allgather(L->send, c, MPI_INT, L->recv, c, MPI_INT, comm);
     case BLOCKING *NCOLLS + ALLGATHERV:
-      return MPI_Neighbor_allgatherv(L->send, sc, MPI_INT, L->recv, L->rcounts, L->rdispls, MPI_INT, comm);
+      return MPI_Neighbor_allgatherv(L->send, sc, MPI_INT, L->recv, A.rcounts, A.rdispls, MPI_INT, comm);
     case BLOCKING *NCOLLS + ALLTOALL:
       return MPI_Neighbor_alltoall(L->send, c, MPI_INT, L->recv, c, MPI_INT, comm);
     case BLOCKING *NCOLLS + ALLTOALLV:
-      return MPI_Neighbor_alltoallv(L->send, L->scounts, L->sdispls, MPI_INT, L->recv, L->rcounts, L->rdispls, MPI_INT,
+      return MPI_Neighbor_alltoallv(L->send, A.scounts, A.sdispls, MPI_INT, L->recv, A.rcounts, A.rdispls, MPI_INT,
                                     comm);
     case BLOCKING *NCOLLS + ALLTOALLW:
-      return MPI_Neighbor_alltoallw(L->send, L->scounts, L->sbytes, L->types, L->recv, L->rcounts, L->rbytes, L->types,
+      return MPI_Neighbor_alltoallw(L->send, A.scounts, A.sbytes, A.stypes, L->recv, A.rcounts, A.rbytes, A.rtypes,
                                     comm);
     case NONBLOCKING *NCOLLS + ALLGATHER:
       return MPI_Ineighbor_allgather(L->send, c, MPI_INT, L->recv, c, MPI_INT, comm, req);
     case NONBLOCKING *NCOLLS + ALLGATHERV:
-      return MPI_Ineighbor_allgatherv(L->send, sc, MPI_INT, L->recv, L->rcounts, L->rdispls, MPI_INT, comm, req);
+      return MPI_Ineighbor_allgatherv(L->send, sc, MPI_INT, L->recv, A.rcounts, A.rdispls, MPI_INT, comm, req);
     case NONBLOCKING *NCOLLS + ALLTOALL:
       return MPI_Ineighbor_alltoall(L->send, c, MPI_INT, L->recv, c, MPI_INT, comm, req);
     case NONBLOCKING *NCOLLS + ALLTOALLV:
-      return MPI_Ineighbor_alltoallv(L->send, L->scounts, L->sdispls, MPI_INT, L->recv, L->rcounts, L->rdispls, MPI_INT,
+      return MPI_Ineighbor_alltoallv(L->send, A.scounts, A.sdispls, MPI_INT, L->recv, A.rcounts, A.rdispls, MPI_INT,
                                      comm, req);
     case NONBLOCKING *NCOLLS + ALLTOALLW:
-      return MPI_Ineighbor_alltoallw(L->send, L->scounts, L->sbytes, L->types, L->recv, L->rcounts, L->rbytes, L->types,
+      return MPI_Ineighbor_alltoallw(L->send, A.scounts, A.sbytes, A.stypes, L->recv, A.rcounts, A.rbytes, A.rtypes,
                                      comm, req);
 #ifdef PERSISTENT_INIT
     case PERSISTENT *NCOLLS + ALLGATHER:
       return PERSISTENT_INIT(allgather)(L->send, c, MPI_INT, L->recv, c, MPI_INT, comm, MPI_INFO_NULL, req);
     case PERSISTENT *NCOLLS + ALLGATHERV:
-      return PERSISTENT_INIT(allgatherv)(L->send, sc, MPI_INT, L->recv, L->rcounts, L->rdispls, MPI_INT, comm,
+      return PERSISTENT_INIT(allgatherv)(L->send, sc, MPI_INT, L->recv, A.rcounts, A.rdispls, MPI_INT, comm,
                                          MPI_INFO_NULL, req);
     case PERSISTENT *NCOLLS + ALLTOALL:
       return PERSISTENT_INIT(alltoall)(L->send, c, MPI_INT, L->recv, c, MPI_INT, comm, MPI_INFO_NULL, req);
     case PERSISTENT *NCOLLS + ALLTOALLV:
-      return PERSISTENT_INIT(alltoallv)(L->send, L->scounts, L->sdispls, MPI_INT, L->recv, L->rcounts, L->rdispls,
-                                        MPI_INT, comm, MPI_INFO_NULL, req);
+      return PERSISTENT_INIT(alltoallv)(L->send, A.scounts, A.sdispls, MPI_INT, L->recv, A.rcounts, A.rdispls, MPI_INT,
+                                        comm, MPI_INFO_NULL, req);
     case PERSISTENT *NCOLLS + ALLTOALLW:
-      return PERSISTENT_INIT(alltoallw)(L->send, L->scounts, L->sbytes, L->types, L->recv, L->rcounts, L->rbytes,
-                                        L->types, comm, MPI_INFO_NULL, req);
+      return PERSISTENT_INIT(alltoallw)(L->send, A.scounts, A.sbytes, A.stypes, L->recv, A.rcounts, A.rbytes, A.rtypes,
+                                        comm, MPI_INFO_NULL, req);
 #endif
     default:
       return MPI_ERR_UNSUPPORTED_OPERATION;
