@@ -101,8 +101,25 @@ int nhood_native_graph_create(MPI_Comm comm, const struct nhood_topo *t, nhood_n
   if (!g) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a graph communicator");
   g->comm = MPI_COMM_NULL;
   atomic_init(&g->refs, 1);
-  NHOOD_MPI_CALL(MPI_Dist_graph_create_adjacent(comm, t->indegree, t->sources, unweighted(), t->outdegree,
-                                                t->destinations, unweighted(), MPI_INFO_NULL, 0, &g->comm));
+  MPI_Comm parent = comm, plain = MPI_COMM_NULL;
+#if defined(OMPI_MAJOR_VERSION) && OMPI_MAJOR_VERSION >= 5
+  /* Open MPI 5.0 takes a distributed graph made from a communicator with a topology for one of
+   * the parent's kind (MPI_Topo_test), and crashes in its collectives: from a copy without. */
+  int kind = MPI_UNDEFINED, rank = 0;
+  NHOOD_MPI_CALL(MPI_Topo_test(comm, &kind));
+  if (kind != MPI_UNDEFINED) {
+    NHOOD_MPI_CALL(MPI_Comm_rank(comm, &rank));
+    NHOOD_MPI_CALL(MPI_Comm_split(comm, 0, rank, &plain));
+    parent = plain;
+  }
+#endif
+  rc = MPI_Dist_graph_create_adjacent(parent, t->indegree, t->sources, unweighted(), t->outdegree, t->destinations,
+                                      unweighted(), MPI_INFO_NULL, 0, &g->comm);
+  if (plain != MPI_COMM_NULL) MPI_Comm_free(&plain);
+  if (rc != MPI_SUCCESS) {
+    rc = nhood_mpi_error(rc, "MPI_Dist_graph_create_adjacent");
+    goto cleanup;
+  }
   NHOOD_MPI_CALL(MPI_Comm_set_errhandler(g->comm, MPI_ERRORS_RETURN));
   *graph = g;
   return MPI_SUCCESS;

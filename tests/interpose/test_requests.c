@@ -390,8 +390,10 @@ static void case_comm_reuse(void) {
     freed[round] = g;
     OK(MPI_Comm_free(&g));
   }
-  /* AddressSanitizer holds freed memory back from reuse, and Open MPI's handles are pointers. */
+  /* AddressSanitizer holds freed memory back from reuse, and Open MPI's handles are pointers
+   * (Open MPI 5 reuses them on some processes only: one is enough). */
 #if !defined(__SANITIZE_ADDRESS__)
+  OK(MPI_Allreduce(MPI_IN_PLACE, &reused, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD));
   CHECK(reused > 0, "MPI never gave a freed communicator's handle to a new one: the case tests nothing");
 #else
   (void)reused;
