@@ -29,6 +29,13 @@ void nhood_errors_return_begin(void);
 void nhood_errors_return_end(void);
 
 /* 1 when point-to-point requests need that (MPICH); Open MPI's use their communicator's. */
+/* Empty arrays for the NULL ones nhood accepts on a side without neighbors, where MPI's own
+ * collective may refuse NULL (Open MPI 4.1's allgatherv: MPI_ERR_BUFFER). */
+static const int nhood_no_ints[1];
+static const MPI_Aint nhood_no_aints[1];
+static const MPI_Datatype nhood_no_types[1];
+#define NHOOD_OR_EMPTY(array, empty) ((array) ? (array) : (empty))
+
 #if defined(MPICH_NUMVERSION)
 #define NHOOD_P2P_ERRORS_GO_TO_WORLD 1
 #else

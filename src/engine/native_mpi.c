@@ -6,6 +6,7 @@
 #include "common/errors.h"
 #include "common/handles.h"
 #include "common/hot.h"
+#include "common/mpi_util.h"
 
 #if defined(OPEN_MPI) && OPEN_MPI
 #include <mpi-ext.h> /* MPIX_Neighbor_*_init in Open MPI 4.x */
@@ -153,13 +154,6 @@ void nhood_native_graph_release(nhood_native_graph *graph) {
                                  : MPI_ERR_UNSUPPORTED_OPERATION)
 #endif
 
-/* An array nhood accepts as NULL (a side without neighbors), as MPI's own accepts it: Open MPI
- * 4.1's allgatherv refuses NULL there with MPI_ERR_BUFFER. */
-static const int no_ints[1];
-static const MPI_Aint no_aints[1];
-static const MPI_Datatype no_types[1];
-#define OR_EMPTY(array, empty) ((array) ? (array) : (empty))
-
 NHOOD_HOT int nhood_native_call(const nhood_coll_args *a, MPI_Comm graph, nhood_native_mode mode, MPI_Request *req) {
   int code;
   switch (a->kind) {
@@ -168,21 +162,24 @@ NHOOD_HOT int nhood_native_call(const nhood_coll_args *a, MPI_Comm graph, nhood_
       break;
     case NHOOD_ALLGATHERV:
       code = NATIVE_DISPATCH(allgatherv, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf,
-                             OR_EMPTY(a->recvcounts, no_ints), OR_EMPTY(a->rdispls, no_ints), a->recvtype);
+                             NHOOD_OR_EMPTY(a->recvcounts, nhood_no_ints), NHOOD_OR_EMPTY(a->rdispls, nhood_no_ints),
+                             a->recvtype);
       break;
     case NHOOD_ALLTOALL:
       code = NATIVE_DISPATCH(alltoall, a->sendbuf, a->sendcount, a->sendtype, a->recvbuf, a->recvcount, a->recvtype);
       break;
     case NHOOD_ALLTOALLV:
-      code = NATIVE_DISPATCH(alltoallv, a->sendbuf, OR_EMPTY(a->sendcounts, no_ints), OR_EMPTY(a->sdispls, no_ints),
-                             a->sendtype, a->recvbuf, OR_EMPTY(a->recvcounts, no_ints), OR_EMPTY(a->rdispls, no_ints),
+      code = NATIVE_DISPATCH(alltoallv, a->sendbuf, NHOOD_OR_EMPTY(a->sendcounts, nhood_no_ints),
+                             NHOOD_OR_EMPTY(a->sdispls, nhood_no_ints), a->sendtype, a->recvbuf,
+                             NHOOD_OR_EMPTY(a->recvcounts, nhood_no_ints), NHOOD_OR_EMPTY(a->rdispls, nhood_no_ints),
                              a->recvtype);
       break;
     case NHOOD_ALLTOALLW:
-      code =
-          NATIVE_DISPATCH(alltoallw, a->sendbuf, OR_EMPTY(a->sendcounts, no_ints), OR_EMPTY(a->sdispls_bytes, no_aints),
-                          OR_EMPTY(a->sendtypes, no_types), a->recvbuf, OR_EMPTY(a->recvcounts, no_ints),
-                          OR_EMPTY(a->rdispls_bytes, no_aints), OR_EMPTY(a->recvtypes, no_types));
+      code = NATIVE_DISPATCH(
+          alltoallw, a->sendbuf, NHOOD_OR_EMPTY(a->sendcounts, nhood_no_ints),
+          NHOOD_OR_EMPTY(a->sdispls_bytes, nhood_no_aints), NHOOD_OR_EMPTY(a->sendtypes, nhood_no_types), a->recvbuf,
+          NHOOD_OR_EMPTY(a->recvcounts, nhood_no_ints), NHOOD_OR_EMPTY(a->rdispls_bytes, nhood_no_aints),
+          NHOOD_OR_EMPTY(a->recvtypes, nhood_no_types));
       break;
     default:
       return nhood_error(MPI_ERR_INTERN, "the MPI library has no neighborhood %s", nhood_coll_names[a->kind]);

@@ -154,14 +154,15 @@ static int request_done(MPI_Comm comm, int rc, int slot, NHOOD_Request nreq, int
   (ip_plain_buffers(sendbuf, recvbuf) && ip_plain_counts(sendcounts, c->outdegree) && sdispls != NULL &&     \
    ip_plain_types(sendtypes, c->outdegree) && ip_plain_counts(recvcounts, c->indegree) && rdispls != NULL && \
    ip_plain_types(recvtypes, c->indegree))
-#define EMPTIES_ALLGATHERV (recvcounts = IP_OR_EMPTY(recvcounts, ip_no_ints), displs = IP_OR_EMPTY(displs, ip_no_ints))
-#define EMPTIES_ALLTOALLV                                                                        \
-  (sendcounts = IP_OR_EMPTY(sendcounts, ip_no_ints), sdispls = IP_OR_EMPTY(sdispls, ip_no_ints), \
-   recvcounts = IP_OR_EMPTY(recvcounts, ip_no_ints), rdispls = IP_OR_EMPTY(rdispls, ip_no_ints))
-#define EMPTIES_ALLTOALLW                                                                             \
-  (sendcounts = IP_OR_EMPTY(sendcounts, ip_no_ints), sdispls = IP_OR_EMPTY(sdispls, ip_no_aints),     \
-   sendtypes = IP_OR_EMPTY(sendtypes, ip_no_types), recvcounts = IP_OR_EMPTY(recvcounts, ip_no_ints), \
-   rdispls = IP_OR_EMPTY(rdispls, ip_no_aints), recvtypes = IP_OR_EMPTY(recvtypes, ip_no_types))
+#define EMPTIES_ALLGATHERV \
+  (recvcounts = NHOOD_OR_EMPTY(recvcounts, nhood_no_ints), displs = NHOOD_OR_EMPTY(displs, nhood_no_ints))
+#define EMPTIES_ALLTOALLV                                                                                    \
+  (sendcounts = NHOOD_OR_EMPTY(sendcounts, nhood_no_ints), sdispls = NHOOD_OR_EMPTY(sdispls, nhood_no_ints), \
+   recvcounts = NHOOD_OR_EMPTY(recvcounts, nhood_no_ints), rdispls = NHOOD_OR_EMPTY(rdispls, nhood_no_ints))
+#define EMPTIES_ALLTOALLW                                                                                         \
+  (sendcounts = NHOOD_OR_EMPTY(sendcounts, nhood_no_ints), sdispls = NHOOD_OR_EMPTY(sdispls, nhood_no_aints),     \
+   sendtypes = NHOOD_OR_EMPTY(sendtypes, nhood_no_types), recvcounts = NHOOD_OR_EMPTY(recvcounts, nhood_no_ints), \
+   rdispls = NHOOD_OR_EMPTY(rdispls, nhood_no_aints), recvtypes = NHOOD_OR_EMPTY(recvtypes, nhood_no_types))
 #define ARGS_ALLGATHER(K)                    \
   ((nhood_coll_args){.kind = (K),            \
                      .sendbuf = sendbuf,     \

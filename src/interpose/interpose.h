@@ -22,9 +22,10 @@
 #include <stdatomic.h>
 #include <stdint.h>
 
-#include "api/coll_check.h" /* nhood_coll_check */
-#include "api/payback.h"    /* nhood_payback */
-#include "common/hot.h"     /* NHOOD_FAST_TLS */
+#include "api/coll_check.h"  /* nhood_coll_check */
+#include "api/payback.h"     /* nhood_payback */
+#include "common/hot.h"      /* NHOOD_FAST_TLS */
+#include "common/mpi_util.h" /* NHOOD_OR_EMPTY */
 #include "nhood.h"
 #include "selection/cold.h" /* NHOOD_COLD_PROBE_WINDOW */
 
@@ -156,12 +157,6 @@ static inline int ip_plain_types(const MPI_Datatype *types, int degree) {
  * call `a` that is not plain; an error is raised on comm as nhood's API
  * reports it, and returned. */
 int ip_check_cold(MPI_Comm comm, ip_comm *c, nhood_coll_args a, const char *function);
-/* Empty arrays for the NULL ones nhood accepts on a side without neighbors, where MPI's own
- * may refuse NULL (Open MPI 4.1's allgatherv). */
-static const int ip_no_ints[1];
-static const MPI_Aint ip_no_aints[1];
-static const MPI_Datatype ip_no_types[1];
-#define IP_OR_EMPTY(array, empty) ((array) ? (array) : (empty))
 /* The topology object a cold call of c runs nhood's direct on (derived at the first). */
 int ip_direct_topo(MPI_Comm comm, ip_comm *c, NHOOD_Topo *topo);
 
