@@ -2,7 +2,8 @@
 # MPI_VERSION (Open MPI 5 has MPI-4's persistent neighborhood collectives and says 3). Each
 # feature found is a compile definition for everything nhood builds:
 #   NHOOD_HAVE_MPI_NEIGHBOR_INIT   MPI_Neighbor_*_init (MPI-4)
-#   NHOOD_HAVE_MPI_NEIGHBOR_C      the large-count MPI_Neighbor_*_c (MPI-4)
+#   NHOOD_HAVE_MPI_NEIGHBOR_C      the large-count MPI_Neighbor_*_c and MPI_Ineighbor_*_c (MPI-4)
+#   NHOOD_HAVE_MPI_NEIGHBOR_INIT_C the large-count MPI_Neighbor_*_init_c (MPI-4)
 # Open MPI 4.1's MPIX_Neighbor_*_init come with its mpi-ext.h (OMPI_HAVE_MPI_EXT_PCOLLREQ).
 include(CheckCSourceCompiles)
 include(CMakePushCheckState)
@@ -27,3 +28,5 @@ nhood_mpi_feature(NHOOD_HAVE_MPI_NEIGHBOR_INIT "MPI_Neighbor_*_init"
   "MPI_Neighbor_alltoallw_init(0, &n, &d, 0, 0, &n, &d, 0, MPI_COMM_NULL, MPI_INFO_NULL, &r)")
 nhood_mpi_feature(NHOOD_HAVE_MPI_NEIGHBOR_C "MPI_Neighbor_*_c"
   "MPI_Neighbor_alltoallv_c(0, &c, &d, MPI_INT, 0, &c, &d, MPI_INT, MPI_COMM_NULL)")
+nhood_mpi_feature(NHOOD_HAVE_MPI_NEIGHBOR_INIT_C "MPI_Neighbor_*_init_c"
+  "MPI_Neighbor_alltoallw_init_c(0, &c, &d, 0, 0, &c, &d, 0, MPI_COMM_NULL, MPI_INFO_NULL, &r)")

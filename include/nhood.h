@@ -399,6 +399,64 @@ int NHOOD_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], c
                                   NHOOD_Topo topo, MPI_Info info, NHOOD_Request *request);
 
 /**
+ * Large-count forms (MPI-4's MPI_Neighbor_*_c): MPI_Count counts, MPI_Aint displacements, the
+ * same semantics and errors. Available on every MPI (MPI_Count is MPI-3). A call whose counts
+ * and displacements all fit in an int runs exactly as the int form, under every algorithm. One
+ * with a displacement beyond INT_MAX runs as the equivalent alltoallw (byte displacements), and
+ * one with a block of more than INT_MAX elements moves that block as one element of a derived
+ * datatype under the algorithm "direct" (at over 2^31 elements a block is bandwidth-bound:
+ * combining messages cannot help).
+ */
+int NHOOD_Neighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                               MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo);
+int NHOOD_Ineighbor_allgather_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo,
+                                NHOOD_Request *request);
+int NHOOD_Neighbor_allgather_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                    MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo,
+                                    MPI_Info info, NHOOD_Request *request);
+int NHOOD_Neighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                MPI_Comm comm, NHOOD_Topo topo);
+int NHOOD_Ineighbor_allgatherv_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                 const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                 MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request);
+int NHOOD_Neighbor_allgatherv_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                     const MPI_Count recvcounts[], const MPI_Aint displs[], MPI_Datatype recvtype,
+                                     MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, NHOOD_Request *request);
+int NHOOD_Neighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                              MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo);
+int NHOOD_Ineighbor_alltoall_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                               MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo,
+                               NHOOD_Request *request);
+int NHOOD_Neighbor_alltoall_init_c(const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                   MPI_Count recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo,
+                                   MPI_Info info, NHOOD_Request *request);
+int NHOOD_Neighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                               MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                               const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo);
+int NHOOD_Ineighbor_alltoallv_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                                const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo,
+                                NHOOD_Request *request);
+int NHOOD_Neighbor_alltoallv_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                    MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[],
+                                    const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo,
+                                    MPI_Info info, NHOOD_Request *request);
+int NHOOD_Neighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                               const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                               const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                               NHOOD_Topo topo);
+int NHOOD_Ineighbor_alltoallw_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                                const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                NHOOD_Topo topo, NHOOD_Request *request);
+int NHOOD_Neighbor_alltoallw_init_c(const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[],
+                                    const MPI_Datatype sendtypes[], void *recvbuf, const MPI_Count recvcounts[],
+                                    const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
+                                    NHOOD_Topo topo, MPI_Info info, NHOOD_Request *request);
+
+/**
  * A triangular (or trapezoidal) layout, for the corners of deep halos: count blocks of
  * oldtype; block i holds first_blocklength + i * block_increment elements and starts
  * stride + (i - 1) * stride_increment elements after block i - 1 (block 0 at 0). Distances

@@ -3,11 +3,16 @@
 #ifndef NHOOD_API_COLL_CHECK_H
 #define NHOOD_API_COLL_CHECK_H
 
+#include "engine/task.h" /* nhood_mode */
 #include "nhood.h"
 #include "schedule/collargs.h"
 
 /* MPI_SUCCESS where nhood would accept call `a` on topo (filling in a's extents and sizes), else
  * the error class nhood returns, its message set (NHOOD_Error_message). */
 int nhood_coll_check(nhood_coll_args *a, NHOOD_Topo topo);
+
+/* Runs call `a` as the API's entry points do (api/large_count.c's, after lowering). */
+int nhood_coll_run(const nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, nhood_mode mode,
+                   NHOOD_Request *request);
 
 #endif

@@ -161,6 +161,7 @@ static int prepare(nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info 
   NHOOD_TRY(check_args(a, topo));
   strcpy(requested, topo->algorithm);
   NHOOD_TRY(nhood_info_algorithm(info, requested));
+  if (a->huge) strcpy(requested, "direct"); /* api/large_count.h */
   a->isomorphic_sizes = topo->isomorphic_sizes;
   NHOOD_TRY(nhood_info_bool(info, NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES, &a->isomorphic_sizes));
   how->by = NHOOD_CHOSEN_BY_RULE;
@@ -197,7 +198,8 @@ static int build_request(struct nhood_request *req, const nhood_coll_args *a, NH
   NHOOD_TRY(nhood_algorithm_build(alg, on, a, ctx->rank, &sched));
   /* Later rounds and later starts use the datatypes after the call returned, when the
    * caller may already have freed them. */
-  if (mode == NHOOD_PERSISTENT || sched.comm_rounds > 1) NHOOD_TRY(nhood_sched_own_types(&sched));
+  if (mode == NHOOD_PERSISTENT || sched.comm_rounds > 1 || (mode != NHOOD_BLOCKING && a->transient))
+    NHOOD_TRY(nhood_sched_own_types(&sched));
   NHOOD_TRY(nhood_sched_task_create(&sched, ctx->comm, a->sendbuf, a->recvbuf, &req->task));
   return MPI_SUCCESS;
 cleanup:
@@ -446,6 +448,11 @@ NHOOD_HOT static int run(const nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo top
   }
   NHOOD_THREAD_GUARDED(mode == NHOOD_BLOCKING ? run_blocking(a, comm, topo)
                                               : run_with_request(a, comm, topo, info, mode, request));
+}
+
+int nhood_coll_run(const nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, nhood_mode mode,
+                   NHOOD_Request *request) {
+  return run(a, comm, topo, info, mode, request);
 }
 
 /* A blocking allgather or alltoall that repeats no flat round: its arguments, from its key. */

@@ -33,6 +33,7 @@ void nhood_errors_return_end(void);
  * collective may refuse NULL (Open MPI 4.1's allgatherv: MPI_ERR_BUFFER). */
 static const int nhood_no_ints[1];
 static const MPI_Aint nhood_no_aints[1];
+static const MPI_Count nhood_no_counts[1];
 static const MPI_Datatype nhood_no_types[1];
 #define NHOOD_OR_EMPTY(array, empty) ((array) ? (array) : (empty))
 

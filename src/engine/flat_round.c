@@ -30,8 +30,8 @@ nhood_flat_round *nhood_flat_round_create(const nhood_sched *s, nhood_commctx *c
     for (int i = 0; i < n; i++) {
       const nhood_op *op = &s->ops[i];
       if ((op->kind == NHOOD_OP_RECV) != (pass == 0)) continue;
-      int size = 0;
-      int eager = pass == 1 && MPI_Type_size(op->type, &size) == MPI_SUCCESS &&
+      MPI_Count size = 0;
+      int eager = pass == 1 && MPI_Type_size_x(op->type, &size) == MPI_SUCCESS && size >= 0 &&
                   (long long)size * op->count <= NHOOD_FLAT_EAGER_BYTES;
       if (!eager) slot_op[nslots++] = k;
       ops[k] = *op;

@@ -28,7 +28,8 @@ typedef struct {
   nhood_mode mode;
   nhood_native_graph *graph; /* retained */
   MPI_Request request;       /* MPI's: persistent (made at creation) or the running non-blocking one */
-  nhood_owned_args args;     /* persistent: copies; otherwise the caller's arguments */
+  nhood_owned_args args;     /* copies where owned; otherwise the caller's arguments */
+  int owned;                 /* persistent, or a non-blocking call whose arrays are transient */
   nhood_sched summary;
   /* Whether starts and completions swap MPI's error handlers: always for a non-blocking call;
    * for a persistent request until its exchange of block sizes (above) showed it need not. */
@@ -137,7 +138,7 @@ static void native_release(nhood_task *t) {
   settle_sizes(k, 1); /* a collective's request cannot be freed */
   free(k->sizes_out);
   if (k->request != MPI_REQUEST_NULL) MPI_Request_free(&k->request);
-  if (k->mode == NHOOD_PERSISTENT) nhood_owned_args_free(&k->args);
+  if (k->owned) nhood_owned_args_free(&k->args);
   nhood_native_graph_release(k->graph);
   nhood_sched_free(&k->summary);
   free(k);
@@ -169,7 +170,8 @@ int nhood_native_task_create(const nhood_coll_args *a, const struct nhood_topo *
   k->swap = 1;
   k->sizes = mode == NHOOD_PERSISTENT ? SIZES_UNSENT : SIZES_SETTLED;
   k->sizes_request = MPI_REQUEST_NULL;
-  if (mode == NHOOD_PERSISTENT)
+  k->owned = mode == NHOOD_PERSISTENT || (mode == NHOOD_NONBLOCKING && a->transient);
+  if (k->owned)
     NHOOD_TRY(nhood_owned_args_init(&k->args, a, t->indegree, t->outdegree));
   else
     k->args.args = *a;

@@ -156,7 +156,8 @@ NHOOD_HOT static int test_slots(void *c, int nslots, int *done, int *failed) {
 
 /* Size, true lower bound and contiguity of type: asked of MPI once per type and run. */
 NHOOD_HOT static int layout_of(nhood_mpi_transport_ctx *ctx, MPI_Datatype type, nhood_type_layout *l) {
-  int size = 0, code;
+  int code;
+  MPI_Count size = 0; /* a large-count call's block may be one element of over 2^31 bytes */
   MPI_Aint lb, extent, true_lb, true_extent;
   if (type == MPI_BYTE) {
     *l = (nhood_type_layout){1, 0, 1};
@@ -167,7 +168,7 @@ NHOOD_HOT static int layout_of(nhood_mpi_transport_ctx *ctx, MPI_Datatype type, 
       *l = ctx->layouts[k];
       return MPI_SUCCESS;
     }
-  if ((code = MPI_Type_size(type, &size)) != MPI_SUCCESS) return nhood_mpi_error(code, "MPI_Type_size");
+  if ((code = MPI_Type_size_x(type, &size)) != MPI_SUCCESS) return nhood_mpi_error(code, "MPI_Type_size_x");
   if ((code = MPI_Type_get_extent(type, &lb, &extent)) != MPI_SUCCESS)
     return nhood_mpi_error(code, "MPI_Type_get_extent");
   if ((code = MPI_Type_get_true_extent(type, &true_lb, &true_extent)) != MPI_SUCCESS)
@@ -201,6 +202,9 @@ NHOOD_HOT static int copy(void *c, const void *src, int scount, MPI_Datatype sty
     return MPI_SUCCESS;
   }
   NHOOD_MPI_CALL(MPI_Pack_size(scount, stype, ctx->comm, &packsize));
+  if (packsize < 0 || packsize < sbytes) /* MPI_Pack counts bytes in an int */
+    return nhood_error(MPI_ERR_COUNT, "a local copy of %lld bytes of a non-contiguous datatype is beyond MPI_Pack",
+                       (long long)sbytes);
   packed = malloc((size_t)packsize);
   if (!packed) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a %d-byte local copy", packsize);
   NHOOD_MPI_CALL(MPI_Pack(src, scount, stype, packed, packsize, &position, ctx->comm));

@@ -1,8 +1,9 @@
 /*
  * MPI's neighborhood collectives, run by nhood on the topology object of the communicator:
  * blocking, non-blocking (MPI_Ineighbor_*) and persistent (MPI-4's MPI_Neighbor_*_init, or
- * Open MPI 4's MPIX_Neighbor_*_init). The large-count _c variants are not defined here, so
- * MPI runs them. Each function goes to MPI unchanged where ip_route says so.
+ * Open MPI 4's MPIX_Neighbor_*_init), and their large-count forms (MPI_Neighbor_*_c, where the
+ * MPI has them: cmake/mpi_features.cmake). Each function goes to MPI unchanged where ip_route
+ * says so.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,23 +26,28 @@
 /* ---- block sizes: what the cold path asks with, and NHOOD_STATS ------------------------- */
 
 /* 0 where the datatype is not valid (MPI's call or nhood's reports it). */
-static double block_bytes(int count, MPI_Datatype type) {
+static double block_bytes(double count, MPI_Datatype type) {
   int size = 0;
   if (PMPI_Type_size(type, &size) != MPI_SUCCESS) return 0;
-  return (double)count * size;
+  return count * size;
 }
 
-/* The mean block of a v or w call's send side (types NULL: one type for all); 0 without the
- * topology object (a cold call). */
-static double mean_block(NHOOD_Topo topo, const int counts[], MPI_Datatype type, const MPI_Datatype types[]) {
+/* The mean block of a v or w call's send side (types NULL: one type for all), its counts int
+ * or (large-count forms) MPI_Count; 0 without the topology object (a cold call). */
+static double mean_block_of(NHOOD_Topo topo, const int counts[], const MPI_Count wide[], MPI_Datatype type,
+                            const MPI_Datatype types[]) {
   int indegree = 0, outdegree = 0, weighted = 0;
-  if (topo == NHOOD_TOPO_NULL || counts == NULL ||
+  if (topo == NHOOD_TOPO_NULL || (counts == NULL && wide == NULL) ||
       NHOOD_Topo_degrees(topo, 1, &indegree, &outdegree, &weighted) != MPI_SUCCESS || outdegree == 0)
     return 0;
   double total = 0;
-  for (int j = 0; j < outdegree; j++) total += block_bytes(counts[j], types ? types[j] : type);
+  for (int j = 0; j < outdegree; j++)
+    total += block_bytes(counts ? (double)counts[j] : (double)wide[j], types ? types[j] : type);
   return total / outdegree;
 }
+#define mean_block(topo, counts, type, types) \
+  _Generic((counts), const MPI_Count *: mean_block_of(topo, NULL, (const MPI_Count *)(counts), type, types),       \
+           default: mean_block_of(topo, (const int *)(counts), NULL, type, types))
 
 /* ---- what every call does ------------------------------------------------------------- */
 
@@ -96,7 +102,7 @@ static int request_done(MPI_Comm comm, int rc, int slot, NHOOD_Request nreq, int
   if (to == IP_TO_PROBE) to = ip_probe(comm, c, &rc);                                             \
   if (to == IP_TO_MPI && c != NULL) {                                                             \
     if (!(plain)) {                                                                               \
-      if ((rc = ip_check_cold(comm, c, args, __func__)) != MPI_SUCCESS) return rc;                \
+      if ((rc = IP_CHECK_COLD(comm, c, args, __func__)) != MPI_SUCCESS) return rc;                \
       empties;                                                                                    \
     }                                                                                             \
     if (c->own_wrong & (1u << (coll))) {                                                          \
@@ -367,4 +373,166 @@ int PERSISTENT(alltoallw)(const void *sendbuf, const int sendcounts[], const MPI
                EMPTIES_ALLTOALLW);
 }
 
+#endif
+
+/* ---- large-count forms ------------------------------------------------------------------ */
+
+#if defined(NHOOD_HAVE_MPI_NEIGHBOR_C)
+/* The call as nhood_coll_args_c (api/large_count.h), for IP_CHECK_COLD; the NULL arrays of a
+ * side without neighbors, replaced by empty ones, as for the int forms. */
+#define ARGS_C_ALLGATHER(K)                    \
+  ((nhood_coll_args_c){.kind = (K),            \
+                       .sendbuf = sendbuf,     \
+                       .recvbuf = recvbuf,     \
+                       .sendcount = sendcount, \
+                       .sendtype = sendtype,   \
+                       .recvcount = recvcount, \
+                       .recvtype = recvtype})
+#define ARGS_C_ALLGATHERV                        \
+  ((nhood_coll_args_c){.kind = NHOOD_ALLGATHERV, \
+                       .sendbuf = sendbuf,       \
+                       .recvbuf = recvbuf,       \
+                       .sendcount = sendcount,   \
+                       .sendtype = sendtype,     \
+                       .recvcounts = recvcounts, \
+                       .rdispls = displs,        \
+                       .recvtype = recvtype})
+#define ARGS_C_ALLTOALLV                         \
+  ((nhood_coll_args_c){.kind = NHOOD_ALLTOALLV,  \
+                       .sendbuf = sendbuf,       \
+                       .recvbuf = recvbuf,       \
+                       .sendcounts = sendcounts, \
+                       .sdispls = sdispls,       \
+                       .sendtype = sendtype,     \
+                       .recvcounts = recvcounts, \
+                       .rdispls = rdispls,       \
+                       .recvtype = recvtype})
+#define ARGS_C_ALLTOALLW                              \
+  ((nhood_coll_args_c){.kind = NHOOD_ALLTOALLW,       \
+                       .sendbuf = sendbuf,            \
+                       .recvbuf = recvbuf,            \
+                       .sendcounts = sendcounts,      \
+                       .sdispls = sdispls,            \
+                       .sendtypes = sendtypes,        \
+                       .recvcounts = recvcounts,      \
+                       .rdispls = rdispls,            \
+                       .recvtypes = recvtypes,        \
+                       .sendtype = MPI_DATATYPE_NULL, \
+                       .recvtype = MPI_DATATYPE_NULL})
+#define EMPTIES_C_ALLGATHERV \
+  (recvcounts = NHOOD_OR_EMPTY(recvcounts, nhood_no_counts), displs = NHOOD_OR_EMPTY(displs, nhood_no_aints))
+#define EMPTIES_C_ALLTOALLV                                                                                     \
+  (sendcounts = NHOOD_OR_EMPTY(sendcounts, nhood_no_counts), sdispls = NHOOD_OR_EMPTY(sdispls, nhood_no_aints), \
+   recvcounts = NHOOD_OR_EMPTY(recvcounts, nhood_no_counts), rdispls = NHOOD_OR_EMPTY(rdispls, nhood_no_aints))
+#define EMPTIES_C_ALLTOALLW                                                    \
+  (EMPTIES_C_ALLTOALLV, sendtypes = NHOOD_OR_EMPTY(sendtypes, nhood_no_types), \
+   recvtypes = NHOOD_OR_EMPTY(recvtypes, nhood_no_types))
+
+/* allgather_c, alltoall_c */
+#define GATHER_C_PARAMS                                                                                \
+  const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, MPI_Count recvcount, \
+      MPI_Datatype recvtype, MPI_Comm comm
+#define GATHER_C_ARGS sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm
+
+int MPI_Neighbor_allgather_c(GATHER_C_PARAMS) {
+  BLOCKING_BODY(IP_ALLGATHER, PMPI_Neighbor_allgather_c(GATHER_C_ARGS), NHOOD_Neighbor_allgather_c(GATHER_C_ARGS, topo),
+                block_bytes((double)sendcount, sendtype), PLAIN_ALLGATHER, ARGS_C_ALLGATHER(NHOOD_ALLGATHER), (void)0);
+}
+int MPI_Ineighbor_allgather_c(GATHER_C_PARAMS, MPI_Request *request) {
+  REQUEST_BODY(IP_ALLGATHER, 0, PMPI_Ineighbor_allgather_c(GATHER_C_ARGS, request),
+               NHOOD_Ineighbor_allgather_c(GATHER_C_ARGS, topo, &nreq), block_bytes((double)sendcount, sendtype),
+               PLAIN_ALLGATHER, ARGS_C_ALLGATHER(NHOOD_ALLGATHER), (void)0);
+}
+int MPI_Neighbor_alltoall_c(GATHER_C_PARAMS) {
+  BLOCKING_BODY(IP_ALLTOALL, PMPI_Neighbor_alltoall_c(GATHER_C_ARGS), NHOOD_Neighbor_alltoall_c(GATHER_C_ARGS, topo),
+                block_bytes((double)sendcount, sendtype), PLAIN_ALLGATHER, ARGS_C_ALLGATHER(NHOOD_ALLTOALL), (void)0);
+}
+int MPI_Ineighbor_alltoall_c(GATHER_C_PARAMS, MPI_Request *request) {
+  REQUEST_BODY(IP_ALLTOALL, 0, PMPI_Ineighbor_alltoall_c(GATHER_C_ARGS, request),
+               NHOOD_Ineighbor_alltoall_c(GATHER_C_ARGS, topo, &nreq), block_bytes((double)sendcount, sendtype),
+               PLAIN_ALLGATHER, ARGS_C_ALLGATHER(NHOOD_ALLTOALL), (void)0);
+}
+
+/* allgatherv_c */
+#define GATHERV_C_PARAMS                                                                                        \
+  const void *sendbuf, MPI_Count sendcount, MPI_Datatype sendtype, void *recvbuf, const MPI_Count recvcounts[], \
+      const MPI_Aint displs[], MPI_Datatype recvtype, MPI_Comm comm
+#define GATHERV_C_ARGS sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm
+
+int MPI_Neighbor_allgatherv_c(GATHERV_C_PARAMS) {
+  BLOCKING_BODY(IP_ALLGATHERV, PMPI_Neighbor_allgatherv_c(GATHERV_C_ARGS),
+                NHOOD_Neighbor_allgatherv_c(GATHERV_C_ARGS, topo), block_bytes((double)sendcount, sendtype),
+                PLAIN_ALLGATHERV, ARGS_C_ALLGATHERV, EMPTIES_C_ALLGATHERV);
+}
+int MPI_Ineighbor_allgatherv_c(GATHERV_C_PARAMS, MPI_Request *request) {
+  REQUEST_BODY(IP_ALLGATHERV, 0, PMPI_Ineighbor_allgatherv_c(GATHERV_C_ARGS, request),
+               NHOOD_Ineighbor_allgatherv_c(GATHERV_C_ARGS, topo, &nreq), block_bytes((double)sendcount, sendtype),
+               PLAIN_ALLGATHERV, ARGS_C_ALLGATHERV, EMPTIES_C_ALLGATHERV);
+}
+
+/* alltoallv_c */
+#define ALLTOALLV_C_PARAMS                                                                                           \
+  const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], MPI_Datatype sendtype, void *recvbuf, \
+      const MPI_Count recvcounts[], const MPI_Aint rdispls[], MPI_Datatype recvtype, MPI_Comm comm
+#define ALLTOALLV_C_ARGS sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm
+
+int MPI_Neighbor_alltoallv_c(ALLTOALLV_C_PARAMS) {
+  BLOCKING_BODY(IP_ALLTOALLV, PMPI_Neighbor_alltoallv_c(ALLTOALLV_C_ARGS),
+                NHOOD_Neighbor_alltoallv_c(ALLTOALLV_C_ARGS, topo), mean_block(topo, sendcounts, sendtype, NULL),
+                PLAIN_ALLTOALLV, ARGS_C_ALLTOALLV, EMPTIES_C_ALLTOALLV);
+}
+int MPI_Ineighbor_alltoallv_c(ALLTOALLV_C_PARAMS, MPI_Request *request) {
+  REQUEST_BODY(IP_ALLTOALLV, 0, PMPI_Ineighbor_alltoallv_c(ALLTOALLV_C_ARGS, request),
+               NHOOD_Ineighbor_alltoallv_c(ALLTOALLV_C_ARGS, topo, &nreq), mean_block(topo, sendcounts, sendtype, NULL),
+               PLAIN_ALLTOALLV, ARGS_C_ALLTOALLV, EMPTIES_C_ALLTOALLV);
+}
+
+/* alltoallw_c */
+#define ALLTOALLW_C_PARAMS                                                                                     \
+  const void *sendbuf, const MPI_Count sendcounts[], const MPI_Aint sdispls[], const MPI_Datatype sendtypes[], \
+      void *recvbuf, const MPI_Count recvcounts[], const MPI_Aint rdispls[], const MPI_Datatype recvtypes[],   \
+      MPI_Comm comm
+#define ALLTOALLW_C_ARGS sendbuf, sendcounts, sdispls, sendtypes, recvbuf, recvcounts, rdispls, recvtypes, comm
+
+int MPI_Neighbor_alltoallw_c(ALLTOALLW_C_PARAMS) {
+  BLOCKING_BODY(IP_ALLTOALLW, PMPI_Neighbor_alltoallw_c(ALLTOALLW_C_ARGS),
+                NHOOD_Neighbor_alltoallw_c(ALLTOALLW_C_ARGS, topo),
+                mean_block(topo, sendcounts, MPI_DATATYPE_NULL, sendtypes), PLAIN_ALLTOALLW, ARGS_C_ALLTOALLW,
+                EMPTIES_C_ALLTOALLW);
+}
+int MPI_Ineighbor_alltoallw_c(ALLTOALLW_C_PARAMS, MPI_Request *request) {
+  REQUEST_BODY(IP_ALLTOALLW, 0, PMPI_Ineighbor_alltoallw_c(ALLTOALLW_C_ARGS, request),
+               NHOOD_Ineighbor_alltoallw_c(ALLTOALLW_C_ARGS, topo, &nreq),
+               mean_block(topo, sendcounts, MPI_DATATYPE_NULL, sendtypes), PLAIN_ALLTOALLW, ARGS_C_ALLTOALLW,
+               EMPTIES_C_ALLTOALLW);
+}
+
+#if defined(NHOOD_HAVE_MPI_NEIGHBOR_INIT_C)
+int MPI_Neighbor_allgather_init_c(GATHER_C_PARAMS, MPI_Info info, MPI_Request *request) {
+  REQUEST_BODY(IP_ALLGATHER, 1, PMPI_Neighbor_allgather_init_c(GATHER_C_ARGS, info, request),
+               NHOOD_Neighbor_allgather_init_c(GATHER_C_ARGS, topo, info, &nreq),
+               block_bytes((double)sendcount, sendtype), PLAIN_ALLGATHER, ARGS_C_ALLGATHER(NHOOD_ALLGATHER), (void)0);
+}
+int MPI_Neighbor_alltoall_init_c(GATHER_C_PARAMS, MPI_Info info, MPI_Request *request) {
+  REQUEST_BODY(IP_ALLTOALL, 1, PMPI_Neighbor_alltoall_init_c(GATHER_C_ARGS, info, request),
+               NHOOD_Neighbor_alltoall_init_c(GATHER_C_ARGS, topo, info, &nreq),
+               block_bytes((double)sendcount, sendtype), PLAIN_ALLGATHER, ARGS_C_ALLGATHER(NHOOD_ALLTOALL), (void)0);
+}
+int MPI_Neighbor_allgatherv_init_c(GATHERV_C_PARAMS, MPI_Info info, MPI_Request *request) {
+  REQUEST_BODY(IP_ALLGATHERV, 1, PMPI_Neighbor_allgatherv_init_c(GATHERV_C_ARGS, info, request),
+               NHOOD_Neighbor_allgatherv_init_c(GATHERV_C_ARGS, topo, info, &nreq),
+               block_bytes((double)sendcount, sendtype), PLAIN_ALLGATHERV, ARGS_C_ALLGATHERV, EMPTIES_C_ALLGATHERV);
+}
+int MPI_Neighbor_alltoallv_init_c(ALLTOALLV_C_PARAMS, MPI_Info info, MPI_Request *request) {
+  REQUEST_BODY(IP_ALLTOALLV, 1, PMPI_Neighbor_alltoallv_init_c(ALLTOALLV_C_ARGS, info, request),
+               NHOOD_Neighbor_alltoallv_init_c(ALLTOALLV_C_ARGS, topo, info, &nreq),
+               mean_block(topo, sendcounts, sendtype, NULL), PLAIN_ALLTOALLV, ARGS_C_ALLTOALLV, EMPTIES_C_ALLTOALLV);
+}
+int MPI_Neighbor_alltoallw_init_c(ALLTOALLW_C_PARAMS, MPI_Info info, MPI_Request *request) {
+  REQUEST_BODY(IP_ALLTOALLW, 1, PMPI_Neighbor_alltoallw_init_c(ALLTOALLW_C_ARGS, info, request),
+               NHOOD_Neighbor_alltoallw_init_c(ALLTOALLW_C_ARGS, topo, info, &nreq),
+               mean_block(topo, sendcounts, MPI_DATATYPE_NULL, sendtypes), PLAIN_ALLTOALLW, ARGS_C_ALLTOALLW,
+               EMPTIES_C_ALLTOALLW);
+}
+#endif
 #endif

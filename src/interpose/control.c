@@ -163,6 +163,16 @@ int ip_check_cold(MPI_Comm comm, ip_comm *c, nhood_coll_args a, const char *func
   return ip_raise(comm, rc, function);
 }
 
+int ip_check_cold_c(MPI_Comm comm, ip_comm *c, nhood_coll_args_c a, const char *function) {
+  nhood_lowered l;
+  memset(&l, 0, sizeof l);
+  int rc = derive_topo(comm, c);
+  if (rc == MPI_SUCCESS) rc = nhood_coll_lower(&a, c->indegree, c->outdegree, &l);
+  if (rc == MPI_SUCCESS) rc = nhood_coll_check(&l.args, c->topo);
+  nhood_lowered_free(&l);
+  return ip_raise(comm, rc, function);
+}
+
 int ip_direct_topo(MPI_Comm comm, ip_comm *c, NHOOD_Topo *topo) {
   if (c->direct_topo == NHOOD_TOPO_NULL) {
     MPI_Info info = MPI_INFO_NULL;

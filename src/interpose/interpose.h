@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "api/coll_check.h"  /* nhood_coll_check */
+#include "api/large_count.h" /* nhood_coll_args_c */
 #include "api/payback.h"     /* nhood_payback */
 #include "common/hot.h"      /* NHOOD_FAST_TLS */
 #include "common/mpi_util.h" /* NHOOD_OR_EMPTY */
@@ -141,12 +142,22 @@ int ip_own_right(MPI_Comm comm, int kind, ip_comm *c);
 static inline int ip_plain_buffers(const void *sendbuf, const void *recvbuf) {
   return sendbuf != NULL && recvbuf != NULL && sendbuf != MPI_IN_PLACE && recvbuf != MPI_IN_PLACE;
 }
-static inline int ip_plain_counts(const int *counts, int degree) {
+static inline int ip_plain_ints(const int *counts, int degree) {
   if (counts == NULL) return 0;
   for (int k = 0; k < degree; k++)
     if (counts[k] < 0) return 0;
   return 1;
 }
+static inline int ip_plain_counts_c(const MPI_Count *counts, int degree) {
+  if (counts == NULL) return 0;
+  for (int k = 0; k < degree; k++)
+    if (counts[k] < 0) return 0;
+  return 1;
+}
+/* Either kind of count array: int, or MPI_Count (the large-count forms). */
+#define ip_plain_counts(counts, degree) \
+  _Generic((counts), const MPI_Count *: ip_plain_counts_c, MPI_Count *: ip_plain_counts_c, default: ip_plain_ints)( \
+      counts, degree)
 static inline int ip_plain_types(const MPI_Datatype *types, int degree) {
   if (types == NULL) return 0;
   for (int k = 0; k < degree; k++)
@@ -157,6 +168,10 @@ static inline int ip_plain_types(const MPI_Datatype *types, int degree) {
  * call `a` that is not plain; an error is raised on comm as nhood's API
  * reports it, and returned. */
 int ip_check_cold(MPI_Comm comm, ip_comm *c, nhood_coll_args a, const char *function);
+/* The same for a large-count call (lowered first, api/large_count.h); IP_CHECK_COLD picks. */
+int ip_check_cold_c(MPI_Comm comm, ip_comm *c, nhood_coll_args_c a, const char *function);
+#define IP_CHECK_COLD(comm, c, a, function) \
+  _Generic((a), nhood_coll_args_c : ip_check_cold_c, default : ip_check_cold)(comm, c, a, function)
 /* The topology object a cold call of c runs nhood's direct on (derived at the first). */
 int ip_direct_topo(MPI_Comm comm, ip_comm *c, NHOOD_Topo *topo);
 

@@ -56,6 +56,11 @@ typedef struct {
    * grid's view, whose block i is the graph's block send_slot[i] / recv_slot[i], -1 where
    * the neighbor is missing (such a block is never moved). NULL otherwise. */
   const int *send_slot, *recv_slot;
+  /* A large-count call in this form (api/large_count.h): its arrays and datatypes live only
+   * until the initiating call returns, so a task that reads them later keeps copies
+   * (transient); a block of more than INT_MAX elements is one element of a derived datatype,
+   * which only "direct" is trusted to move (huge). */
+  int transient, huge;
 } nhood_coll_args;
 
 extern const char *const nhood_coll_names[NHOOD_NCOLLS];

@@ -24,6 +24,9 @@
  * MPI's own results come from PMPI_*, which the library does not intercept. The algorithm is
  * the library's (NHOOD_ALGORITHM). With NHOOD_COLD set (not off) a communicator's calls are MPI's
  * own until nhood takes over, so the cases the installed MPI gets wrong are left out.
+ *
+ * --large-count: the calls under test are the large-count forms, NHOOD_Neighbor_*_c (with
+ * --interposed, MPI_Neighbor_*_c, where the MPI has them), with the same values.
  */
 #define _GNU_SOURCE /* dladdr */
 #include <dlfcn.h>
@@ -154,6 +157,9 @@ typedef struct layout {
   MPI_Datatype sendtype, recvtype;     /* all but alltoallw */
   MPI_Datatype *sendtypes, *recvtypes; /* alltoallw */
   size_t sendbytes, recvbytes;
+  /* --large-count: the count and displacement arrays as MPI_Count and MPI_Aint */
+  MPI_Count *sendcounts_c, *recvcounts_c;
+  MPI_Aint *sdispls_c, *rdispls_c;
 } layout;
 
 /* Places n blocks of the given sizes with a gap before each one and after the last, in
@@ -211,6 +217,17 @@ static void layout_alltoallw(layout *L, dtype_case dt, const corpus_entry *e, co
   free(sizes);
 }
 
+static MPI_Count *wide_counts(const int *src, int n) {
+  MPI_Count *out = src ? test_malloc(sizeof(MPI_Count) * (size_t)(n + 1)) : NULL;
+  for (int k = 0; src && k < n; k++) out[k] = src[k];
+  return out;
+}
+static MPI_Aint *wide_displs(const int *src, int n) {
+  MPI_Aint *out = src ? test_malloc(sizeof(MPI_Aint) * (size_t)(n + 1)) : NULL;
+  for (int k = 0; src && k < n; k++) out[k] = src[k];
+  return out;
+}
+
 /* The arguments of collective `coll` for datatype case dt on this process. The zero-count
  * case keeps the buffers (and displacements) of the derived case with every count 0. */
 static void layout_build(layout *L, collective coll, dtype_case dt, const corpus_entry *e,
@@ -259,9 +276,17 @@ static void layout_build(layout *L, collective coll, dtype_case dt, const corpus
     for (int j = 0; L->sendcounts && j < out; j++) L->sendcounts[j] = 0;
     for (int i = 0; L->recvcounts && i < in; i++) L->recvcounts[i] = 0;
   }
+  L->sendcounts_c = wide_counts(L->sendcounts, out);
+  L->recvcounts_c = wide_counts(L->recvcounts, in);
+  L->sdispls_c = coll == COLL_ALLTOALLW ? NULL : wide_displs(L->sdispls, out);
+  L->rdispls_c = coll == COLL_ALLTOALLW ? NULL : wide_displs(L->rdispls, in);
 }
 
 static void layout_free(layout *L) {
+  free(L->sendcounts_c);
+  free(L->recvcounts_c);
+  free(L->sdispls_c);
+  free(L->rdispls_c);
   free(L->sendcounts);
   free(L->recvcounts);
   free(L->sdispls);
@@ -463,6 +488,79 @@ static int nhood_neighbor(call_kind kind, const layout *L, const void *sbuf, voi
   }
 }
 
+/* --large-count: the same calls in their large-count forms (NHOOD_*_c; with --interposed,
+ * MPI_*_c), with the arguments' wide copies. */
+#define LARGE_ARGS_ALLGATHER sbuf, L->sendcount, L->sendtype, rbuf, L->recvcount, L->recvtype
+#define LARGE_ARGS_ALLGATHERV sbuf, L->sendcount, L->sendtype, rbuf, L->recvcounts_c, L->rdispls_c, L->recvtype
+#define LARGE_ARGS_ALLTOALLV \
+  sbuf, L->sendcounts_c, L->sdispls_c, L->sendtype, rbuf, L->recvcounts_c, L->rdispls_c, L->recvtype
+#define LARGE_ARGS_ALLTOALLW \
+  sbuf, L->sendcounts_c, L->sdispls_w, L->sendtypes, rbuf, L->recvcounts_c, L->rdispls_w, L->recvtypes
+static int nhood_neighbor_c(call_kind kind, const layout *L, const void *sbuf, void *rbuf, MPI_Comm comm,
+                            NHOOD_Topo topo, MPI_Info info, NHOOD_Request *req) {
+  int b = kind == CALL_BLOCKING, nb = kind == CALL_NONBLOCKING;
+  switch (L->coll) {
+    case COLL_ALLGATHER:
+      return b    ? NHOOD_Neighbor_allgather_c(LARGE_ARGS_ALLGATHER, comm, topo)
+             : nb ? NHOOD_Ineighbor_allgather_c(LARGE_ARGS_ALLGATHER, comm, topo, req)
+                  : NHOOD_Neighbor_allgather_init_c(LARGE_ARGS_ALLGATHER, comm, topo, info, req);
+    case COLL_ALLGATHERV:
+      return b    ? NHOOD_Neighbor_allgatherv_c(LARGE_ARGS_ALLGATHERV, comm, topo)
+             : nb ? NHOOD_Ineighbor_allgatherv_c(LARGE_ARGS_ALLGATHERV, comm, topo, req)
+                  : NHOOD_Neighbor_allgatherv_init_c(LARGE_ARGS_ALLGATHERV, comm, topo, info, req);
+    case COLL_ALLTOALL:
+      return b    ? NHOOD_Neighbor_alltoall_c(LARGE_ARGS_ALLGATHER, comm, topo)
+             : nb ? NHOOD_Ineighbor_alltoall_c(LARGE_ARGS_ALLGATHER, comm, topo, req)
+                  : NHOOD_Neighbor_alltoall_init_c(LARGE_ARGS_ALLGATHER, comm, topo, info, req);
+    case COLL_ALLTOALLV:
+      return b    ? NHOOD_Neighbor_alltoallv_c(LARGE_ARGS_ALLTOALLV, comm, topo)
+             : nb ? NHOOD_Ineighbor_alltoallv_c(LARGE_ARGS_ALLTOALLV, comm, topo, req)
+                  : NHOOD_Neighbor_alltoallv_init_c(LARGE_ARGS_ALLTOALLV, comm, topo, info, req);
+    case COLL_ALLTOALLW:
+      return b    ? NHOOD_Neighbor_alltoallw_c(LARGE_ARGS_ALLTOALLW, comm, topo)
+             : nb ? NHOOD_Ineighbor_alltoallw_c(LARGE_ARGS_ALLTOALLW, comm, topo, req)
+                  : NHOOD_Neighbor_alltoallw_init_c(LARGE_ARGS_ALLTOALLW, comm, topo, info, req);
+    default:
+      return MPI_ERR_INTERN;
+  }
+}
+
+/* MPI's large-count forms, for --interposed --large-count (MPI_ERR_UNSUPPORTED_OPERATION where
+ * the MPI has none: the test then refuses the option). */
+static int mpi_call_c(call_kind kind, const layout *L, const void *sbuf, void *rbuf, MPI_Comm comm, MPI_Request *req) {
+#if defined(NHOOD_HAVE_MPI_NEIGHBOR_C) && defined(NHOOD_HAVE_MPI_NEIGHBOR_INIT_C)
+  int b = kind == CALL_BLOCKING, nb = kind == CALL_NONBLOCKING;
+  MPI_Info info = MPI_INFO_NULL;
+  switch (L->coll) {
+    case COLL_ALLGATHER:
+      return b    ? MPI_Neighbor_allgather_c(LARGE_ARGS_ALLGATHER, comm)
+             : nb ? MPI_Ineighbor_allgather_c(LARGE_ARGS_ALLGATHER, comm, req)
+                  : MPI_Neighbor_allgather_init_c(LARGE_ARGS_ALLGATHER, comm, info, req);
+    case COLL_ALLGATHERV:
+      return b    ? MPI_Neighbor_allgatherv_c(LARGE_ARGS_ALLGATHERV, comm)
+             : nb ? MPI_Ineighbor_allgatherv_c(LARGE_ARGS_ALLGATHERV, comm, req)
+                  : MPI_Neighbor_allgatherv_init_c(LARGE_ARGS_ALLGATHERV, comm, info, req);
+    case COLL_ALLTOALL:
+      return b    ? MPI_Neighbor_alltoall_c(LARGE_ARGS_ALLGATHER, comm)
+             : nb ? MPI_Ineighbor_alltoall_c(LARGE_ARGS_ALLGATHER, comm, req)
+                  : MPI_Neighbor_alltoall_init_c(LARGE_ARGS_ALLGATHER, comm, info, req);
+    case COLL_ALLTOALLV:
+      return b    ? MPI_Neighbor_alltoallv_c(LARGE_ARGS_ALLTOALLV, comm)
+             : nb ? MPI_Ineighbor_alltoallv_c(LARGE_ARGS_ALLTOALLV, comm, req)
+                  : MPI_Neighbor_alltoallv_init_c(LARGE_ARGS_ALLTOALLV, comm, info, req);
+    case COLL_ALLTOALLW:
+      return b    ? MPI_Neighbor_alltoallw_c(LARGE_ARGS_ALLTOALLW, comm)
+             : nb ? MPI_Ineighbor_alltoallw_c(LARGE_ARGS_ALLTOALLW, comm, req)
+                  : MPI_Neighbor_alltoallw_init_c(LARGE_ARGS_ALLTOALLW, comm, info, req);
+    default:
+      return MPI_ERR_INTERN;
+  }
+#else
+  (void)kind, (void)L, (void)sbuf, (void)rbuf, (void)comm, (void)req;
+  return MPI_ERR_UNSUPPORTED_OPERATION;
+#endif
+}
+
 /* The same calls by MPI's names, for --interposed. */
 static int mpi_call(call_kind kind, const layout *L, const void *sbuf, void *rbuf, MPI_Comm comm, MPI_Request *req) {
 #ifdef MPI_PERSISTENT
@@ -554,8 +652,9 @@ typedef struct test_context {
   int *case_failed;
   int ncases, case_capacity;
   int own_schedules[MAX_ALGORITHMS][NCOLLECTIVES]; /* persistent schedules named after an algorithm */
-  int interposed; /* --interposed: the calls under test are MPI's, through libnhood-mpi.so */
-  int cold;       /* --interposed with NHOOD_COLD set (not off): calls may be MPI's own */
+  int interposed;  /* --interposed: the calls under test are MPI's, through libnhood-mpi.so */
+  int cold;        /* --interposed with NHOOD_COLD set (not off): calls may be MPI's own */
+  int large_count; /* --large-count: the calls under test are the _c forms */
 } test_context;
 
 /* One case in progress: what to print when it fails. */
@@ -626,8 +725,10 @@ typedef struct test_request {
 
 static int call_under_test(const test_context *t, const case_info *ci, call_kind kind, const layout *L,
                            const void *sbuf, void *rbuf, NHOOD_Topo topo, MPI_Info info, test_request *req) {
-  if (t->interposed) return mpi_call(kind, L, sbuf, rbuf, ci->entry->ref_comm, req ? &req->mpi : NULL);
-  return nhood_neighbor(kind, L, sbuf, rbuf, ci->entry->nhood_comm, topo, info, req ? &req->nhood : NULL);
+  if (t->interposed)
+    return (t->large_count ? mpi_call_c : mpi_call)(kind, L, sbuf, rbuf, ci->entry->ref_comm, req ? &req->mpi : NULL);
+  return (t->large_count ? nhood_neighbor_c : nhood_neighbor)(kind, L, sbuf, rbuf, ci->entry->nhood_comm, topo, info,
+                                                              req ? &req->nhood : NULL);
 }
 static int wait_under_test(const test_context *t, test_request *req) {
   return t->interposed ? MPI_Wait(&req->mpi, MPI_STATUS_IGNORE) : NHOOD_Wait(&req->nhood);
@@ -999,6 +1100,8 @@ static void parse_options(test_context *t, int argc, char **argv) {
       t->verbose = 1;
     else if (strcmp(argv[k], "--interposed") == 0)
       t->interposed = 1;
+    else if (strcmp(argv[k], "--large-count") == 0)
+      t->large_count = 1;
     else if (strcmp(argv[k], "--topology") == 0)
       target = &t->filter_topology;
     else if (strcmp(argv[k], "--collective") == 0)
@@ -1033,6 +1136,14 @@ int main(int argc, char **argv) {
     Dl_info where;
     if (!dladdr((void *)MPI_Neighbor_allgather, &where) || !where.dli_fname || !strstr(where.dli_fname, "nhood-mpi"))
       test_fatal(__FILE__, __LINE__, "--interposed, but MPI_Neighbor_allgather is not libnhood-mpi's", MPI_ERR_OTHER);
+#if defined(NHOOD_HAVE_MPI_NEIGHBOR_C) && defined(NHOOD_HAVE_MPI_NEIGHBOR_INIT_C)
+    if (t.large_count && (!dladdr((void *)MPI_Neighbor_alltoallv_c, &where) || !where.dli_fname ||
+                          !strstr(where.dli_fname, "nhood-mpi")))
+      test_fatal(__FILE__, __LINE__, "--large-count, but MPI_Neighbor_alltoallv_c is not libnhood-mpi's",
+                 MPI_ERR_OTHER);
+#else
+    if (t.large_count) test_fatal(__FILE__, __LINE__, "--large-count: this MPI has no MPI_Neighbor_*_c", MPI_ERR_OTHER);
+#endif
     algorithms[0] = getenv("NHOOD_ALGORITHM") ? getenv("NHOOD_ALGORITHM") : "auto";
     NALGORITHMS = 1;
     const char *cold = getenv("NHOOD_COLD");
