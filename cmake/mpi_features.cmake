@@ -4,6 +4,9 @@
 #   NHOOD_HAVE_MPI_NEIGHBOR_INIT   MPI_Neighbor_*_init (MPI-4)
 #   NHOOD_HAVE_MPI_NEIGHBOR_C      the large-count MPI_Neighbor_*_c and MPI_Ineighbor_*_c (MPI-4)
 #   NHOOD_HAVE_MPI_NEIGHBOR_INIT_C the large-count MPI_Neighbor_*_init_c (MPI-4)
+#   NHOOD_MPI_STANDARD_ABI         mpi.h is the MPI-5 standard ABI's (mpi_abi.h: MPICH's mpicc_abi):
+#                                  one libnhood-mpi for every MPI that offers it (libmpi_abi.so.1),
+#                                  without Fortran entry points (the Fortran ABI is another library)
 # Open MPI 4.1's MPIX_Neighbor_*_init come with its mpi-ext.h (OMPI_HAVE_MPI_EXT_PCOLLREQ).
 include(CheckCSourceCompiles)
 include(CMakePushCheckState)
@@ -30,3 +33,5 @@ nhood_mpi_feature(NHOOD_HAVE_MPI_NEIGHBOR_C "MPI_Neighbor_*_c"
   "MPI_Neighbor_alltoallv_c(0, &c, &d, MPI_INT, 0, &c, &d, MPI_INT, MPI_COMM_NULL)")
 nhood_mpi_feature(NHOOD_HAVE_MPI_NEIGHBOR_INIT_C "MPI_Neighbor_*_init_c"
   "MPI_Neighbor_alltoallw_init_c(0, &c, &d, 0, 0, &c, &d, 0, MPI_COMM_NULL, MPI_INFO_NULL, &r)")
+nhood_mpi_feature(NHOOD_MPI_STANDARD_ABI "the MPI-5 standard ABI"
+  "MPI_ABI_VERSION")

@@ -12,9 +12,13 @@
 # Fortran tests where its bindings build with gfortran, and, except on Intel MPI (too slow
 # oversubscribed), the corpus through nhood's API.
 #
+# Then one build against the MPI-5 standard ABI (abi: MPICH 5's mpicc_abi, no Fortran), whose
+# MPI and interposition tests run unchanged on MPICH 5 and then on Intel MPI (tests/abi/mpiexec
+# puts that MPI's libmpi_abi.so.1 first).
+#
 #   scripts/test.sh              # every flavor below, in this order
 #   scripts/test.sh openmpi      # one of them (openmpi, mpich, sanitize, tsan, fuzz, openmpi5,
-#                                # mpich5, impi)
+#                                # mpich5, impi, abi)
 #
 # Build trees go to build/test-<mpi>, build/sanitize-openmpi, build/tsan-openmpi and
 # build/fuzz-openmpi. Installs missing packages when run as root.
@@ -23,15 +27,15 @@ cd "$(dirname "$0")/.."
 . scripts/deps.sh
 
 flavors=("$@")
-[ ${#flavors[@]} -eq 0 ] && flavors=(openmpi mpich sanitize tsan fuzz openmpi5 mpich5 impi)
+[ ${#flavors[@]} -eq 0 ] && flavors=(openmpi mpich sanitize tsan fuzz openmpi5 mpich5 impi abi)
 mpis=()
 for flavor in "${flavors[@]}"; do
   case "$flavor" in
     openmpi|mpich) mpis+=("$flavor") ;;
     sanitize|tsan) mpis+=(openmpi) ;;
     fuzz) mpis+=(openmpi clang) ;;
-    openmpi5|mpich5|impi) ;;
-    *) echo "unknown flavor '$flavor' (openmpi, mpich, sanitize, tsan, fuzz, openmpi5, mpich5 or impi)" >&2; exit 2 ;;
+    openmpi5|mpich5|impi|abi) ;;
+    *) echo "unknown flavor '$flavor' (openmpi, mpich, sanitize, tsan, fuzz, openmpi5, mpich5, impi or abi)" >&2; exit 2 ;;
   esac
 done
 nhood_ensure_deps "${mpis[@]}" gdb gfortran matplotlib
@@ -39,7 +43,7 @@ nhood_ensure_deps "${mpis[@]}" gdb gfortran matplotlib
 status=0
 mkdir -p build
 for flavor in "${flavors[@]}"; do
-  mpi=$flavor extra=(-DNHOOD_FORTRAN=ON) jobs=1 only=()
+  mpi=$flavor extra=(-DNHOOD_FORTRAN=ON) jobs=1 only=() runtimes=(default)
   mpicc="mpicc.$flavor" mpiexec="$(command -v "mpiexec.$flavor" || true)"
   dir="build/test-$flavor"
   if [ "$flavor" = openmpi5 ] || [ "$flavor" = mpich5 ] || [ "$flavor" = impi ]; then
@@ -53,6 +57,16 @@ for flavor in "${flavors[@]}"; do
       # Intel MPI polls while it waits: oversubscribed, the corpus took 16 minutes here.
       only=(-R "^(interpose|fortran)[.]")
     fi
+  elif [ "$flavor" = abi ]; then
+    # Built once with MPICH 5's mpicc_abi; run on MPICH 5, then on Intel MPI.
+    nhood_mpi_wheel impi || { status=1; continue; }
+    impi_prefix=$NHOOD_WHEEL_PREFIX
+    nhood_mpi_wheel mpich5 || { status=1; continue; }
+    mpicc="$NHOOD_WHEEL_PREFIX/bin/mpicc_abi" mpiexec="$PWD/tests/abi/mpiexec"
+    runtimes=("$NHOOD_WHEEL_PREFIX" "$impi_prefix")
+    # 1 and 2 processes, the corpus and the conformance test: Intel MPI polls while it waits.
+    extra=(-DNHOOD_FORTRAN=OFF -DNHOOD_BUILD_TOOLS=OFF -DNHOOD_TEST_MPI4PY=OFF "-DNHOOD_TEST_RANKS=1;2")
+    only=(-R "^(interpose[.](collectives|conformance|requests)|mpi[.]collectives[.](np|large_count))")
   elif [ "$flavor" = sanitize ]; then
     # Fewer ranks, and tests two at a time: every process is several times slower.
     mpi=openmpi dir=build/sanitize-openmpi jobs=$(nproc)
@@ -74,13 +88,15 @@ for flavor in "${flavors[@]}"; do
     || { cat "$dir.configure.log"; exit 1; }
   grep -E "^-- nhood" "$dir.configure.log" || true
   cmake --build "$dir" -j"$(nproc)"
-  echo "== [$flavor] tests"
-  # The tests that run no MPI (label nompi) run $(nproc) at a time; the MPI tests $jobs.
-  for part in "-L nompi -j$(nproc)" "-LE nompi -j$jobs"; do
-    # shellcheck disable=SC2086 # part is two options
-    if ! (cd "$dir" && ctest --output-on-failure --timeout 900 $part "${only[@]}"); then
-      status=1
-    fi
+  for runtime in "${runtimes[@]}"; do
+    echo "== [$flavor] tests${runtime#default}"
+    # The tests that run no MPI (label nompi) run $(nproc) at a time; the MPI tests $jobs.
+    for part in "-L nompi -j$(nproc)" "-LE nompi -j$jobs"; do
+      # shellcheck disable=SC2086 # part is two options
+      if ! (cd "$dir" && NHOOD_ABI_MPI=$runtime ctest --output-on-failure --timeout 900 $part "${only[@]}"); then
+        status=1
+      fi
+    done
   done
 done
 exit $status

@@ -1,6 +1,9 @@
 #include "common/mpi_util.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
 
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic push
@@ -16,6 +19,32 @@ int nhood_testall(int count, MPI_Request requests[], int *flag) {
 #if defined(__GNUC__) && !defined(__clang__)
 #pragma GCC diagnostic pop
 #endif
+
+nhood_library nhood_library_running(void) {
+  static nhood_library known;
+  static atomic_int read = 0;
+  if (!atomic_load_explicit(&read, memory_order_acquire)) {
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int length = 0;
+    nhood_library l = {NHOOD_LIBRARY_OTHER, 0, 0};
+    const char *mpich = NULL;
+    if (MPI_Get_library_version(version, &length) != MPI_SUCCESS) version[0] = '\0';
+    if (strstr(version, "Open MPI"))
+      l.kind = NHOOD_LIBRARY_OPEN_MPI;
+    else if (strstr(version, "Intel(R) MPI"))
+      l.kind = NHOOD_LIBRARY_INTEL;
+    else if ((mpich = strstr(version, "MPICH Version:")) &&
+             sscanf(mpich + strlen("MPICH Version:"), " %d.%d", &l.major, &l.minor) == 2)
+      l.kind = NHOOD_LIBRARY_MPICH;
+    known = l; /* threads racing here store the same */
+    atomic_store_explicit(&read, 1, memory_order_release);
+  }
+  return known;
+}
+
+int nhood_library_mpich4_family(nhood_library l) {
+  return l.kind == NHOOD_LIBRARY_INTEL || (l.kind == NHOOD_LIBRARY_MPICH && l.major < 5);
+}
 
 int nhood_type_size(MPI_Datatype type, int *size) {
   if (type == MPI_BYTE) {

@@ -37,7 +37,26 @@ static const MPI_Count nhood_no_counts[1];
 static const MPI_Datatype nhood_no_types[1];
 #define NHOOD_OR_EMPTY(array, empty) ((array) ? (array) : (empty))
 
-#if defined(MPICH_NUMVERSION)
+/* The MPI library that runs (MPI_Get_library_version, read once): what its own collectives get
+ * wrong depends on it, and a build against the MPI-5 standard ABI (MPI_ABI_VERSION) runs on
+ * several. */
+typedef enum {
+  NHOOD_LIBRARY_OTHER,
+  NHOOD_LIBRARY_OPEN_MPI,
+  NHOOD_LIBRARY_MPICH,
+  NHOOD_LIBRARY_INTEL
+} nhood_library_kind;
+typedef struct {
+  nhood_library_kind kind;
+  int major, minor; /* MPICH's version; 0 for the others */
+} nhood_library;
+nhood_library nhood_library_running(void);
+/* An MPICH before 5, or Intel MPI (MPICH 4's code): pairs the duplicate edges of its alltoall
+ * family by arrival (native_mpi.c, interpose/own_right.c). */
+int nhood_library_mpich4_family(nhood_library l);
+
+/* Errors of point-to-point calls reach MPI_COMM_WORLD's handler (MPICH and its ABI builds). */
+#if defined(MPICH_NUMVERSION) || defined(MPI_ABI_VERSION)
 #define NHOOD_P2P_ERRORS_GO_TO_WORLD 1
 #else
 #define NHOOD_P2P_ERRORS_GO_TO_WORLD 0

@@ -53,19 +53,18 @@ int nhood_native_applies_locally(const struct nhood_topo *t, nhood_coll_kind kin
     if (t->sources[i] == MPI_PROC_NULL) return 0;
   for (int j = 0; j < t->outdegree; j++)
     if (t->destinations[j] == MPI_PROC_NULL) return 0;
-#if defined(MPICH_NUMVERSION)
-  /* MPICH (seen in 4.0) pairs duplicate edges of the alltoall family in the wrong order. */
-  if ((kind == NHOOD_ALLTOALL || kind == NHOOD_ALLTOALLV || kind == NHOOD_ALLTOALLW) &&
+  /* The library that runs (common/mpi_util.h), not the header nhood was built with. */
+  nhood_library l = nhood_library_running();
+  /* MPICH before 5 (and Intel MPI) pairs duplicate edges of the alltoall family in the wrong order. */
+  if (nhood_library_mpich4_family(l) &&
+      (kind == NHOOD_ALLTOALL || kind == NHOOD_ALLTOALLV || kind == NHOOD_ALLTOALLW) &&
       (has_duplicates(t->indegree, t->sources) || has_duplicates(t->outdegree, t->destinations)))
     return 0;
-#if MPICH_NUMVERSION < 40100000
-  /* MPICH before 4.1 mixes up indegree and outdegree in MPI_Neighbor_alltoallw
-   * (pmodels/mpich#6233): data goes missing or the call hangs. */
-  if (kind == NHOOD_ALLTOALLW && t->indegree != t->outdegree) return 0;
-#endif
-#else
-  (void)has_duplicates;
-#endif
+  /* MPICH before 4.1 (and Intel MPI 2021) mixes up indegree and outdegree in
+   * MPI_Neighbor_alltoallw (pmodels/mpich#6233): data goes missing or the call hangs. */
+  int swapped_degrees = l.kind == NHOOD_LIBRARY_INTEL ||
+                        (l.kind == NHOOD_LIBRARY_MPICH && (l.major < 4 || (l.major == 4 && l.minor < 1)));
+  if (swapped_degrees && kind == NHOOD_ALLTOALLW && t->indegree != t->outdegree) return 0;
   return 1;
 }
 

@@ -446,8 +446,11 @@ int ip_raise_message(MPI_Comm comm, int rc, const char *function, const char *me
   PMPI_Comm_get_errhandler(comm, &handler);
   /* MPI's fatal handler prints only the error class: say what nhood saw first. */
   if (handler == MPI_ERRORS_ARE_FATAL) fprintf(stderr, "nhood (%s): %s\n", function, message);
+  /* MPI_ERRORS_RETURN does nothing but return: not called (Intel MPI 2021.19's standard-ABI
+   * library aborts in MPI_Comm_call_errhandler with it). */
+  int returns = handler == MPI_ERRORS_RETURN;
   if (handler != MPI_ERRHANDLER_NULL) PMPI_Errhandler_free(&handler);
-  PMPI_Comm_call_errhandler(comm, rc);
+  if (!returns) PMPI_Comm_call_errhandler(comm, rc);
   return rc;
 }
 

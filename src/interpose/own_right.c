@@ -38,21 +38,24 @@ typedef struct {
  *   (pmodels/mpich#6233); MPICH 5 gets them right;
  * - Intel MPI 2021 pairs the two blocks of a periodic ring of 2 by order; its graph cases are
  *   not known, so they are taken as MPICH 4's;
- * - any other MPI: nothing is taken as known right. */
+ * - any other MPI: nothing is taken as known right.
+ * The MPI is told by the library that runs, not by the header nhood was built with: one build
+ * against the MPI-5 standard ABI runs on MPICH 5 and Intel MPI alike, and a build against MPICH
+ * 4.0's header may run on a later MPICH 4. */
 static known_wrong this_mpi(void) {
-#if defined(OPEN_MPI) && OPEN_MPI
-  return (known_wrong){ALLTOALLS, 0, EVERY, 0};
-#elif defined(I_MPI_VERSION) || defined(I_MPI_NUMVERSION)
-  return (known_wrong){ALLTOALLS, ALLTOALLS, 0, BIT(IP_ALLTOALLW)};
-#elif defined(MPICH_NUMVERSION) && MPICH_NUMVERSION >= 50000000
-  return (known_wrong){0, 0, 0, 0};
-#elif defined(MPICH_NUMVERSION) && MPICH_NUMVERSION >= 40100000
-  return (known_wrong){ALLTOALLS, ALLTOALLS, 0, 0};
-#elif defined(MPICH_NUMVERSION)
-  return (known_wrong){ALLTOALLS, ALLTOALLS, 0, BIT(IP_ALLTOALLW)};
-#else
-  return (known_wrong){EVERY, EVERY, EVERY, EVERY};
-#endif
+  nhood_library l = nhood_library_running();
+  switch (l.kind) {
+    case NHOOD_LIBRARY_OPEN_MPI:
+      return (known_wrong){ALLTOALLS, 0, EVERY, 0};
+    case NHOOD_LIBRARY_INTEL:
+      return (known_wrong){ALLTOALLS, ALLTOALLS, 0, BIT(IP_ALLTOALLW)};
+    case NHOOD_LIBRARY_MPICH:
+      if (l.major >= 5) return (known_wrong){0, 0, 0, 0};
+      if (l.major == 4 && l.minor >= 1) return (known_wrong){ALLTOALLS, ALLTOALLS, 0, 0};
+      return (known_wrong){ALLTOALLS, ALLTOALLS, 0, BIT(IP_ALLTOALLW)};
+    default:
+      return (known_wrong){EVERY, EVERY, EVERY, EVERY};
+  }
 }
 
 enum { HAS_DUPLICATES = 1, HAS_PROC_NULL = 2, HAS_UNEQUAL_DEGREES = 4 };

@@ -419,20 +419,23 @@ static void mpi_neighbor(const layout *L, const void *sbuf, void *rbuf, MPI_Comm
  *   alltoallw mixes up indegree and outdegree (pmodels/mpich#6233).
  */
 static int mpi_direct_is_reliable(const corpus_entry *e, collective coll) {
-#if defined(OPEN_MPI)
-  (void)coll;
-  return !(e->kind == MPI_DIST_GRAPH && e->has_proc_null);
-#elif defined(MPICH)
-#if MPICH_NUMVERSION < 40100000
-  if (coll == COLL_ALLTOALLW) return 0;
-#endif
+  /* The library that runs, not the header: a build against the MPI-5 standard ABI runs on
+   * MPICH 5 and Intel MPI alike. */
+  static int kind = -1, major = 0, minor = 0; /* 0 Open MPI, 1 MPICH, 2 Intel MPI, 3 other */
+  if (kind < 0) {
+    char version[MPI_MAX_LIBRARY_VERSION_STRING] = "";
+    int length = 0;
+    const char *mpich;
+    MPI_Get_library_version(version, &length);
+    kind = strstr(version, "Open MPI") ? 0 : strstr(version, "Intel(R) MPI") ? 2 : 3;
+    if ((mpich = strstr(version, "MPICH Version:")) && sscanf(mpich + 14, " %d.%d", &major, &minor) == 2) kind = 1;
+  }
+  if (kind == 0) return !(e->kind == MPI_DIST_GRAPH && e->has_proc_null);
+  if (kind == 3 || (kind == 1 && major >= 5)) return 1;
+  /* MPICH 4 and Intel MPI: alltoallw before MPICH 4.1, duplicate edges in the alltoall family. */
+  if (coll == COLL_ALLTOALLW && (kind == 2 || major < 4 || (major == 4 && minor < 1))) return 0;
   if (!e->has_duplicates || coll == COLL_ALLGATHER || coll == COLL_ALLGATHERV) return 1;
   return coll != COLL_ALLTOALL && e->kind != MPI_CART;
-#else
-  (void)e;
-  (void)coll;
-  return 1;
-#endif
 }
 
 typedef enum { CALL_BLOCKING, CALL_NONBLOCKING, CALL_PERSISTENT_INIT } call_kind;
