@@ -25,6 +25,9 @@
  * the library's (NHOOD_ALGORITHM). With NHOOD_COLD set (not off) a communicator's calls are MPI's
  * own until nhood takes over, so the cases the installed MPI gets wrong are left out.
  *
+ * --expect-nodes N: first, MPI_Comm_split_type(MPI_COMM_TYPE_SHARED) must find N nodes (the
+ * emulated nodes of tests/nodes/run.sh), which nhood's node-aware algorithms then use.
+ *
  * --large-count: the calls under test are the large-count forms, NHOOD_Neighbor_*_c (with
  * --interposed, MPI_Neighbor_*_c, where the MPI has them), with the same values.
  */
@@ -655,9 +658,10 @@ typedef struct test_context {
   int *case_failed;
   int ncases, case_capacity;
   int own_schedules[MAX_ALGORITHMS][NCOLLECTIVES]; /* persistent schedules named after an algorithm */
-  int interposed;  /* --interposed: the calls under test are MPI's, through libnhood-mpi.so */
-  int cold;        /* --interposed with NHOOD_COLD set (not off): calls may be MPI's own */
-  int large_count; /* --large-count: the calls under test are the _c forms */
+  int interposed;   /* --interposed: the calls under test are MPI's, through libnhood-mpi.so */
+  int cold;         /* --interposed with NHOOD_COLD set (not off): calls may be MPI's own */
+  int large_count;  /* --large-count: the calls under test are the _c forms */
+  int expect_nodes; /* --expect-nodes N: MPI must report N nodes (tests/nodes) */
 } test_context;
 
 /* One case in progress: what to print when it fails. */
@@ -1105,6 +1109,8 @@ static void parse_options(test_context *t, int argc, char **argv) {
       t->interposed = 1;
     else if (strcmp(argv[k], "--large-count") == 0)
       t->large_count = 1;
+    else if (strcmp(argv[k], "--expect-nodes") == 0 && k + 1 < argc)
+      t->expect_nodes = atoi(argv[++k]);
     else if (strcmp(argv[k], "--topology") == 0)
       target = &t->filter_topology;
     else if (strcmp(argv[k], "--collective") == 0)
@@ -1134,6 +1140,17 @@ int main(int argc, char **argv) {
   const char *sabotage = getenv("NHOOD_TEST_SABOTAGE");
   t.sabotage = sabotage != NULL && strcmp(sabotage, "1") == 0;
   double start = MPI_Wtime();
+  if (t.expect_nodes > 0) { /* the nodes MPI reports: one leader (node rank 0) each */
+    MPI_Comm node;
+    int node_rank = 0, leaders = 0;
+    TEST_CHECK(MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node));
+    MPI_Comm_rank(node, &node_rank);
+    int leader = node_rank == 0;
+    TEST_CHECK(MPI_Allreduce(&leader, &leaders, 1, MPI_INT, MPI_SUM, MPI_COMM_WORLD));
+    MPI_Comm_free(&node);
+    if (t.rank == 0) printf("test_collectives: MPI reports %d nodes (%d expected)\n", leaders, t.expect_nodes);
+    if (leaders != t.expect_nodes) test_fatal(__FILE__, __LINE__, "not the nodes expected", MPI_ERR_OTHER);
+  }
   NALGORITHMS = test_algorithms(1, algorithms);
   if (t.interposed) { /* one pass: the library chooses (NHOOD_ALGORITHM) */
     Dl_info where;
