@@ -255,37 +255,51 @@ IP_FORTRAN_08(ompi, mpi, ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW, F_REQUEST
   free(w.send), free(w.recv);
 }
 
-/* Open MPI 4.1's persistent collectives (MPIX_, from `use mpi_f08` and Open MPI's extension
- * headers; Open MPI 5 has no such extension, and its MPI_Neighbor_*_init from Fortran are
- * left to it, as collectives.c leaves the C ones). */
-#if defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ && !defined(NHOOD_HAVE_MPI_NEIGHBOR_INIT)
+/* The persistent collectives: Open MPI 4.1's MPIX_ ones (from `use mpi_f08` and Open MPI's
+ * extension headers), Open MPI 5's MPI-4 ones (its Fortran bindings call PMPI_Neighbor_*_init
+ * too). The pip wheel of Open MPI 5 has no Fortran bindings, so the latter are built, not run,
+ * here. */
+#if defined(NHOOD_HAVE_MPI_NEIGHBOR_INIT)
+#define INIT_BODY ompi
+#define INIT_LOWER mpi
+#define INIT_UPPER(NAME) MPI_##NAME
+#define INIT_C(coll) MPI_Neighbor_##coll##_init
+#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define INIT_BODY ompix
+#define INIT_LOWER mpix
+#define INIT_UPPER(NAME) MPIX_##NAME
+#define INIT_C(coll) MPIX_Neighbor_##coll##_init
+#endif
+#ifdef INIT_C
 #define F_INIT_PARAMS(...) F_REQUEST_PARAMS(__VA_ARGS__, MPI_Fint *info)
 
-IP_FORTRAN_08(ompix, mpix, neighbor_allgather_init, MPIX_NEIGHBOR_ALLGATHER_INIT,
+IP_FORTRAN_08(INIT_BODY, INIT_LOWER, neighbor_allgather_init, INIT_UPPER(NEIGHBOR_ALLGATHER_INIT),
               F_INIT_PARAMS(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt,
                             MPI_Fint *comm)) {
-  FREQUEST(MPIX_Neighbor_allgather_init(C_ALLGATHER_ARGS, PMPI_Info_f2c(*info), &r));
+  FREQUEST(INIT_C(allgather)(C_ALLGATHER_ARGS, PMPI_Info_f2c(*info), &r));
 }
-IP_FORTRAN_08(ompix, mpix, neighbor_alltoall_init, MPIX_NEIGHBOR_ALLTOALL_INIT,
+IP_FORTRAN_08(INIT_BODY, INIT_LOWER, neighbor_alltoall_init, INIT_UPPER(NEIGHBOR_ALLTOALL_INIT),
               F_INIT_PARAMS(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt,
                             MPI_Fint *comm)) {
-  FREQUEST(MPIX_Neighbor_alltoall_init(C_ALLGATHER_ARGS, PMPI_Info_f2c(*info), &r));
+  FREQUEST(INIT_C(alltoall)(C_ALLGATHER_ARGS, PMPI_Info_f2c(*info), &r));
 }
-IP_FORTRAN_08(ompix, mpix, neighbor_allgatherv_init, MPIX_NEIGHBOR_ALLGATHERV_INIT, F_INIT_PARAMS(F_ALLGATHERV_ARGS)) {
-  FREQUEST(MPIX_Neighbor_allgatherv_init(C_ALLGATHERV_ARGS, PMPI_Info_f2c(*info), &r));
+IP_FORTRAN_08(INIT_BODY, INIT_LOWER, neighbor_allgatherv_init, INIT_UPPER(NEIGHBOR_ALLGATHERV_INIT),
+              F_INIT_PARAMS(F_ALLGATHERV_ARGS)) {
+  FREQUEST(INIT_C(allgatherv)(C_ALLGATHERV_ARGS, PMPI_Info_f2c(*info), &r));
 }
-IP_FORTRAN_08(ompix, mpix, neighbor_alltoallv_init, MPIX_NEIGHBOR_ALLTOALLV_INIT, F_INIT_PARAMS(F_ALLTOALLV_ARGS)) {
-  FREQUEST(MPIX_Neighbor_alltoallv_init(C_ALLTOALLV_ARGS, PMPI_Info_f2c(*info), &r));
+IP_FORTRAN_08(INIT_BODY, INIT_LOWER, neighbor_alltoallv_init, INIT_UPPER(NEIGHBOR_ALLTOALLV_INIT),
+              F_INIT_PARAMS(F_ALLTOALLV_ARGS)) {
+  FREQUEST(INIT_C(alltoallv)(C_ALLTOALLV_ARGS, PMPI_Info_f2c(*info), &r));
 }
-IP_FORTRAN_08(ompix, mpix, neighbor_alltoallw_init, MPIX_NEIGHBOR_ALLTOALLW_INIT, F_INIT_PARAMS(F_ALLTOALLW_ARGS)) {
+IP_FORTRAN_08(INIT_BODY, INIT_LOWER, neighbor_alltoallw_init, INIT_UPPER(NEIGHBOR_ALLTOALLW_INIT),
+              F_INIT_PARAMS(F_ALLTOALLW_ARGS)) {
   W_TYPES;
   MPI_Request r = MPI_REQUEST_NULL;
-  ip_f_request_out(
-      W_CALL(MPIX_Neighbor_alltoallw_init(C_ALLTOALLW_ARGS, PMPI_Info_f2c(*info), &r), "MPIX_NEIGHBOR_ALLTOALLW_INIT"),
-      &r, request, ierr);
+  ip_f_request_out(W_CALL(INIT_C(alltoallw)(C_ALLTOALLW_ARGS, PMPI_Info_f2c(*info), &r), "MPI_NEIGHBOR_ALLTOALLW_INIT"),
+                   &r, request, ierr);
   free(w.send), free(w.recv);
 }
 
-#endif /* MPIX_ persistent */
+#endif /* persistent */
 
 #endif
