@@ -112,6 +112,11 @@ NHOOD_HOT static void ensure_init(void) {
   if (!atomic_load_explicit(&initialized, memory_order_acquire)) pthread_once(&once, init_once);
 }
 
+int ip_cold_path_on(void) {
+  ensure_init();
+  return enabled && first_check != 0;
+}
+
 /* c->quick_until after a change of its route (interpose.h). */
 static void set_quick(ip_comm *c) {
   long until = c->window_from > 0 && c->window_from < c->next ? c->window_from : c->next;

@@ -134,6 +134,9 @@ static inline int ip_cold_quick_state(const ip_comm *c) { return c->calls + 1 < 
  * and on a distributed graph, where this MPI gets a property of neighbor lists wrong, one
  * allreduce on comm so that every process finds the same. An MPI error code on failure. */
 int ip_own_right(MPI_Comm comm, int kind, ip_comm *c);
+/* Whether the library runs calls at all and starts communicators cold (ip_own_right is then
+ * read at their first call); own_right.c's creation of distributed graphs asks. */
+int ip_cold_path_on(void);
 
 /* A cold call's arguments are plain where nhood's argument checks cannot fail on them: no
  * buffer NULL or MPI_IN_PLACE, no negative count, no array NULL, no datatype

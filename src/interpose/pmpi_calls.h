@@ -64,6 +64,7 @@
 #define MPI_Cancel PMPI_Cancel
 #define MPI_Finalize PMPI_Finalize
 #define MPI_Comm_free PMPI_Comm_free
+#define MPI_Dist_graph_create_adjacent PMPI_Dist_graph_create_adjacent
 #define MPI_Comm_disconnect PMPI_Comm_disconnect
 
 #endif
