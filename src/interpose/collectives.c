@@ -169,33 +169,33 @@ static int request_done(MPI_Comm comm, int rc, int slot, NHOOD_Request nreq, int
   (sendcounts = NHOOD_OR_EMPTY(sendcounts, nhood_no_ints), sdispls = NHOOD_OR_EMPTY(sdispls, nhood_no_aints),     \
    sendtypes = NHOOD_OR_EMPTY(sendtypes, nhood_no_types), recvcounts = NHOOD_OR_EMPTY(recvcounts, nhood_no_ints), \
    rdispls = NHOOD_OR_EMPTY(rdispls, nhood_no_aints), recvtypes = NHOOD_OR_EMPTY(recvtypes, nhood_no_types))
-#define ARGS_ALLGATHER(K)                    \
-  ((nhood_coll_args){.kind = (K),            \
-                     .sendbuf = sendbuf,     \
-                     .recvbuf = recvbuf,     \
-                     .sendcount = sendcount, \
-                     .sendtype = sendtype,   \
-                     .recvcount = recvcount, \
-                     .recvtype = recvtype})
-#define ARGS_ALLGATHERV                        \
-  ((nhood_coll_args){.kind = NHOOD_ALLGATHERV, \
-                     .sendbuf = sendbuf,       \
-                     .recvbuf = recvbuf,       \
-                     .sendcount = sendcount,   \
-                     .sendtype = sendtype,     \
-                     .recvcounts = recvcounts, \
-                     .rdispls = displs,        \
-                     .recvtype = recvtype})
-#define ARGS_ALLTOALLV                         \
-  ((nhood_coll_args){.kind = NHOOD_ALLTOALLV,  \
-                     .sendbuf = sendbuf,       \
-                     .recvbuf = recvbuf,       \
-                     .sendcounts = sendcounts, \
-                     .sdispls = sdispls,       \
-                     .sendtype = sendtype,     \
-                     .recvcounts = recvcounts, \
-                     .rdispls = rdispls,       \
-                     .recvtype = recvtype})
+#define ARGS_ALLGATHER(T, K)   \
+  ((T){.kind = (K),            \
+       .sendbuf = sendbuf,     \
+       .recvbuf = recvbuf,     \
+       .sendcount = sendcount, \
+       .sendtype = sendtype,   \
+       .recvcount = recvcount, \
+       .recvtype = recvtype})
+#define ARGS_ALLGATHERV(T)       \
+  ((T){.kind = NHOOD_ALLGATHERV, \
+       .sendbuf = sendbuf,       \
+       .recvbuf = recvbuf,       \
+       .sendcount = sendcount,   \
+       .sendtype = sendtype,     \
+       .recvcounts = recvcounts, \
+       .rdispls = displs,        \
+       .recvtype = recvtype})
+#define ARGS_ALLTOALLV(T)        \
+  ((T){.kind = NHOOD_ALLTOALLV,  \
+       .sendbuf = sendbuf,       \
+       .recvbuf = recvbuf,       \
+       .sendcounts = sendcounts, \
+       .sdispls = sdispls,       \
+       .sendtype = sendtype,     \
+       .recvcounts = recvcounts, \
+       .rdispls = rdispls,       \
+       .recvtype = recvtype})
 #define ARGS_ALLTOALLW                              \
   ((nhood_coll_args){.kind = NHOOD_ALLTOALLW,       \
                      .sendbuf = sendbuf,            \
@@ -215,7 +215,8 @@ NHOOD_HOT int MPI_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Dat
                                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   BLOCKING_BODY(IP_ALLGATHER, PMPI_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
                 NHOOD_Neighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo),
-                block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(NHOOD_ALLGATHER), (void)0);
+                block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(nhood_coll_args, NHOOD_ALLGATHER),
+                (void)0);
 }
 
 int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -223,7 +224,8 @@ int MPI_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sen
   REQUEST_BODY(IP_ALLGATHER, 0,
                PMPI_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request),
                NHOOD_Ineighbor_allgather(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, &nreq),
-               block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(NHOOD_ALLGATHER), (void)0);
+               block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(nhood_coll_args, NHOOD_ALLGATHER),
+               (void)0);
 }
 
 /* ---- allgatherv ---------------------------------------------------------------------------- */
@@ -235,7 +237,7 @@ NHOOD_HOT int MPI_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Da
       IP_ALLGATHERV,
       PMPI_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm),
       NHOOD_Neighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, topo),
-      block_bytes(sendcount, sendtype), PLAIN_ALLGATHERV, ARGS_ALLGATHERV, EMPTIES_ALLGATHERV);
+      block_bytes(sendcount, sendtype), PLAIN_ALLGATHERV, ARGS_ALLGATHERV(nhood_coll_args), EMPTIES_ALLGATHERV);
 }
 
 int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -246,7 +248,7 @@ int MPI_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype se
       PMPI_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, request),
       NHOOD_Ineighbor_allgatherv(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, topo,
                                  &nreq),
-      block_bytes(sendcount, sendtype), PLAIN_ALLGATHERV, ARGS_ALLGATHERV, EMPTIES_ALLGATHERV);
+      block_bytes(sendcount, sendtype), PLAIN_ALLGATHERV, ARGS_ALLGATHERV(nhood_coll_args), EMPTIES_ALLGATHERV);
 }
 
 /* ---- alltoall ------------------------------------------------------------------------------ */
@@ -255,7 +257,8 @@ NHOOD_HOT int MPI_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Data
                                     int recvcount, MPI_Datatype recvtype, MPI_Comm comm) {
   BLOCKING_BODY(IP_ALLTOALL, PMPI_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm),
                 NHOOD_Neighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo),
-                block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(NHOOD_ALLTOALL), (void)0);
+                block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(nhood_coll_args, NHOOD_ALLTOALL),
+                (void)0);
 }
 
 int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -263,7 +266,8 @@ int MPI_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype send
   REQUEST_BODY(IP_ALLTOALL, 0,
                PMPI_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, request),
                NHOOD_Ineighbor_alltoall(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, &nreq),
-               block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(NHOOD_ALLTOALL), (void)0);
+               block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(nhood_coll_args, NHOOD_ALLTOALL),
+               (void)0);
 }
 
 /* ---- alltoallv ----------------------------------------------------------------------------- */
@@ -276,7 +280,8 @@ NHOOD_HOT int MPI_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[]
       PMPI_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm),
       NHOOD_Neighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
                                topo),
-      mean_block(topo, sendcounts, sendtype, NULL), PLAIN_ALLTOALLV, ARGS_ALLTOALLV, EMPTIES_ALLTOALLV);
+      mean_block(topo, sendcounts, sendtype, NULL), PLAIN_ALLTOALLV, ARGS_ALLTOALLV(nhood_coll_args),
+      EMPTIES_ALLTOALLV);
 }
 
 int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -287,7 +292,8 @@ int MPI_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const i
                                         comm, request),
                NHOOD_Ineighbor_alltoallv(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype,
                                          comm, topo, &nreq),
-               mean_block(topo, sendcounts, sendtype, NULL), PLAIN_ALLTOALLV, ARGS_ALLTOALLV, EMPTIES_ALLTOALLV);
+               mean_block(topo, sendcounts, sendtype, NULL), PLAIN_ALLTOALLV, ARGS_ALLTOALLV(nhood_coll_args),
+               EMPTIES_ALLTOALLV);
 }
 
 /* ---- alltoallw ----------------------------------------------------------------------------- */
@@ -326,7 +332,7 @@ int PERSISTENT(allgather)(const void *sendbuf, int sendcount, MPI_Datatype sendt
       PMPI_PERSISTENT(allgather)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request),
       NHOOD_Neighbor_allgather_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, info,
                                     &nreq),
-      block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(NHOOD_ALLGATHER), (void)0);
+      block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(nhood_coll_args, NHOOD_ALLGATHER), (void)0);
 }
 
 int PERSISTENT(allgatherv)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
@@ -337,7 +343,8 @@ int PERSISTENT(allgatherv)(const void *sendbuf, int sendcount, MPI_Datatype send
                                            info, request),
                NHOOD_Neighbor_allgatherv_init(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm,
                                               topo, info, &nreq),
-               block_bytes(sendcount, sendtype), PLAIN_ALLGATHERV, ARGS_ALLGATHERV, EMPTIES_ALLGATHERV);
+               block_bytes(sendcount, sendtype), PLAIN_ALLGATHERV, ARGS_ALLGATHERV(nhood_coll_args),
+               EMPTIES_ALLGATHERV);
 }
 
 int PERSISTENT(alltoall)(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
@@ -346,7 +353,7 @@ int PERSISTENT(alltoall)(const void *sendbuf, int sendcount, MPI_Datatype sendty
       IP_ALLTOALL, 1,
       PMPI_PERSISTENT(alltoall)(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, info, request),
       NHOOD_Neighbor_alltoall_init(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo, info, &nreq),
-      block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(NHOOD_ALLTOALL), (void)0);
+      block_bytes(sendcount, sendtype), PLAIN_ALLGATHER, ARGS_ALLGATHER(nhood_coll_args, NHOOD_ALLTOALL), (void)0);
 }
 
 int PERSISTENT(alltoallv)(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
@@ -357,7 +364,8 @@ int PERSISTENT(alltoallv)(const void *sendbuf, const int sendcounts[], const int
                                           recvtype, comm, info, request),
                NHOOD_Neighbor_alltoallv_init(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls,
                                              recvtype, comm, topo, info, &nreq),
-               mean_block(topo, sendcounts, sendtype, NULL), PLAIN_ALLTOALLV, ARGS_ALLTOALLV, EMPTIES_ALLTOALLV);
+               mean_block(topo, sendcounts, sendtype, NULL), PLAIN_ALLTOALLV, ARGS_ALLTOALLV(nhood_coll_args),
+               EMPTIES_ALLTOALLV);
 }
 
 int PERSISTENT(alltoallw)(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
@@ -378,35 +386,9 @@ int PERSISTENT(alltoallw)(const void *sendbuf, const int sendcounts[], const MPI
 /* ---- large-count forms ------------------------------------------------------------------ */
 
 #if defined(NHOOD_HAVE_MPI_NEIGHBOR_C)
-/* The call as nhood_coll_args_c (api/large_count.h), for IP_CHECK_COLD; the NULL arrays of a
- * side without neighbors, replaced by empty ones, as for the int forms. */
-#define ARGS_C_ALLGATHER(K)                    \
-  ((nhood_coll_args_c){.kind = (K),            \
-                       .sendbuf = sendbuf,     \
-                       .recvbuf = recvbuf,     \
-                       .sendcount = sendcount, \
-                       .sendtype = sendtype,   \
-                       .recvcount = recvcount, \
-                       .recvtype = recvtype})
-#define ARGS_C_ALLGATHERV                        \
-  ((nhood_coll_args_c){.kind = NHOOD_ALLGATHERV, \
-                       .sendbuf = sendbuf,       \
-                       .recvbuf = recvbuf,       \
-                       .sendcount = sendcount,   \
-                       .sendtype = sendtype,     \
-                       .recvcounts = recvcounts, \
-                       .rdispls = displs,        \
-                       .recvtype = recvtype})
-#define ARGS_C_ALLTOALLV                         \
-  ((nhood_coll_args_c){.kind = NHOOD_ALLTOALLV,  \
-                       .sendbuf = sendbuf,       \
-                       .recvbuf = recvbuf,       \
-                       .sendcounts = sendcounts, \
-                       .sdispls = sdispls,       \
-                       .sendtype = sendtype,     \
-                       .recvcounts = recvcounts, \
-                       .rdispls = rdispls,       \
-                       .recvtype = recvtype})
+/* The call as nhood_coll_args_c (api/large_count.h), for IP_CHECK_COLD (allgather, allgatherv
+ * and alltoallv by ARGS_*(nhood_coll_args_c, ...), whose fields have the same names); the NULL
+ * arrays of a side without neighbors, replaced by empty ones, as for the int forms. */
 #define ARGS_C_ALLTOALLW                              \
   ((nhood_coll_args_c){.kind = NHOOD_ALLTOALLW,       \
                        .sendbuf = sendbuf,            \
@@ -436,21 +418,23 @@ int PERSISTENT(alltoallw)(const void *sendbuf, const int sendcounts[], const MPI
 
 int MPI_Neighbor_allgather_c(GATHER_C_PARAMS) {
   BLOCKING_BODY(IP_ALLGATHER, PMPI_Neighbor_allgather_c(GATHER_C_ARGS), NHOOD_Neighbor_allgather_c(GATHER_C_ARGS, topo),
-                block_bytes((double)sendcount, sendtype), PLAIN_ALLGATHER, ARGS_C_ALLGATHER(NHOOD_ALLGATHER), (void)0);
+                block_bytes((double)sendcount, sendtype), PLAIN_ALLGATHER,
+                ARGS_ALLGATHER(nhood_coll_args_c, NHOOD_ALLGATHER), (void)0);
 }
 int MPI_Ineighbor_allgather_c(GATHER_C_PARAMS, MPI_Request *request) {
   REQUEST_BODY(IP_ALLGATHER, 0, PMPI_Ineighbor_allgather_c(GATHER_C_ARGS, request),
                NHOOD_Ineighbor_allgather_c(GATHER_C_ARGS, topo, &nreq), block_bytes((double)sendcount, sendtype),
-               PLAIN_ALLGATHER, ARGS_C_ALLGATHER(NHOOD_ALLGATHER), (void)0);
+               PLAIN_ALLGATHER, ARGS_ALLGATHER(nhood_coll_args_c, NHOOD_ALLGATHER), (void)0);
 }
 int MPI_Neighbor_alltoall_c(GATHER_C_PARAMS) {
   BLOCKING_BODY(IP_ALLTOALL, PMPI_Neighbor_alltoall_c(GATHER_C_ARGS), NHOOD_Neighbor_alltoall_c(GATHER_C_ARGS, topo),
-                block_bytes((double)sendcount, sendtype), PLAIN_ALLGATHER, ARGS_C_ALLGATHER(NHOOD_ALLTOALL), (void)0);
+                block_bytes((double)sendcount, sendtype), PLAIN_ALLGATHER,
+                ARGS_ALLGATHER(nhood_coll_args_c, NHOOD_ALLTOALL), (void)0);
 }
 int MPI_Ineighbor_alltoall_c(GATHER_C_PARAMS, MPI_Request *request) {
   REQUEST_BODY(IP_ALLTOALL, 0, PMPI_Ineighbor_alltoall_c(GATHER_C_ARGS, request),
                NHOOD_Ineighbor_alltoall_c(GATHER_C_ARGS, topo, &nreq), block_bytes((double)sendcount, sendtype),
-               PLAIN_ALLGATHER, ARGS_C_ALLGATHER(NHOOD_ALLTOALL), (void)0);
+               PLAIN_ALLGATHER, ARGS_ALLGATHER(nhood_coll_args_c, NHOOD_ALLTOALL), (void)0);
 }
 
 /* allgatherv_c */
@@ -462,12 +446,12 @@ int MPI_Ineighbor_alltoall_c(GATHER_C_PARAMS, MPI_Request *request) {
 int MPI_Neighbor_allgatherv_c(GATHERV_C_PARAMS) {
   BLOCKING_BODY(IP_ALLGATHERV, PMPI_Neighbor_allgatherv_c(GATHERV_C_ARGS),
                 NHOOD_Neighbor_allgatherv_c(GATHERV_C_ARGS, topo), block_bytes((double)sendcount, sendtype),
-                PLAIN_ALLGATHERV, ARGS_C_ALLGATHERV, EMPTIES_C_ALLGATHERV);
+                PLAIN_ALLGATHERV, ARGS_ALLGATHERV(nhood_coll_args_c), EMPTIES_C_ALLGATHERV);
 }
 int MPI_Ineighbor_allgatherv_c(GATHERV_C_PARAMS, MPI_Request *request) {
   REQUEST_BODY(IP_ALLGATHERV, 0, PMPI_Ineighbor_allgatherv_c(GATHERV_C_ARGS, request),
                NHOOD_Ineighbor_allgatherv_c(GATHERV_C_ARGS, topo, &nreq), block_bytes((double)sendcount, sendtype),
-               PLAIN_ALLGATHERV, ARGS_C_ALLGATHERV, EMPTIES_C_ALLGATHERV);
+               PLAIN_ALLGATHERV, ARGS_ALLGATHERV(nhood_coll_args_c), EMPTIES_C_ALLGATHERV);
 }
 
 /* alltoallv_c */
@@ -479,12 +463,12 @@ int MPI_Ineighbor_allgatherv_c(GATHERV_C_PARAMS, MPI_Request *request) {
 int MPI_Neighbor_alltoallv_c(ALLTOALLV_C_PARAMS) {
   BLOCKING_BODY(IP_ALLTOALLV, PMPI_Neighbor_alltoallv_c(ALLTOALLV_C_ARGS),
                 NHOOD_Neighbor_alltoallv_c(ALLTOALLV_C_ARGS, topo), mean_block(topo, sendcounts, sendtype, NULL),
-                PLAIN_ALLTOALLV, ARGS_C_ALLTOALLV, EMPTIES_C_ALLTOALLV);
+                PLAIN_ALLTOALLV, ARGS_ALLTOALLV(nhood_coll_args_c), EMPTIES_C_ALLTOALLV);
 }
 int MPI_Ineighbor_alltoallv_c(ALLTOALLV_C_PARAMS, MPI_Request *request) {
   REQUEST_BODY(IP_ALLTOALLV, 0, PMPI_Ineighbor_alltoallv_c(ALLTOALLV_C_ARGS, request),
                NHOOD_Ineighbor_alltoallv_c(ALLTOALLV_C_ARGS, topo, &nreq), mean_block(topo, sendcounts, sendtype, NULL),
-               PLAIN_ALLTOALLV, ARGS_C_ALLTOALLV, EMPTIES_C_ALLTOALLV);
+               PLAIN_ALLTOALLV, ARGS_ALLTOALLV(nhood_coll_args_c), EMPTIES_C_ALLTOALLV);
 }
 
 /* alltoallw_c */
@@ -511,22 +495,26 @@ int MPI_Ineighbor_alltoallw_c(ALLTOALLW_C_PARAMS, MPI_Request *request) {
 int MPI_Neighbor_allgather_init_c(GATHER_C_PARAMS, MPI_Info info, MPI_Request *request) {
   REQUEST_BODY(IP_ALLGATHER, 1, PMPI_Neighbor_allgather_init_c(GATHER_C_ARGS, info, request),
                NHOOD_Neighbor_allgather_init_c(GATHER_C_ARGS, topo, info, &nreq),
-               block_bytes((double)sendcount, sendtype), PLAIN_ALLGATHER, ARGS_C_ALLGATHER(NHOOD_ALLGATHER), (void)0);
+               block_bytes((double)sendcount, sendtype), PLAIN_ALLGATHER,
+               ARGS_ALLGATHER(nhood_coll_args_c, NHOOD_ALLGATHER), (void)0);
 }
 int MPI_Neighbor_alltoall_init_c(GATHER_C_PARAMS, MPI_Info info, MPI_Request *request) {
   REQUEST_BODY(IP_ALLTOALL, 1, PMPI_Neighbor_alltoall_init_c(GATHER_C_ARGS, info, request),
                NHOOD_Neighbor_alltoall_init_c(GATHER_C_ARGS, topo, info, &nreq),
-               block_bytes((double)sendcount, sendtype), PLAIN_ALLGATHER, ARGS_C_ALLGATHER(NHOOD_ALLTOALL), (void)0);
+               block_bytes((double)sendcount, sendtype), PLAIN_ALLGATHER,
+               ARGS_ALLGATHER(nhood_coll_args_c, NHOOD_ALLTOALL), (void)0);
 }
 int MPI_Neighbor_allgatherv_init_c(GATHERV_C_PARAMS, MPI_Info info, MPI_Request *request) {
   REQUEST_BODY(IP_ALLGATHERV, 1, PMPI_Neighbor_allgatherv_init_c(GATHERV_C_ARGS, info, request),
                NHOOD_Neighbor_allgatherv_init_c(GATHERV_C_ARGS, topo, info, &nreq),
-               block_bytes((double)sendcount, sendtype), PLAIN_ALLGATHERV, ARGS_C_ALLGATHERV, EMPTIES_C_ALLGATHERV);
+               block_bytes((double)sendcount, sendtype), PLAIN_ALLGATHERV, ARGS_ALLGATHERV(nhood_coll_args_c),
+               EMPTIES_C_ALLGATHERV);
 }
 int MPI_Neighbor_alltoallv_init_c(ALLTOALLV_C_PARAMS, MPI_Info info, MPI_Request *request) {
   REQUEST_BODY(IP_ALLTOALLV, 1, PMPI_Neighbor_alltoallv_init_c(ALLTOALLV_C_ARGS, info, request),
                NHOOD_Neighbor_alltoallv_init_c(ALLTOALLV_C_ARGS, topo, info, &nreq),
-               mean_block(topo, sendcounts, sendtype, NULL), PLAIN_ALLTOALLV, ARGS_C_ALLTOALLV, EMPTIES_C_ALLTOALLV);
+               mean_block(topo, sendcounts, sendtype, NULL), PLAIN_ALLTOALLV, ARGS_ALLTOALLV(nhood_coll_args_c),
+               EMPTIES_C_ALLTOALLV);
 }
 int MPI_Neighbor_alltoallw_init_c(ALLTOALLW_C_PARAMS, MPI_Info info, MPI_Request *request) {
   REQUEST_BODY(IP_ALLTOALLW, 1, PMPI_Neighbor_alltoallw_init_c(ALLTOALLW_C_ARGS, info, request),
