@@ -3,6 +3,7 @@
 #include "api/large_count.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -133,6 +134,7 @@ static int lower_side(const side *s, int fits, nhood_lowered *l, char **room, in
   *bdispls = (MPI_Aint *)*room, *room += sizeof(MPI_Aint) * (size_t)s->degree;
   *types = (MPI_Datatype *)*room, *room += sizeof(MPI_Datatype) * (size_t)s->degree;
   *counts = (int *)*room, *room += sizeof(int) * (size_t)s->degree;
+  *room += (sizeof(MPI_Aint) - ((uintptr_t)*room % sizeof(MPI_Aint))) % sizeof(MPI_Aint); /* the next side's MPI_Aint */
   for (int k = 0; k < s->degree; k++) NHOOD_TRY(w_block(s, k, l, &(*bdispls)[k], &(*counts)[k], &(*types)[k]));
 cleanup:
   return rc;
@@ -146,10 +148,10 @@ int nhood_coll_lower(const nhood_coll_args_c *c, int indegree, int outdegree, nh
   nhood_coll_args *a = &l->args;
   *a = (nhood_coll_args){.kind = c->kind, .sendbuf = c->sendbuf, .recvbuf = c->recvbuf, .transient = 1};
   size_t blocks = (size_t)indegree + (size_t)outdegree;
-  l->arrays = malloc(blocks * (2 * sizeof(MPI_Aint) + 2 * sizeof(int) + sizeof(MPI_Datatype)) + 1);
+  l->arrays = malloc(blocks * (2 * sizeof(MPI_Aint) + 2 * sizeof(int) + sizeof(MPI_Datatype)) + sizeof(MPI_Aint));
   l->made = huge ? malloc(sizeof *l->made * (blocks + 2)) : NULL;
   if (!l->arrays || (huge && !l->made)) return nhood_error(MPI_ERR_NO_MEM, "out of memory for a large-count call");
-  /* MPI_Aint arrays first, for their alignment. */
+  /* Each side's MPI_Aint array first, aligned (malloc's alignment, then rounded up). */
   char *room = l->arrays;
   int *scounts = NULL, *sdispls = NULL, *rcounts = NULL, *rdispls = NULL;
   MPI_Aint *sbytes = NULL, *rbytes = NULL;
