@@ -663,5 +663,6 @@ int MPI_Finalize(void) {
   MPI_Comm comm = MPI_COMM_NULL;
   for (ip_comm *c; (c = ip_table_remove_any(&comm)) != NULL;) drop_state(comm, c);
   if (ip_stats_on()) print_stats();
+  ip_own_right_finalize();
   return PMPI_Finalize();
 }

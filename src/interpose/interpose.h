@@ -137,6 +137,9 @@ int ip_own_right(MPI_Comm comm, int kind, ip_comm *c);
 /* Whether the library runs calls at all and starts communicators cold (ip_own_right is then
  * read at their first call); own_right.c's creation of distributed graphs asks. */
 int ip_cold_path_on(void);
+/* At MPI_Finalize: frees what own_right.c made of MPI's (the keyval of the agreement kept on
+ * distributed graphs). */
+void ip_own_right_finalize(void);
 
 /* A cold call's arguments are plain where nhood's argument checks cannot fail on them: no
  * buffer NULL or MPI_IN_PLACE, no negative count, no array NULL, no datatype

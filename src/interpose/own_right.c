@@ -114,6 +114,10 @@ static void agreed_keyval_create(void) {
   PMPI_Comm_create_keyval(MPI_COMM_DUP_FN, MPI_COMM_NULL_DELETE_FN, &agreed_keyval, NULL);
 }
 
+void ip_own_right_finalize(void) {
+  if (agreed_keyval != MPI_KEYVAL_INVALID) PMPI_Comm_free_keyval(&agreed_keyval);
+}
+
 /* What comm's attribute says (AGREED set), or 0 where it has none. */
 static int agreed_properties(MPI_Comm comm) {
   void *value = NULL;
