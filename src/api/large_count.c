@@ -146,7 +146,14 @@ int nhood_coll_lower(const nhood_coll_args_c *c, int indegree, int outdegree, nh
   NHOOD_TRY(survey(&send, &fits, &huge));
   NHOOD_TRY(survey(&recv, &fits, &huge));
   nhood_coll_args *a = &l->args;
-  *a = (nhood_coll_args){.kind = c->kind, .sendbuf = c->sendbuf, .recvbuf = c->recvbuf, .transient = 1};
+  /* An allgather or alltoall that fits lowers to scalars: nothing of its own to keep. */
+  int arrays = !fits || send.per_block || recv.per_block;
+  *a = (nhood_coll_args){.kind = c->kind, .sendbuf = c->sendbuf, .recvbuf = c->recvbuf, .transient = arrays};
+  if (!arrays) {
+    a->sendcount = (int)c->sendcount, a->recvcount = (int)c->recvcount;
+    a->sendtype = c->sendtype, a->recvtype = c->recvtype;
+    return MPI_SUCCESS;
+  }
   size_t blocks = (size_t)indegree + (size_t)outdegree;
   l->arrays = malloc(blocks * (2 * sizeof(MPI_Aint) + 2 * sizeof(int) + sizeof(MPI_Datatype)) + sizeof(MPI_Aint));
   l->made = huge ? malloc(sizeof *l->made * (blocks + 2)) : NULL;
