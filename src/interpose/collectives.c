@@ -11,16 +11,9 @@
 #include "common/hot.h"
 #include "interpose/interpose.h"
 
-#if defined(OPEN_MPI) && OPEN_MPI
-#include <mpi-ext.h> /* MPIX_Neighbor_*_init */
-#endif
-
-#if defined(NHOOD_HAVE_MPI_NEIGHBOR_INIT)
-#define PERSISTENT(coll) MPI_Neighbor_##coll##_init
-#define PMPI_PERSISTENT(coll) PMPI_Neighbor_##coll##_init
-#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
-#define PERSISTENT(coll) MPIX_Neighbor_##coll##_init
-#define PMPI_PERSISTENT(coll) PMPIX_Neighbor_##coll##_init
+#ifdef IP_PERSISTENT
+#define PERSISTENT(coll) IP_PERSISTENT(coll)
+#define PMPI_PERSISTENT(coll) IP_PMPI_PERSISTENT(coll)
 #endif
 
 /* ---- block sizes: what the cold path asks with, and NHOOD_STATS ------------------------- */
@@ -87,56 +80,64 @@ static int request_done(MPI_Comm comm, int rc, int slot, NHOOD_Request nreq, int
  * first on `args`, the call as nhood_coll_args) and where MPI's own is right for the
  * collective on comm; where it is not, nhood's direct runs it (IP_TO_DIRECT, `hot` 0). A call
  * that passed those checks has its NULL arrays (a side without neighbors) replaced by empty ones
- * (`empties`): MPI's own may refuse NULL there, which nhood accepts (Open MPI 4.1's allgatherv). */
-#define ROUTE(coll, mode, pmpi_call, block, plain, args, empties)                                 \
-  ip_comm *c = NULL;                                                                              \
-  if ((mode) != IP_PERSISTENT) {                                                                  \
-    c = ip_memo_state(comm);                                                                      \
-    if (IP_COLD_TAKE(c, coll, plain)) return pmpi_call;                                           \
-  }                                                                                               \
-  NHOOD_Topo topo = NHOOD_TOPO_NULL;                                                              \
-  int rc;                                                                                         \
-  ip_route_to to = ip_route(comm, (mode) == IP_PERSISTENT, &c, &rc);                              \
-  if (c) topo = c->topo;                                                                          \
-  if (to == IP_TO_ASK) to = ip_ask(comm, c, coll, block, &rc);                                    \
-  if (to == IP_TO_PROBE) to = ip_probe(comm, c, &rc);                                             \
-  if (to == IP_TO_MPI && c != NULL) {                                                             \
-    if (!(plain)) {                                                                               \
-      if ((rc = IP_CHECK_COLD(comm, c, args, __func__)) != MPI_SUCCESS) return rc;                \
-      empties;                                                                                    \
-    }                                                                                             \
-    if (c->own_wrong & (1u << (coll))) {                                                          \
-      if ((rc = ip_direct_topo(comm, c, &topo)) != MPI_SUCCESS) return rc;                        \
-      to = IP_TO_DIRECT;                                                                          \
-    }                                                                                             \
-  }                                                                                               \
-  if (to == IP_TO_MPI) {                                                                          \
-    int probing = (mode) == IP_BLOCKING && ip_probing(c);                                         \
-    if (c == NULL || !(ip_stats_on() || probing)) return pmpi_call;                               \
-    double t0 = PMPI_Wtime();                                                                     \
-    rc = pmpi_call;                                                                               \
-    double t = PMPI_Wtime() - t0;                                                                 \
-    if (rc == MPI_SUCCESS && probing) ip_probe_record(c, 0, t);                                   \
-    if (rc == MPI_SUCCESS && ip_stats_on()) ip_stats_record(c->slot, coll, mode, NULL, block, t); \
-    return rc;                                                                                    \
-  }                                                                                               \
-  if (rc != MPI_SUCCESS) return rc;                                                               \
-  int slot = c->slot, hot = to != IP_TO_DIRECT;                                                   \
+ * (`empties`): MPI's own may refuse NULL there, which nhood accepts (Open MPI 4.1's allgatherv).
+ * Where MPI has this process's lists without their MPI_PROC_NULL entries (c->stripped), MPI's
+ * own call is rewritten for them (OWN_CALL; info and request: the persistent and non-blocking
+ * forms'). */
+#define OWN_CALL(pmpi_call, mode, args, info, request) \
+  (c != NULL && c->stripped ? IP_OWN_STRIPPED(comm, c->stripped, args, mode, info, request) : (pmpi_call))
+#define ROUTE(coll, mode, pmpi_call, block, plain, args, empties, info, request)                         \
+  ip_comm *c = NULL;                                                                                     \
+  if ((mode) != IP_PERSISTENT) {                                                                         \
+    c = ip_memo_state(comm);                                                                             \
+    if (IP_COLD_TAKE(c, coll, plain)) return pmpi_call;                                                  \
+  }                                                                                                      \
+  NHOOD_Topo topo = NHOOD_TOPO_NULL;                                                                     \
+  int rc;                                                                                                \
+  ip_route_to to = ip_route(comm, (mode) == IP_PERSISTENT, &c, &rc);                                     \
+  if (c) topo = c->topo;                                                                                 \
+  if (to == IP_TO_ASK) to = ip_ask(comm, c, coll, block, &rc);                                           \
+  if (to == IP_TO_PROBE) to = ip_probe(comm, c, &rc);                                                    \
+  if (to == IP_TO_MPI && c != NULL) {                                                                    \
+    if (!(plain)) {                                                                                      \
+      if ((rc = IP_CHECK_COLD(comm, c, args, __func__)) != MPI_SUCCESS) return rc;                       \
+      empties;                                                                                           \
+    }                                                                                                    \
+    if (c->own_wrong & (1u << (coll))) {                                                                 \
+      if ((rc = ip_direct_topo(comm, c, &topo)) != MPI_SUCCESS) return rc;                               \
+      to = IP_TO_DIRECT;                                                                                 \
+    }                                                                                                    \
+  }                                                                                                      \
+  if (to == IP_TO_MPI) {                                                                                 \
+    int probing = (mode) == IP_BLOCKING && ip_probing(c);                                                \
+    if (c == NULL || !(ip_stats_on() || probing)) return OWN_CALL(pmpi_call, mode, args, info, request); \
+    double t0 = PMPI_Wtime();                                                                            \
+    rc = OWN_CALL(pmpi_call, mode, args, info, request);                                                 \
+    double t = PMPI_Wtime() - t0;                                                                        \
+    if (rc == MPI_SUCCESS && probing) ip_probe_record(c, 0, t);                                          \
+    if (rc == MPI_SUCCESS && ip_stats_on()) ip_stats_record(c->slot, coll, mode, NULL, block, t);        \
+    return rc;                                                                                           \
+  }                                                                                                      \
+  if (rc != MPI_SUCCESS) return rc;                                                                      \
+  int slot = c->slot, hot = to != IP_TO_DIRECT;                                                          \
   (void)hot
 
 /* Then nhood's call, statistics (the block size read after a successful call) and errors. A
  * request output that is NULL is MPI_ERR_REQUEST, before anything starts. */
-#define BLOCKING_BODY(coll, pmpi_call, nhood_call, block, plain, args, empties) \
-  ROUTE(coll, IP_BLOCKING, pmpi_call, block, plain, args, empties);             \
-  int probing = ip_probing(c), stats = ip_stats_on();                           \
-  double t0 = probing || stats ? PMPI_Wtime() : 0;                              \
-  rc = nhood_call;                                                              \
-  if (probing && rc == MPI_SUCCESS) ip_probe_record(c, hot, PMPI_Wtime() - t0); \
-  if (rc == MPI_SUCCESS && !stats) return MPI_SUCCESS; /* a hot loop's call */  \
+#define BLOCKING_BODY(coll, pmpi_call, nhood_call, block, plain, args, empties)          \
+  ROUTE(coll, IP_BLOCKING, pmpi_call, block, plain, args, empties, MPI_INFO_NULL, NULL); \
+  int probing = ip_probing(c), stats = ip_stats_on();                                    \
+  double t0 = probing || stats ? PMPI_Wtime() : 0;                                       \
+  rc = nhood_call;                                                                       \
+  if (probing && rc == MPI_SUCCESS) ip_probe_record(c, hot, PMPI_Wtime() - t0);          \
+  if (rc == MPI_SUCCESS && !stats) return MPI_SUCCESS; /* a hot loop's call */           \
   return blocking_done(comm, rc, slot, coll, rc == MPI_SUCCESS && stats ? (block) : 0, t0, __func__)
 
+#define IP_INFO_0 MPI_INFO_NULL /* a non-blocking call's, for OWN_CALL */
+#define IP_INFO_1 info          /* a persistent one's */
 #define REQUEST_BODY(coll, persistent, pmpi_call, nhood_call, block, plain, args, empties)          \
-  ROUTE(coll, persistent ? IP_PERSISTENT : IP_NONBLOCKING, pmpi_call, block, plain, args, empties); \
+  ROUTE(coll, persistent ? IP_PERSISTENT : IP_NONBLOCKING, pmpi_call, block, plain, args, empties,  \
+        IP_INFO_##persistent, request);                                                             \
   NHOOD_Request nreq = NHOOD_REQUEST_NULL;                                                          \
   if (request == NULL) return ip_raise_message(comm, MPI_ERR_REQUEST, __func__, "request is NULL"); \
   double t0 = ip_stats_clock();                                                                     \

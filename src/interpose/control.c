@@ -76,16 +76,15 @@ static long cold_first_check(void) {
   return end != v && *end == '\0' && n > 0 ? n : NHOOD_COLD_FIRST_CHECK;
 }
 
-/* MPI's own functions that free a communicator, by their PMPI names: the next definition
- * after this library's (which defines those names too), else the first anywhere that is not
- * this library's. */
+/* MPI's own functions that free a communicator, by their PMPI names. */
 typedef int comm_release_fn(MPI_Comm *comm);
 static comm_release_fn *mpi_comm_free, *mpi_comm_disconnect;
 int PMPI_Comm_free(MPI_Comm *comm);
 int PMPI_Comm_disconnect(MPI_Comm *comm);
 
-static comm_release_fn *mpi_own(const char *name, comm_release_fn *ours) {
-  comm_release_fn *f = NULL;
+/* The next definition after this library's, else the first anywhere that is not this library's. */
+ip_any_fn *ip_mpi_own(const char *name, ip_any_fn *ours) {
+  ip_any_fn *f = NULL;
   void *found = dlsym(RTLD_NEXT, name);
   if (found == NULL) found = dlsym(RTLD_DEFAULT, name);
   if (found != NULL) memcpy(&f, &found, sizeof f);
@@ -103,8 +102,8 @@ static void init_once(void) {
   first_check = cold_first_check();
   ask_lag = first_check > 1 ? (first_check + 1) / 2 : 1;
   if (ask_lag > IP_ASK_LAG) ask_lag = IP_ASK_LAG;
-  mpi_comm_free = mpi_own("PMPI_Comm_free", PMPI_Comm_free);
-  mpi_comm_disconnect = mpi_own("PMPI_Comm_disconnect", PMPI_Comm_disconnect);
+  mpi_comm_free = (comm_release_fn *)ip_mpi_own("PMPI_Comm_free", (ip_any_fn *)PMPI_Comm_free);
+  mpi_comm_disconnect = (comm_release_fn *)ip_mpi_own("PMPI_Comm_disconnect", (ip_any_fn *)PMPI_Comm_disconnect);
   atomic_store(&initialized, 1);
 }
 
@@ -120,7 +119,7 @@ int ip_cold_path_on(void) {
 /* c->quick_until after a change of its route (interpose.h). */
 static void set_quick(ip_comm *c) {
   long until = c->window_from > 0 && c->window_from < c->next ? c->window_from : c->next;
-  c->quick_until = c->hot || stats ? 0 : until;
+  c->quick_until = c->hot || stats || c->stripped ? 0 : until;
 }
 
 /* comm's state, created at its first neighborhood collective (cold, no topology object yet;
@@ -136,8 +135,8 @@ static int new_state(MPI_Comm comm, int kind, ip_comm **out) {
                  .hot = first_check == 0,
                  .next = first_check,
                  .slot = stats ? stats_slot(comm) : 0};
-  set_quick(c);
   int rc = c->hot ? MPI_SUCCESS : ip_own_right(comm, kind, c);
+  set_quick(c);
   if (rc == MPI_SUCCESS) rc = ip_table_add(comm, c);
   if (rc != MPI_SUCCESS) {
     free(c);
@@ -664,5 +663,6 @@ int MPI_Finalize(void) {
   for (ip_comm *c; (c = ip_table_remove_any(&comm)) != NULL;) drop_state(comm, c);
   if (ip_stats_on()) print_stats();
   ip_own_right_finalize();
+  ip_stripped_finalize();
   return PMPI_Finalize();
 }

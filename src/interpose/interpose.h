@@ -14,6 +14,8 @@
  *   control.c      NHOOD_INTERPOSE, cold communicators and the topology cached on one, errors
  *                  as MPI raises them, NHOOD_STATS, freeing a communicator and MPI_Finalize
  *   comm_table.c   the communicators' states, by handle
+ *   own_right.c    where MPI's own collective is right on a cold communicator
+ *   proc_null.c    distributed graphs with MPI_PROC_NULL neighbors, on Open MPI
  */
 #ifndef NHOOD_INTERPOSE_INTERPOSE_H
 #define NHOOD_INTERPOSE_INTERPOSE_H
@@ -29,6 +31,19 @@
 #include "common/mpi_util.h" /* NHOOD_OR_EMPTY */
 #include "nhood.h"
 #include "selection/cold.h" /* NHOOD_COLD_PROBE_WINDOW */
+
+#if defined(OPEN_MPI) && OPEN_MPI
+#include <mpi-ext.h> /* MPIX_Neighbor_*_init */
+#endif
+
+/* The persistent neighborhood collectives: MPI-4's, or Open MPI 4's MPIX_ extension. */
+#if defined(NHOOD_HAVE_MPI_NEIGHBOR_INIT)
+#define IP_PERSISTENT(coll) MPI_Neighbor_##coll##_init
+#define IP_PMPI_PERSISTENT(coll) PMPI_Neighbor_##coll##_init
+#elif defined(OMPI_HAVE_MPI_EXT_PCOLLREQ) && OMPI_HAVE_MPI_EXT_PCOLLREQ
+#define IP_PERSISTENT(coll) MPIX_Neighbor_##coll##_init
+#define IP_PMPI_PERSISTENT(coll) PMPIX_Neighbor_##coll##_init
+#endif
 
 /* The collectives, for statistics. */
 typedef enum { IP_ALLGATHER, IP_ALLGATHERV, IP_ALLTOALL, IP_ALLTOALLV, IP_ALLTOALLW, IP_NCOLLS } ip_coll;
@@ -52,6 +67,9 @@ typedef struct ip_comm {
    * result on this communicator: those run nhood's direct on direct_topo instead. */
   int indegree, outdegree;
   unsigned own_wrong;
+  /* Where MPI has this process's lists without their MPI_PROC_NULL entries (proc_null.c): what
+   * the process gave, for MPI's own calls to be rewritten; NULL otherwise. */
+  const struct ip_stripped *stripped;
   NHOOD_Topo direct_topo; /* with nhood_algorithm direct, derived at the first such call */
   int hot;                /* nhood runs its calls; until then they are MPI's own (cold) */
   long calls;             /* neighborhood collectives made on it: the same count on every process */
@@ -140,6 +158,39 @@ int ip_cold_path_on(void);
 /* At MPI_Finalize: frees what own_right.c made of MPI's (the keyval of the agreement kept on
  * distributed graphs). */
 void ip_own_right_finalize(void);
+
+/* proc_null.c: a distributed graph made where this MPI's only fault with lists is MPI_PROC_NULL
+ * (own_right.c decides): MPI gets this process's lists without MPI_PROC_NULL, the graph keeps
+ * the lists as given. ip_stripped_of: what comm keeps (NULL: MPI has its lists as given).
+ * ip_own_stripped: MPI's own collective `a` in `mode`, rewritten for MPI's lists (info and
+ * request as the persistent and non-blocking forms take them). ip_mpi_dist_graph_create_adjacent:
+ * MPI's own creation. ip_stripped_finalize: at MPI_Finalize. */
+struct ip_stripped;
+int ip_stripped_create(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree,
+                       const int destinations[], const int destweights[], MPI_Info info, int reorder,
+                       MPI_Comm *comm_dist_graph);
+int ip_mpi_dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
+                                      int outdegree, const int destinations[], const int destweights[], MPI_Info info,
+                                      int reorder, MPI_Comm *comm_dist_graph);
+const struct ip_stripped *ip_stripped_of(MPI_Comm comm);
+/* ip_stripped_mark_unknown: marks a graph made from edges, whose lists MPI has as given (0 from
+ * ip_stripped_lists_known, which is 1 for every other communicator). */
+int ip_stripped_mark_unknown(MPI_Comm comm);
+int ip_stripped_lists_known(MPI_Comm comm);
+int ip_own_stripped(MPI_Comm comm, const struct ip_stripped *s, nhood_coll_args a, ip_mode mode, MPI_Info info,
+                    MPI_Request *request);
+/* Graphs are not stripped where MPI has the large-count forms (own_right.c), so a large-count
+ * call never meets one: this one says so, as an internal error. */
+int ip_own_stripped_c(MPI_Comm comm, const struct ip_stripped *s, nhood_coll_args_c a, ip_mode mode, MPI_Info info,
+                      MPI_Request *request);
+#define IP_OWN_STRIPPED(comm, s, a, mode, info, request) \
+  _Generic((a), nhood_coll_args_c : ip_own_stripped_c, default : ip_own_stripped)(comm, s, a, mode, info, request)
+void ip_stripped_finalize(void);
+
+/* MPI's own function `name` (a PMPI name this library defines too, as `ours`): the next
+ * definition after this library's. Aborts where there is none. */
+typedef void ip_any_fn(void);
+ip_any_fn *ip_mpi_own(const char *name, ip_any_fn *ours);
 
 /* A cold call's arguments are plain where nhood's argument checks cannot fail on them: no
  * buffer NULL or MPI_IN_PLACE, no negative count, no array NULL, no datatype

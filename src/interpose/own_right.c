@@ -8,10 +8,13 @@
  * The verdict must be the same on every process: a process running nhood's direct and a
  * neighbor running MPI's own would never match each other's messages. A Cartesian layout and a
  * graph communicator's whole graph are the same everywhere; a distributed graph's lists are
- * not, so where this MPI gets a list property wrong, the processes agree on it with one
- * allreduce at that first call.
+ * not. Where MPI_PROC_NULL is this MPI's only fault with lists (Open MPI), each process hides
+ * its own MPI_PROC_NULL entries from MPI (proc_null.c) and no process needs to hear of
+ * another's; elsewhere, where this MPI gets a list property wrong, the processes agree on it
+ * with one allreduce, posted at the graph's creation or made at its first call.
  */
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -128,17 +131,34 @@ static int agreed_properties(MPI_Comm comm) {
   return (int)(intptr_t)value;
 }
 
+/* Where MPI_PROC_NULL is this MPI's only fault with lists, and MPI has no large-count forms
+ * (whose lowering may change a call's family, which proc_null.c's rewriting must not). */
+static int strip_instead(known_wrong k) {
+#if defined(NHOOD_HAVE_MPI_NEIGHBOR_C)
+  (void)k;
+  return 0;
+#else
+  return k.proc_null && !k.duplicates && !k.unequal_degrees;
+#endif
+}
+
+/* Under both names: MPI's own Fortran bindings (Open MPI's) call the PMPI one. */
 int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
                                    int outdegree, const int destinations[], const int destweights[], MPI_Info info,
                                    int reorder, MPI_Comm *comm_dist_graph) {
   known_wrong k = this_mpi();
+  if (!(k.duplicates | k.proc_null | k.unequal_degrees) || !ip_cold_path_on())
+    return ip_mpi_dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations,
+                                             destweights, info, reorder, comm_dist_graph);
+  if (strip_instead(k))
+    return ip_stripped_create(comm_old, indegree, sources, sourceweights, outdegree, destinations, destweights, info,
+                              reorder, comm_dist_graph);
   int inter = 1, found = 0, agreed = 0;
   int *scratch = NULL;
   MPI_Request request = MPI_REQUEST_NULL;
-  /* Only where this MPI gets a list property wrong, and on arguments MPI will take. */
-  if ((k.duplicates | k.proc_null | k.unequal_degrees) && ip_cold_path_on() && comm_old != MPI_COMM_NULL &&
-      indegree >= 0 && outdegree >= 0 && (sources || indegree == 0) && (destinations || outdegree == 0) &&
-      PMPI_Comm_test_inter(comm_old, &inter) == MPI_SUCCESS && !inter &&
+  /* Only on arguments MPI will take. */
+  if (comm_old != MPI_COMM_NULL && indegree >= 0 && outdegree >= 0 && (sources || indegree == 0) &&
+      (destinations || outdegree == 0) && PMPI_Comm_test_inter(comm_old, &inter) == MPI_SUCCESS && !inter &&
       (scratch = malloc(sizeof(int) * ((size_t)(indegree > outdegree ? indegree : outdegree) + 1)))) {
     found = list_properties(sources, indegree, scratch) | list_properties(destinations, outdegree, scratch) |
             (indegree != outdegree ? HAS_UNEQUAL_DEGREES : 0);
@@ -146,8 +166,8 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
       request = MPI_REQUEST_NULL;
   }
   free(scratch);
-  int rc = PMPI_Dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations,
-                                           destweights, info, reorder, comm_dist_graph);
+  int rc = ip_mpi_dist_graph_create_adjacent(comm_old, indegree, sources, sourceweights, outdegree, destinations,
+                                             destweights, info, reorder, comm_dist_graph);
   if (request != MPI_REQUEST_NULL && PMPI_Wait(&request, MPI_STATUS_IGNORE) == MPI_SUCCESS && rc == MPI_SUCCESS &&
       *comm_dist_graph != MPI_COMM_NULL) {
     pthread_once(&agreed_once, agreed_keyval_create);
@@ -156,6 +176,26 @@ int MPI_Dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int so
   }
   return rc;
 }
+int PMPI_Dist_graph_create_adjacent(MPI_Comm, int, const int[], const int[], int, const int[], const int[], MPI_Info,
+                                    int, MPI_Comm *) __attribute__((alias("MPI_Dist_graph_create_adjacent")));
+
+/* A graph made from edges: where graphs are stripped, it is marked as one whose lists MPI has
+ * as given, so that its first call agrees on them (its MPI_PROC_NULL entries may be anyone's). */
+typedef int dist_graph_create_fn(MPI_Comm, int, const int[], const int[], const int[], const int[], MPI_Info, int,
+                                 MPI_Comm *);
+int MPI_Dist_graph_create(MPI_Comm comm_old, int n, const int sources[], const int degrees[], const int destinations[],
+                          const int weights[], MPI_Info info, int reorder, MPI_Comm *comm_dist_graph) {
+  static dist_graph_create_fn *_Atomic mpi_own;
+  dist_graph_create_fn *f = mpi_own;
+  if (f == NULL)
+    mpi_own = f = (dist_graph_create_fn *)ip_mpi_own("PMPI_Dist_graph_create", (ip_any_fn *)PMPI_Dist_graph_create);
+  int rc = f(comm_old, n, sources, degrees, destinations, weights, info, reorder, comm_dist_graph);
+  if (rc == MPI_SUCCESS && strip_instead(this_mpi()) && ip_cold_path_on() && *comm_dist_graph != MPI_COMM_NULL)
+    rc = ip_stripped_mark_unknown(*comm_dist_graph);
+  return rc;
+}
+int PMPI_Dist_graph_create(MPI_Comm, int, const int[], const int[], const int[], const int[], MPI_Info, int, MPI_Comm *)
+    __attribute__((alias("MPI_Dist_graph_create")));
 
 /* A graph communicator's: every process has the whole graph, so every process finds the same. */
 static int graph_properties(MPI_Comm comm, int *degree, int *found) {
@@ -201,9 +241,14 @@ int ip_own_right(MPI_Comm comm, int kind, ip_comm *c) {
   } else {
     rc = dist_graph_properties(comm, &in, &out, &found);
     /* Where this MPI gets some list property wrong, every process must hear of it: agreed at
-     * the graph's creation where it went through this library, else now. */
-    int agreed = agreed_properties(comm);
-    if (agreed)
+     * the graph's creation where it went through this library, else now. A graph made here
+     * where MPI_PROC_NULL is the only fault has none left in MPI's lists (the lists read above
+     * are the ones given, proc_null.c). */
+    int agreed = strip_instead(k) ? 0 : agreed_properties(comm);
+    if (strip_instead(k) && ip_stripped_lists_known(comm)) {
+      found &= ~HAS_PROC_NULL;
+      c->stripped = ip_stripped_of(comm);
+    } else if (agreed)
       found = agreed & ~AGREED;
     else if (rc == MPI_SUCCESS && (k.duplicates | k.proc_null | k.unequal_degrees))
       rc = PMPI_Allreduce(MPI_IN_PLACE, &found, 1, MPI_INT, MPI_BOR, comm);

@@ -65,6 +65,9 @@
 #define MPI_Finalize PMPI_Finalize
 #define MPI_Comm_free PMPI_Comm_free
 #define MPI_Dist_graph_create_adjacent PMPI_Dist_graph_create_adjacent
+#define MPI_Dist_graph_create PMPI_Dist_graph_create
+#define MPI_Dist_graph_neighbors PMPI_Dist_graph_neighbors
+#define MPI_Dist_graph_neighbors_count PMPI_Dist_graph_neighbors_count
 #define MPI_Comm_disconnect PMPI_Comm_disconnect
 
 #endif

@@ -5,6 +5,8 @@
 ! left, then the right neighbor) every rank checks what it received and rank 0 prints
 ! "fortran neighbors: OK" or "WRONG". Non-blocking and persistent requests are waited for from
 ! Fortran, mixed with a point-to-point request, by MPI_Wait, MPI_Waitall and an MPI_Test loop.
+! With the argument proc-null, the same ring cut into a chain whose ends are MPI_PROC_NULL
+! (Open MPI's own blocking collectives crash on those, so the run without nhood leaves it out).
 program neighbors
 #if defined(NHOOD_F08)
   use mpi_f08
@@ -26,6 +28,7 @@ program neighbors
   integer :: rank, np, left, right, ierr, wrong, total, step, dummy
   integer :: nbrs(2), counts(2), displs(2), sendbuf(2), recvbuf(2), expect(2), gathered(2)
   logical :: done
+  character(len=16) :: arg
 
   call MPI_Init(ierr)
   call MPI_Comm_rank(MPI_COMM_WORLD, rank, ierr)
@@ -86,6 +89,9 @@ program neighbors
   call MPI_Request_free(req(1), ierr)
 #endif
 
+  call get_command_argument(1, arg)
+  if (arg == 'proc-null') call chain()
+
   call MPI_Allreduce(wrong, total, 1, MPI_INTEGER, MPI_SUM, MPI_COMM_WORLD, ierr)
   if (rank == 0) then
     if (total == 0) then
@@ -110,6 +116,30 @@ contains
   subroutine check(what)
     character(*), intent(in) :: what
     if (any(recvbuf /= expect)) call report(what)
+  end subroutine
+
+  ! The ring without its edge from the last rank to rank 0: MPI_PROC_NULL first in rank 0's
+  ! lists and last in the last rank's. Its lists come back as given, its blocks stay untouched.
+  subroutine chain()
+    COMM_T :: line
+    integer :: ends(2), indeg, outdeg, got_src(2), got_dst(2)
+    logical :: weighted
+    ends = nbrs
+    if (rank == 0) ends(1) = MPI_PROC_NULL
+    if (rank == np - 1) ends(2) = MPI_PROC_NULL
+    call MPI_Dist_graph_create_adjacent(MPI_COMM_WORLD, 2, ends, MPI_UNWEIGHTED, 2, ends, MPI_UNWEIGHTED, &
+                                        MPI_INFO_NULL, .false., line, ierr)
+    call MPI_Dist_graph_neighbors_count(line, indeg, outdeg, weighted, ierr)
+    call MPI_Dist_graph_neighbors(line, 2, got_src, MPI_UNWEIGHTED, 2, got_dst, MPI_UNWEIGHTED, ierr)
+    if (indeg /= 2 .or. outdeg /= 2 .or. any(got_src /= ends) .or. any(got_dst /= ends)) call report('chain lists')
+    call fill(7)
+    where (ends == MPI_PROC_NULL) expect = -1
+    call MPI_Neighbor_alltoall(sendbuf, 1, MPI_INTEGER, recvbuf, 1, MPI_INTEGER, line, ierr)
+    call check('chain alltoall')
+    gathered = -1
+    call MPI_Neighbor_allgather(rank, 1, MPI_INTEGER, gathered, 1, MPI_INTEGER, line, ierr)
+    if (any(gathered /= merge(-1, ends, ends == MPI_PROC_NULL))) call report('chain allgather')
+    call MPI_Comm_free(line, ierr)
   end subroutine
 
   subroutine report(what)

@@ -2,8 +2,8 @@
 # libnhood-mpi.so exports exactly the MPI C functions that pmpi_calls.h renames in its copy of
 # nhood, and calls none of them itself (they would re-enter the interposed functions); its
 # other exports are Fortran's names of MPI functions (src/interpose/fortran_*.c) and the PMPI
-# names of the functions that free a communicator (src/interpose/control.c, release), whose MPI
-# names it exports too:
+# names of the functions that free a communicator (src/interpose/control.c, release), make a
+# distributed graph or read its lists (own_right.c, proc_null.c), whose MPI names it exports too:
 #   check_exports.sh LIBRARY PMPI_CALLS_H
 set -euo pipefail
 lib=$1 header=$2
@@ -18,13 +18,14 @@ reentrant=$(comm -12 <(echo "$exported") <(echo "$called"))
 [ -z "$reentrant" ] || { echo "the library calls functions it interposes: $reentrant"; status=1; }
 [ -n "$exported" ] || { echo "no MPI function exported"; status=1; }
 pmpi=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -E '^PMPI_' | sort)
-[ "$(echo $pmpi)" = "PMPI_Comm_disconnect PMPI_Comm_free" ] || { echo "PMPI names exported: $(echo $pmpi), not the two that free a communicator"; status=1; }
+want="PMPI_Comm_disconnect PMPI_Comm_free PMPI_Dist_graph_create PMPI_Dist_graph_create_adjacent PMPI_Dist_graph_neighbors PMPI_Dist_graph_neighbors_count"
+[ "$(echo $pmpi)" = "$want" ] || { echo "PMPI names exported: $(echo $pmpi), not: $want"; status=1; }
 unpaired=$(comm -23 <(echo "$pmpi" | sed 's/^P//') <(echo "$exported"))
 [ -z "$unpaired" ] || { echo "PMPI names exported without their MPI names: $unpaired"; status=1; }
 # Besides MPI's C names, Fortran's (fortran.c, fortran_openmpi.c): upper case, lower case with
 # 0-2 underscores or the mpi_f08 procedures' _f08_, Open MPI's ompi_*_f bodies.
 others=$(nm -D --defined-only "$lib" | awk '{print $3}' |
-  grep -vE '^(MPIX?_[A-Z][a-z]|PMPI_Comm_(free|disconnect)$|MPIX?_[A-Z0-9_]+$|mpix?_[a-z0-9_]+$|ompix?_[a-z0-9_]+_f$|_init$|_fini$)' || true)
+  grep -vE '^(MPIX?_[A-Z][a-z]|PMPI_Comm_(free|disconnect)$|PMPI_Dist_graph_[a-z_]+$|MPIX?_[A-Z0-9_]+$|mpix?_[a-z0-9_]+$|ompix?_[a-z0-9_]+_f$|_init$|_fini$)' || true)
 [ -z "$others" ] || { echo "exports other than MPI's: $others"; status=1; }
 [ $status = 0 ] && echo "$(echo "$exported" | wc -l) MPI functions exported, all renamed, none called"
 exit $status

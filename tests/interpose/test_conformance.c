@@ -71,6 +71,12 @@ static unsigned rng(unsigned n) {
 
 /* A multigraph of `edges` random edges (self loops and repeats among them), a repeated edge and,
  * with proc_null, MPI_PROC_NULL in some lists; rank size-1 has no neighbor where size > 2. */
+static void insert_proc_null(int *list, int *n, int at) {
+  memmove(list + at + 1, list + at, sizeof(int) * (size_t)(*n - at));
+  list[at] = MPI_PROC_NULL;
+  (*n)++;
+}
+
 static void random_graph(topology *t, unsigned seed, int edges, int proc_null) {
   rng_state = seed;
   memset(t->indegree, 0, sizeof t->indegree);
@@ -96,11 +102,13 @@ static void random_graph(topology *t, unsigned seed, int edges, int proc_null) {
       t->sources[r][i] = t->sources[r][j];
       t->sources[r][j] = x;
     }
+  /* MPI_PROC_NULL first among the sources and halfway through the destinations: an MPI that
+   * dropped it and packed the other blocks would misplace them. */
   if (proc_null)
     for (int r = 0; r < size; r += 2) {
       if (r == lonely) continue;
-      t->sources[r][t->indegree[r]++] = MPI_PROC_NULL;
-      t->destinations[r][t->outdegree[r]++] = MPI_PROC_NULL;
+      insert_proc_null(t->sources[r], &t->indegree[r], 0);
+      insert_proc_null(t->destinations[r], &t->outdegree[r], t->outdegree[r] / 2);
     }
 }
 
