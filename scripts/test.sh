@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds nhood with warnings as errors and runs the whole test suite (unit tests and MPI
 # tests that compare every algorithm with MPI's own neighborhood collectives), once per MPI,
-# then once more with AddressSanitizer and UndefinedBehaviorSanitizer (Open MPI, 2 and 4
-# ranks; NHOOD_SANITIZE, tests/sanitizers), then the thread tests under ThreadSanitizer
+# then once more with AddressSanitizer and UndefinedBehaviorSanitizer (Open MPI, 3 ranks;
+# NHOOD_SANITIZE, tests/sanitizers), then the thread tests under ThreadSanitizer
 # (NHOOD_TSAN, Open MPI), then the fuzz targets (tests/fuzz, built with clang,
 # NHOOD_FUZZ_SECONDS each; 20 unless set).
 #
@@ -74,12 +74,12 @@ for flavor in "${flavors[@]}"; do
     extra=(-DNHOOD_FORTRAN=OFF -DNHOOD_BUILD_TOOLS=OFF -DNHOOD_TEST_MPI4PY=OFF "-DNHOOD_TEST_RANKS=1;2")
     only=(-R "^(interpose[.](collectives|conformance|requests)|mpi[.]collectives[.](np|large_count))")
   elif [ "$flavor" = sanitize ]; then
-    # Every process is several times slower: 2 and 4 processes (the code paths of 1 run at 2
-    # too: self loops, local copies), none of the tests of 5 or more processes (the node-aware
-    # and grid ones run at 2-4 as well) nor the progress thread's corpus at 4 (at 2 it runs);
-    # the plain pass runs them all. CI's time: those took 4 of its 12 minutes here.
+    # Every process is several times slower: the MPI tests at 3 processes (a combining fold and
+    # a hypercube, neighbors on both sides; the plain passes run 1, 2, 4 and 8), and of those
+    # with a count of their own none of 5 or more processes nor the progress thread's corpus at
+    # 4. CI's time: 2 and 4 processes took 9 of its 35 minutes.
     mpi=openmpi dir=build/sanitize-openmpi jobs=$(nproc)
-    extra=(-DNHOOD_SANITIZE=ON "-DNHOOD_TEST_RANKS=2;4" -DNHOOD_TEST_MPI4PY=OFF -DNHOOD_FORTRAN=OFF)
+    extra=(-DNHOOD_SANITIZE=ON "-DNHOOD_TEST_RANKS=3" -DNHOOD_TEST_MPI4PY=OFF -DNHOOD_FORTRAN=OFF)
     only=(-E "^(apps|mpi)[.].*[.]np([5-9]|[1-9][0-9])$|^mpi[.]collectives[.]progress[.]np4$")
   elif [ "$flavor" = tsan ]; then
     # The tests that run threads (nhood's progress thread among them); the rest have one thread per process.
