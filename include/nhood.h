@@ -536,9 +536,8 @@ int NHOOD_Request_free(NHOOD_Request *request);
  * variable NHOOD_PROGRESS=thread, and MPI initialized at MPI_THREAD_MULTIPLE, a thread of
  * nhood's advances every request in flight: it passes over them again and again, yielding the
  * CPU between passes, while any is in flight and for 2 ms after, and sleeps otherwise. It wants
- * a core of its own (run fewer ranks than cores, without binding each rank to one core):
- * measured with nhood-bench --mode overlap, 2 ranks on a 16-core machine hid 57-71% of 64 KiB
- * exchanges of 2-4 rounds (cart-bruck, cart-dim), while 2 ranks on 2 cores hid nothing.
+ * a core of its own (run fewer ranks than cores, without binding each rank to one core); where
+ * every core computes it hides nothing (docs/PERFORMANCE.md, "Overlap").
  * NHOOD_PROGRESS_INTERVAL=us makes it sleep that long between passes instead (a request is
  * left alone for its first interval). Below MPI_THREAD_MULTIPLE nhood says so on stderr once
  * and runs without it. *mode receives "thread" or "off" (static strings); the choice is made at
@@ -571,70 +570,6 @@ int NHOOD_Algorithm_get(int k, const char **name, const char **description);
  */
 int NHOOD_Topo_algorithm_applies(NHOOD_Topo topo, MPI_Comm comm, const char *algorithm, const char *collective,
                                  MPI_Info info, int *applies, const char **runs);
-
-/* The call count at which the interposition library first asks NHOOD_Topo_payback about a
- * communicator (NHOOD_COLD=N sets another). Each asking costs one allreduce, so it comes after
- * the few calls most short-lived communicators make: one allreduce is then at most a few
- * percent of the life of a communicator, whose creation is itself a collective (measured on 2
- * to 8 processes: docs/PERFORMANCE.md, "Cold communicators"). */
-#define NHOOD_COLD_FIRST_CHECK 16
-
-/**
- * Cold communicators (docs/TUNING.md, "Cold communicators"): whether nhood's set-up on topo
- * (its first call under "auto": the private communicator, what it learns, the decision, the
- * trial) pays back on comm, for a caller that runs a communicator's calls elsewhere until it
- * does (the interposition library runs them as MPI's own).
- *
- * `calls` neighborhood collectives were made on comm, the last of them `collective` (as for
- * NHOOD_Topo_algorithm_applies) with blocks of block_bytes on this process (the mean block of
- * the send side for the v and w collectives). The calls made so far are taken as the forecast
- * of those to come. The answer: at call count *next (calls or later) nhood should take over
- * (*take_over = 1), or the question be asked again (0: the estimate found no call that
- * gains; *next is LONG_MAX where no call of any collective at any block size can gain on
- * this topology). why (may be NULL) receives a sentence with the estimates, at most len bytes.
- *
- * Collective over comm: one MPI_Allreduce on comm itself (every process must pass the same
- * `calls`), nothing else, so every process gets the same answer; none where every process
- * knows the answer without it (two processes, at most one message each way between them:
- * no call gains).
- * @return MPI_ERR_ARG (unknown collective, NULL output, calls < 0), MPI_ERR_TOPOLOGY, MPI_ERR_COMM.
- */
-int NHOOD_Topo_payback(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes, long calls,
-                       long *next, int *take_over, char *why, int len);
-
-/**
- * Tells NHOOD_Topo_payback what nhood was measured at on topo and comm: its set-up (µs beyond
- * what its calls cost afterwards; 0 where not measured) and the gain of one call of
- * `collective` with blocks of block_bytes (µs, MPI's own less nhood's; 0 or less where nhood
- * was slower; NaN where not measured). Later communicators of the same shape (process count,
- * collective, block size class, this process's messages) are then judged by the measurement
- * where any process has one: the largest set-up (estimate or measurement) and the smallest
- * measured gain, else the estimated one; with no gain they stay with MPI's own. A shape
- * measured again keeps its latest record. Local: no communication; each process may record
- * its own values, and the next NHOOD_Topo_payback agrees on them.
- * @return MPI_ERR_ARG (unknown collective, a negative or not finite set-up, an infinite gain),
- *         MPI_ERR_TOPOLOGY, MPI_ERR_COMM.
- */
-int NHOOD_Topo_payback_measured(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes,
-                                double setup_us, double gain_us);
-
-/**
- * Tells NHOOD_Topo_payback that a communicator of topo's shape on comm (as for
- * NHOOD_Topo_payback_measured; `collective` and block_bytes those of its last asking) made
- * `calls` neighborhood collectives in its life. The next asking of that shape takes the last
- * life as the forecast of its own: where the calls left of such a life pay for the set-up,
- * nhood takes over at once, instead of where the calls made so far would (largest life
- * among the processes' records). Local: no communication.
- * @return MPI_ERR_ARG (unknown collective, calls < 0), MPI_ERR_TOPOLOGY, MPI_ERR_COMM.
- */
-int NHOOD_Topo_payback_life(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes, long calls);
-
-/**
- * NHOOD_Topo_payback_measured with no set-up measured and no gain: nhood's calls of
- * `collective` on topo and comm were slower than MPI's own.
- * @return as NHOOD_Topo_payback_measured.
- */
-int NHOOD_Topo_payback_lost(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes);
 
 /**
  * The algorithm that the calling thread's last blocking collective ran (*algorithm = NULL

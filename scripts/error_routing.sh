@@ -6,7 +6,7 @@
 # to MPI_COMM_WORLD's handler. Where any aborts, nhood swaps MPI_COMM_WORLD's handler around
 # its waits (docs/DESIGN-NOTES.md, "Errors"; NHOOD_P2P_ERRORS_GO_TO_WORLD in
 # src/common/mpi_util.h), which is what its blocking call costs above a loop written by hand
-# on MPICH (docs/PERFORMANCE.md, issue 37 part 14).
+# on MPICH (docs/PERFORMANCE.md, "direct: the messages MPI sends").
 #
 #   scripts/error_routing.sh                 # MPICH (NHOOD_MPI=openmpi for Open MPI)
 set -euo pipefail

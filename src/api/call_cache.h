@@ -17,8 +17,8 @@
  * handle, looking up the entry or comparing the key there, and where the entry runs MPI's own
  * collective, straight to it with the caller's arguments. With many processes per core every
  * cache line and page a call touches is cold again after each context switch (common/hot.h):
- * at 32 processes on 2 cores that lookup made nhood's route to MPI's own 7-10% slower than MPI's
- * own called directly (docs/PERFORMANCE.md). A memo stays valid while nhood_handles_generation
+ * with many processes per core that lookup made nhood's route to MPI's own measurably slower
+ * than MPI's own called directly. A memo stays valid while nhood_handles_generation
  * (common/handles.h) has not moved.
  */
 #ifndef NHOOD_API_CALL_CACHE_H

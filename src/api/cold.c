@@ -1,4 +1,4 @@
-/* Cold communicators seen from outside (NHOOD_Topo_payback): selection/cold.h's estimates and
+/* Cold communicators seen from outside (nhood_topo_payback): selection/cold.h's estimates and
  * measured outcomes, agreed in one allreduce on the caller's communicator. */
 #include <float.h>
 #include <limits.h>
@@ -109,7 +109,7 @@ int nhood_payback_end(const nhood_payback *p, long calls, long *next, int *take_
   return p->local_rc;
 }
 
-int NHOOD_Topo_payback(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes, long calls,
+int nhood_topo_payback(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes, long calls,
                        long *next, int *take_over, char *why, int len) {
   int rc = MPI_SUCCESS;
   nhood_payback p;
@@ -121,7 +121,7 @@ cleanup:
   return rc;
 }
 
-int NHOOD_Topo_payback_measured(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes,
+int nhood_topo_payback_measured(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes,
                                 double setup_us, double gain_us) {
   int rc = MPI_SUCCESS, rank = 0, size = 0;
   nhood_coll_kind kind;
@@ -134,7 +134,7 @@ cleanup:
   return rc;
 }
 
-int NHOOD_Topo_payback_life(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes, long calls) {
+int nhood_topo_payback_life(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes, long calls) {
   int rc = MPI_SUCCESS, rank = 0, size = 0;
   nhood_coll_kind kind;
   if (calls < 0) return nhood_error(MPI_ERR_ARG, "calls = %ld is negative", calls);
@@ -144,6 +144,6 @@ cleanup:
   return rc;
 }
 
-int NHOOD_Topo_payback_lost(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes) {
-  return NHOOD_Topo_payback_measured(topo, comm, collective, block_bytes, 0, 0);
+int nhood_topo_payback_lost(NHOOD_Topo topo, MPI_Comm comm, const char *collective, double block_bytes) {
+  return nhood_topo_payback_measured(topo, comm, collective, block_bytes, 0, 0);
 }

@@ -339,9 +339,8 @@ NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NH
       /* One execution of a trial, described once it ran (below). Its request, every candidate
        * built, stays in the cache for the trial's next executions of this call: each then
        * times its candidate as later calls run it, and not a schedule just built (a blocking
-       * trial that built its candidate for each execution measured cart-dim-batch 1.6-2.1x
-       * slower than it runs at 16 processes, docs/PERFORMANCE.md). Without the cache, each
-       * execution builds them again. */
+       * trial that built its candidate for each execution measured it much slower than it
+       * runs). Without the cache, each execution builds them again. */
       NHOOD_TRY(blocking_request(cache, &local, &a, comm, topo, on, ctx, NULL, NULL, how.trial, &req));
     } else {
       NHOOD_TRY(nhood_algorithm_ready(topo, ctx, &a, NHOOD_BLOCKING, &alg, &graph, &on));

@@ -69,8 +69,7 @@ void nhood_cost_params_default(nhood_cost_params *out) { *out = presets[0].param
 
 /* f processes per CPU time-share the cores: a message waits until its receiver runs, so
  * every term grows with f. The rules are fits to nhood-calibrate on a 2-core machine at 4, 8,
- * 16 and 32 processes; the measurements are in docs/PERFORMANCE.md, "Defaults by placement"
- * (L grows about quadratically in f at first, then linearly; o, G, rdv and rdv_round about
+ * 16 and 32 processes (L grows about quadratically in f at first, then linearly; o, G, rdv and rdv_round about
  * in proportion to f). */
 void nhood_cost_params_node(double f, nhood_cost_params *out) {
   nhood_cost_preset("shm", out);

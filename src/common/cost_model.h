@@ -78,13 +78,13 @@ typedef struct nhood_cost_params {
   double setup;
 } nhood_cost_params;
 
-/* The presets' margin: what the model was measured to get wrong on one machine (nhood-calibrate's
- * largest round error, 27-41% at 4-32 processes; docs/PERFORMANCE.md), rounded down. */
+/* The presets' margin: about what the model was measured to get wrong on one machine
+ * (nhood-calibrate's largest round error at 4-32 processes, rounded down). */
 #define NHOOD_COST_MARGIN 0.25
-/* The presets' setup: nhood-calibrate's set-up measurement (auto's first calls on new
- * communicators of 1-4 ring neighbors, less as many later calls) gave 139, 81 and 100 of the
+/* The presets' setup: the middle of what nhood-calibrate's set-up measurement (auto's first
+ * calls on new communicators of 1-4 ring neighbors, less as many later calls) gave, in the
  * allreduces selection/cold.h prices, at 2, 4 and 8 processes on a 2-core machine with Open
- * MPI 4.1 (docs/PERFORMANCE.md, "Cold communicators"); rounded to the middle. */
+ * MPI 4.1. */
 #define NHOOD_COST_SETUP 100
 
 /* The named preset (ib-edr: InfiniBand EDR-like; shm: shared memory-like); 0, or 1 when

@@ -4,10 +4,9 @@
  *
  * With many processes per core, each process resumes after others ran: its TLB and caches
  * are cold, and each page a call touches costs a page walk. Measured on 64 Open MPI
- * processes on 2 cores (docs/PERFORMANCE.md, "The call path on few pages"): before posting
- * its first message, a repeated blocking call spent a median of 2,300-4,600 cycles finding
- * its cached schedule, against 120-210 with warm caches, and every such cycle delays the
- * others, who wait for that process's messages.
+ * processes on 2 cores: before posting its first message, a repeated blocking call spent
+ * about twenty times the cycles finding its cached schedule that it spends with warm caches,
+ * and every such cycle delays the others, who wait for that process's messages.
  *
  * NHOOD_HOT marks a function of that path: GCC and Clang place it in .text.hot, which the
  * linker gathers, so the path's code lies on one or two pages instead of one per source file.

@@ -28,8 +28,8 @@
 
 /* The largest send that is a blocking MPI_Send: what MPI copies out at once and returns. Open
  * MPI 4.1's shared-memory transport sends up to 256 B inline; a larger blocking send waits
- * until the receiving process has taken its fragment, which made `direct` 3.4-3.6x slower at
- * 512 B and 1 KiB on 32 processes sharing 2 cores (docs/PERFORMANCE.md, part 11). Where another
+ * until the receiving process has taken its fragment, which made `direct` several times slower
+ * at 512 B and 1 KiB on many processes sharing few cores. Where another
  * MPI's send of this size waits for its receiver, that costs the wait, not a deadlock (above). */
 #define NHOOD_FLAT_EAGER_BYTES 256
 

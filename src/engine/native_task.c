@@ -11,15 +11,13 @@
 /*
  * A persistent request's completions are where MPI reports a truncated receive, and it
  * reports it to MPI_COMM_WORLD's handler (common/mpi_util.h), so they run inside
- * nhood_errors_return_begin/end. That swap costs about 0.1 us per start and wait (four MPI
- * calls and two locks each time; docs/PERFORMANCE.md), as much as the rest of nhood's route
- * to MPI's own. A persistent request's counts and datatypes are fixed at init, so whether a
- * receive can be truncated is the same at every start: the first start also exchanges every
- * block's size with the neighbors (one MPI_Ineighbor_alltoall on the same graph), and once
- * that has completed, a process where no neighbor sends more than the block it receives
- * starts and completes without the swap. Where one does, the swap stays and every start
- * reports MPI_ERR_TRUNCATE as before. What MPI could still report there is its own failure,
- * which MPI's own request, called directly, reports to the same handler.
+ * nhood_errors_return_begin/end. That swap costs four MPI calls and two locks per start and
+ * wait, as much as the rest of nhood's route to MPI's own. A persistent request's counts and datatypes are fixed at
+ * init, so whether a receive can be truncated is the same at every start: the first start also exchanges every block's
+ * size with the neighbors (one MPI_Ineighbor_alltoall on the same graph), and once that has completed, a process where
+ * no neighbor sends more than the block it receives starts and completes without the swap. Where one does, the swap
+ * stays and every start reports MPI_ERR_TRUNCATE as before. What MPI could still report there is its own failure, which
+ * MPI's own request, called directly, reports to the same handler.
  */
 typedef enum { SIZES_UNSENT, SIZES_PENDING, SIZES_SETTLED } sizes_state;
 

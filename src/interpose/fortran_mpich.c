@@ -3,8 +3,8 @@
  *
  * MPICH's mpi_f08 procedures (mpi_<name>_f08ts_) receive each buffer as gfortran's descriptor of
  * an assumed-rank array, turn it into a C descriptor and call the C function through an inner
- * one that checks it: about 190 instructions per call before the C call, against 41 for the
- * call from C (scripts/fortran_overhead.sh). MPICH 4.0's alltoallw procedures also ask for the
+ * one that checks it: several times the work of the call from C before the C call
+ * (scripts/fortran_overhead.sh counts it). MPICH 4.0's alltoallw procedures also ask for the
  * neighbor counts of a distributed graph whatever the communicator, so they fail on graph and
  * Cartesian communicators. The 15 procedures of the five collectives, blocking, non-blocking and
  * persistent, are defined here instead: where both buffers are contiguous (a scalar, a whole

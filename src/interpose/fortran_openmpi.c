@@ -41,7 +41,7 @@ static void *buf(void *b) {
 /* A datatype's C handle. Predefined datatypes never go away, so the C handles of those among the
  * first Fortran handles (where Open MPI puts its predefined ones) are kept: MPI_Type_f2c takes a
  * lock in Open MPI, and a Fortran program's repeated call converted two datatypes every time
- * (64 instructions of about 1,900 per call, scripts/fortran_overhead.sh). */
+ * (scripts/fortran_overhead.sh counts the cost). */
 #define KEPT_TYPES 128
 static _Atomic(MPI_Datatype) kept_types[KEPT_TYPES];
 
@@ -90,8 +90,7 @@ static inline void ierr_out(MPI_Fint *ierr, int rc) {
 /* The repeated blocking call's path: the memo holds the communicator, both datatypes are kept
  * predefined ones and neither buffer is a sentinel, so nothing is converted or called but the C
  * function (a separate body, out of line, takes every other call: its calls would make this
- * path save registers). 72 instructions on the calling side instead of 166, C's being 41
- * (scripts/fortran_overhead.sh). */
+ * path save registers); scripts/fortran_overhead.sh counts its instructions against C's. */
 typedef struct {
   MPI_Comm c;
   MPI_Datatype s, r;

@@ -3,16 +3,24 @@
  * get nhood through the MPI profiling interface: this library defines those functions (and
  * the request functions that must understand nhood's requests), runs them with nhood's
  * public API, and forwards everything else to PMPI_*. It is a layer above the API: it uses
- * nhood.h only (and common/hot.h's compiler attributes). Its copy of nhood calls MPI by the PMPI names of the functions
- * defined here (pmpi_calls.h), so nhood's own traffic never comes back through them.
+ * nhood.h, and what the core gives this library alone through internal headers (the argument
+ * checks and the large-count lowering, api/coll_check.h and api/large_count.h; the cold path's
+ * questions, api/payback.h and selection/cold.h; common/hot.h's attributes). Its copy of nhood
+ * calls the functions defined here by other names (pmpi_calls.h), so nhood's own traffic
+ * never comes back through them.
  *
  *   collectives.c  the neighborhood collectives: blocking, non-blocking, persistent
+ *   large_count.c  their large-count forms (MPI_Neighbor_*_c)
+ *   route.h        what every one of them does: its route, its body, its arguments' checks
  *   requests.c     MPI requests for nhood's requests, and every request function
  *   fortran.c      the Fortran request functions, MPI_COMM_FREE and MPI_FINALIZE (both MPIs)
  *   fortran_openmpi.c  Open MPI's Fortran collectives (MPICH's call the C names)
  *   fortran_mpich.c  MPICH's mpi_f08 collectives (their buffers come as gfortran descriptors)
- *   control.c      NHOOD_INTERPOSE, cold communicators and the topology cached on one, errors
- *                  as MPI raises them, NHOOD_STATS, freeing a communicator and MPI_Finalize
+ *   control.c      NHOOD_INTERPOSE, where a call goes, the state kept on a communicator from
+ *                  its first call to its freeing, and MPI_Finalize
+ *   probation.c    the cold path's asking (does nhood's set-up pay back?) and probation
+ *   stats.c        NHOOD_STATS
+ *   errors.c       errors raised as MPI raises them
  *   comm_table.c   the communicators' states, by handle
  *   own_right.c    where MPI's own collective is right on a cold communicator
  *   proc_null.c    distributed graphs with MPI_PROC_NULL neighbors, on Open MPI
@@ -29,6 +37,7 @@
 #include "api/payback.h"     /* nhood_payback */
 #include "common/hot.h"      /* NHOOD_FAST_TLS */
 #include "common/mpi_util.h" /* NHOOD_OR_EMPTY */
+#include "interpose/mpi_own.h"
 #include "nhood.h"
 #include "selection/cold.h" /* NHOOD_COLD_PROBE_WINDOW */
 
@@ -163,15 +172,12 @@ void ip_own_right_finalize(void);
  * (own_right.c decides): MPI gets this process's lists without MPI_PROC_NULL, the graph keeps
  * the lists as given. ip_stripped_of: what comm keeps (NULL: MPI has its lists as given).
  * ip_own_stripped: MPI's own collective `a` in `mode`, rewritten for MPI's lists (info and
- * request as the persistent and non-blocking forms take them). ip_mpi_dist_graph_create_adjacent:
- * MPI's own creation. ip_stripped_finalize: at MPI_Finalize. */
+ * request as the persistent and non-blocking forms take them). ip_stripped_finalize: at
+ * MPI_Finalize. The functions nhood's copy calls instead of the interposed ones: mpi_own.h. */
 struct ip_stripped;
 int ip_stripped_create(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[], int outdegree,
                        const int destinations[], const int destweights[], MPI_Info info, int reorder,
                        MPI_Comm *comm_dist_graph);
-int ip_mpi_dist_graph_create_adjacent(MPI_Comm comm_old, int indegree, const int sources[], const int sourceweights[],
-                                      int outdegree, const int destinations[], const int destweights[], MPI_Info info,
-                                      int reorder, MPI_Comm *comm_dist_graph);
 const struct ip_stripped *ip_stripped_of(MPI_Comm comm);
 /* ip_stripped_mark_unknown: marks a graph made from edges, whose lists MPI has as given (0 from
  * ip_stripped_lists_known, which is 1 for every other communicator). */
@@ -256,6 +262,23 @@ ip_route_to ip_ask(MPI_Comm comm, ip_comm *c, ip_coll coll, double block_bytes, 
  * (IP_TO_MPI), else nhood runs it (IP_TO_NHOOD). A failure is raised on comm and returned in
  * *rc with IP_TO_NHOOD. */
 ip_route_to ip_probe(MPI_Comm comm, ip_comm *c, int *rc);
+/* probation.c, for ip_route and the freeing of a state (control.c): the asking's verdict where
+ * every process knows it without an allreduce (no call can gain: MPI's own for good); nhood
+ * taking over at this call, on probation; an asking in flight completed (its verdict to
+ * NHOOD_STATS only, with `report`); and the set-up of a communicator freed before its probation
+ * judged it, recorded for the next of its shape. */
+ip_route_to ip_known_idle(ip_comm *c);
+void ip_take_over_now(ip_comm *c);
+int ip_settle_ask(ip_comm *c, int report);
+void ip_record_unjudged(MPI_Comm comm, ip_comm *c);
+/* control.c's settings, read once: NHOOD_COLD's first asking (0: no cold path) and the calls
+ * from posting an asking to reading its verdict; c->quick_until after a change of c's route;
+ * the collectives' names. */
+long ip_cold_first_check(void);
+long ip_cold_ask_lag(void);
+void ip_set_quick(ip_comm *c);
+extern const char *const ip_coll_names[IP_NCOLLS];
+
 /* Whether this blocking call on c is timed for the probation, and its record (hot: nhood ran
  * it; before nhood's window, a call of its set-up). */
 static inline int ip_probing(const ip_comm *c) { return c != NULL && c->window_from > 0 && c->calls >= c->time_from; }
@@ -268,11 +291,18 @@ int ip_raise(MPI_Comm comm, int rc, const char *function);
 /* The same with a message of the caller's (errors found here, not by nhood). */
 int ip_raise_message(MPI_Comm comm, int rc, const char *function, const char *message);
 
-/* Statistics (NHOOD_STATS=1): whether they are kept, the clock, and one call's record on the
- * communicator of statistics slot `slot` (ip_comm's; algorithm NULL: a cold call). */
+/* Statistics (NHOOD_STATS=1; stats.c): whether they are kept, the clock, and one call's record
+ * on the communicator of statistics slot `slot` (ip_comm's; algorithm NULL: a cold call). A
+ * communicator's slot, labelled with its topology; the sentences of its cold verdicts (why,
+ * replaced or appended to) and of its probation; the table, printed by rank 0 at MPI_Finalize. */
 int ip_stats_on(void);
 double ip_stats_clock(void);
 void ip_stats_record(int slot, ip_coll coll, ip_mode mode, const char *algorithm, double block_bytes, double seconds);
+int ip_stats_slot(MPI_Comm comm);
+void ip_stats_why(int slot, const char *why);
+void ip_stats_why_append(int slot, const char *more);
+void ip_stats_probation(int slot, const char *why);
+void ip_stats_print(void);
 /* How "auto" chose (NHOOD_Selection_info) where it measured: `where` says for what; each
  * pair is kept once. */
 void ip_stats_selection(const char *where, const char *text);

@@ -1,10 +1,14 @@
 /*
  * Force-included (-include) into the copy of nhood's sources that libnhood-mpi.so carries:
- * every MPI function that the interposition library defines is called by its PMPI name
- * there, so that nhood's own sends, waits and MPI's own neighborhood collectives (algorithm
- * "mpi") neither re-enter the interposed functions nor pay for them. A function added to
- * the interposition library must be added here too (tests/interpose checks the two lists
- * against each other).
+ * every MPI function that the interposition library defines is called by another name there,
+ * so that nhood's own sends, waits, frees and MPI's own neighborhood collectives (algorithm
+ * "mpi") never come back through the interposed functions: its PMPI name, or, where the
+ * library defines the PMPI name too (MPI's own Fortran bindings call it), MPI's own function
+ * found behind the library's (ip_mpi_*). The two queries of a distributed graph's lists go to
+ * the library's answer (ip_dist_graph_*, proc_null.c): nhood must see the lists the program
+ * gave, where MPI has them without their MPI_PROC_NULL entries. A function added to the
+ * interposition library must be added here too (tests/interpose checks the two lists against
+ * each other).
  */
 #ifndef NHOOD_INTERPOSE_PMPI_CALLS_H
 #define NHOOD_INTERPOSE_PMPI_CALLS_H
@@ -63,11 +67,13 @@
 #define MPI_Request_get_status PMPI_Request_get_status
 #define MPI_Cancel PMPI_Cancel
 #define MPI_Finalize PMPI_Finalize
-#define MPI_Comm_free PMPI_Comm_free
-#define MPI_Dist_graph_create_adjacent PMPI_Dist_graph_create_adjacent
-#define MPI_Dist_graph_create PMPI_Dist_graph_create
-#define MPI_Dist_graph_neighbors PMPI_Dist_graph_neighbors
-#define MPI_Dist_graph_neighbors_count PMPI_Dist_graph_neighbors_count
-#define MPI_Comm_disconnect PMPI_Comm_disconnect
+#define MPI_Comm_free ip_mpi_comm_free
+#define MPI_Comm_disconnect ip_mpi_comm_disconnect
+#define MPI_Dist_graph_create_adjacent ip_mpi_dist_graph_create_adjacent
+#define MPI_Dist_graph_create ip_mpi_dist_graph_create
+#define MPI_Dist_graph_neighbors ip_dist_graph_neighbors
+#define MPI_Dist_graph_neighbors_count ip_dist_graph_neighbors_count
+
+#include "interpose/mpi_own.h"
 
 #endif

@@ -210,12 +210,15 @@ int ip_stripped_create(MPI_Comm comm_old, int indegree, const int sources[], con
 
 /* ---- the queries ----------------------------------------------------------------------- */
 
-int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted) {
+int ip_dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted) {
   ensure_init();
   int rc = mpi_neighbors_count(comm, indegree, outdegree, weighted);
   const struct ip_stripped *s = rc == MPI_SUCCESS ? ip_stripped_of(comm) : NULL;
   if (s != NULL) *indegree = s->indegree, *outdegree = s->outdegree;
   return rc;
+}
+int MPI_Dist_graph_neighbors_count(MPI_Comm comm, int *indegree, int *outdegree, int *weighted) {
+  return ip_dist_graph_neighbors_count(comm, indegree, outdegree, weighted);
 }
 int PMPI_Dist_graph_neighbors_count(MPI_Comm, int *, int *, int *)
     __attribute__((alias("MPI_Dist_graph_neighbors_count")));
@@ -224,8 +227,8 @@ static void copy_out(int *to, const int *from, int n) {
   if (n > 0) memcpy(to, from, sizeof(int) * (size_t)n);
 }
 
-int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree,
-                             int destinations[], int destweights[]) {
+int ip_dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree,
+                            int destinations[], int destweights[]) {
   ensure_init();
   const struct ip_stripped *s = ip_stripped_of(comm);
   if (s == NULL || maxindegree < 0 || maxoutdegree < 0 || (maxindegree > 0 && sources == NULL) ||
@@ -238,6 +241,10 @@ int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int 
   if (s->sourceweights && is_array(sourceweights)) copy_out(sourceweights, s->sourceweights, in);
   if (s->destweights && is_array(destweights)) copy_out(destweights, s->destweights, out);
   return MPI_SUCCESS;
+}
+int MPI_Dist_graph_neighbors(MPI_Comm comm, int maxindegree, int sources[], int sourceweights[], int maxoutdegree,
+                             int destinations[], int destweights[]) {
+  return ip_dist_graph_neighbors(comm, maxindegree, sources, sourceweights, maxoutdegree, destinations, destweights);
 }
 int PMPI_Dist_graph_neighbors(MPI_Comm, int, int[], int[], int, int[], int[])
     __attribute__((alias("MPI_Dist_graph_neighbors")));

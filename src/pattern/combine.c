@@ -288,8 +288,7 @@ static int chosen_depth(const state *s) {
   const nhood_combine_params *p = &s->params;
   if (p->force_levels >= 0) return p->force_levels < s->nlevels ? p->force_levels : s->nlevels;
   /* The cheapest depth, if it saves at least a tenth: the estimate of receives is rough
-   * (see final_cost), and a marginal gain may be none (P = 1024, density 0.05, theta 4: the
-   * model saw 3% less, nhood-sim measured 6% more). */
+   * (see final_cost), and a marginal gain may be none (nhood-sim found such cases). */
   int best = 1;
   for (int k = 2; k <= s->nlevels; k++)
     if (s->cost[k] < s->cost[best]) best = k;

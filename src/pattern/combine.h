@@ -50,8 +50,8 @@
 typedef struct {
   /* Least common targets for partners to merge in a level. Default 1, not the paper's 4:
    * a merge with few common targets still pays in later levels, because it aligns the
-   * partners' targets (nhood-sim, P = 1024, density 0.05, 4 B allgather: theta 4 predicts
-   * 6% slower than direct, theta 1 50% faster; no case measured was better with 4). */
+   * partners' targets (in nhood-sim no case was better with 4, and some were slower than
+   * direct with it). */
   int theta;
   int max_levels;   /* levels at most; -1: as many as the hypercube has (default) */
   int force_levels; /* use this many levels (capped by those run); -1: the cost model chooses */

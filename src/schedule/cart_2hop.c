@@ -23,7 +23,7 @@
  * first, then y < 0 and z (the sums of {0, ±x, +y, +y±x} and {0, -y, ±z, -y±z} are the 27
  * points of the cube), where cart-dim-batch takes 3 rounds of 2. Under LogGP a round of m
  * messages each way takes about max(m o, o + L) + m o, as the sends overlap the wire latency,
- * so the two rounds can win (docs/PERFORMANCE.md, "cart-2hop: two rounds", has the figures).
+ * so the two rounds can win (docs/PERFORMANCE.md, "Isomorphic neighborhoods").
  * The library's cost model adds latency and overheads instead (L + 2 m o + g (m - 1) per
  * round) and prices the two rounds above three, so "auto" picks cart-2hop only where that sum
  * favours it too.

@@ -71,10 +71,9 @@ static int hop_arrived(const void *ctx, int i) {
 
 /* The last plans made, by planner and offsets: a plan depends on nothing else, and one set-up
  * asks for each planner's several times (the candidates' fit, the cost model, the build), as
- * does every communicator of a program that creates the same stencil again. cart-2hop's search
- * took about 0.2 ms for Moore radius 2 found on a 2x2x2x2 grid (120 offsets), four times per
- * set-up. Four slots, the oldest replaced: cart-bruck's and cart-2hop's plans of one set-up
- * alternate and both stay. */
+ * does every communicator of a program that creates the same stencil again, and cart-2hop's
+ * search is costly for large stencils (Moore radius 2 on a 4-D grid, 120 offsets). Four slots, the oldest replaced:
+ * cart-bruck's and cart-2hop's plans of one set-up alternate and both stay. */
 #define PLAN_MEMOS 4
 typedef struct {
   hop_planner plan; /* NULL: empty */

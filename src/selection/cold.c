@@ -119,8 +119,8 @@ void nhood_cold_estimate(NHOOD_Topo topo, int me, int size, const nhood_cost_par
 }
 
 /* The last few answers of nhood_cold_any_gain, by counts and parameters: pricing every size
- * class is about 10,000 instructions, and a program that creates communicators of one shape
- * asks the same question about each (churn at 4 processes: 1.5 µs of a communicator's life). */
+ * class is costly next to a short-lived communicator's life, and a program that creates
+ * communicators of one shape asks the same question about each. */
 #define ANY_GAINS 8
 static struct {
   cold_counts n;

@@ -29,7 +29,11 @@
 #include "schedule/collargs.h"
 #include "topology/topology.h"
 
-/* NHOOD_COLD_FIRST_CHECK (nhood.h): the call count at which the interposition library first asks. */
+/* The call count at which the interposition library first asks nhood_topo_payback (api/payback.h) about a
+ * communicator (NHOOD_COLD=N sets another). Each asking costs one allreduce, so it comes after
+ * the few calls most short-lived communicators make: one allreduce is then at most a few
+ * percent of the life of a communicator, whose creation is itself a collective. */
+#define NHOOD_COLD_FIRST_CHECK 16
 
 /* The interposition library's probation times this many of MPI's own calls before nhood takes
  * over a cold communicator, then as many of nhood's (docs/DESIGN-NOTES.md, "Cold
@@ -87,7 +91,7 @@ long nhood_cold_take_over_call(long asked, long next, long first_check);
  * measured) and what a call gained (µs, MPI's own less nhood's; 0 or less where nhood lost;
  * NaN where not measured), keyed by what this process can see alike on a later communicator of
  * the same shape: the number of processes, the collective, the block size class and this
- * process's messages to other processes. The record is this process's; NHOOD_Topo_payback
+ * process's messages to other processes. The record is this process's; nhood_topo_payback
  * agrees on it with the other estimates, so that a later communicator of that shape is judged
  * by the measurement where any process has one: the larger of the set-ups, the smaller of the
  * gains. */

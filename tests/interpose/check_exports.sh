@@ -8,7 +8,7 @@
 set -euo pipefail
 lib=$1 header=$2
 exported=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -E '^MPIX?_[A-Z][a-z]' | sort)
-renamed=$(sed -n 's/^#define \(MPIX\?_[A-Za-z_]*\) PMPIX\?_.*/\1/p' "$header" | sort)
+renamed=$(sed -n 's/^#define \(MPIX\?_[A-Za-z_]*\) \(PMPIX\?_\|ip_\).*/\1/p' "$header" | sort)
 called=$(nm -D --undefined-only "$lib" | awk '{print $2}' | sort)
 status=0
 # Every export is renamed (the MPIX_ names exist only with Open MPI, so renamed may hold more).

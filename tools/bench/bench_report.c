@@ -102,7 +102,7 @@ void emit_row(const bench *b, const result_row *row) {
  * min and max over calls of that, in microseconds (n is the same on every rank, and sample i
  * is the same call everywhere). Also the older statistic, each rank's median, maximum over
  * ranks: it let one rank's unlucky calls set the figure, and moved twice as much between
- * algorithms that ran the very same schedule (docs/PERFORMANCE.md, issue 5). Meaningful on
+ * algorithms that ran the very same schedule. Meaningful on
  * rank 0, which emits the row. Sorts the samples. */
 void reduce_latency(double *samples, int n, result_row *row) {
   double *slowest = xmalloc((size_t)n * sizeof *slowest);
