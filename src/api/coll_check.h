@@ -11,6 +11,9 @@
  * the error class nhood returns, its message set (NHOOD_Error_message). */
 int nhood_coll_check(nhood_coll_args *a, NHOOD_Topo topo);
 
+/* The same without the topology's validation (the caller validated it). */
+int nhood_coll_check_args(nhood_coll_args *a, NHOOD_Topo topo);
+
 /* Runs call `a` as the API's entry points do (api/large_count.c's, after lowering). */
 int nhood_coll_run(const nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, nhood_mode mode,
                    NHOOD_Request *request);

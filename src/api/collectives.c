@@ -1,7 +1,8 @@
 /* Entry points of the neighborhood collectives: argument checks, then one path per mode
  * (run_blocking, run_with_request) that has the selection layer choose an algorithm and get
- * it ready (prepare), builds its task (build_request, or reuses the topology's cached one;
- * under a trial, the trial's task around it) and hands it to the engine. */
+ * it ready (prepare), has the algorithm make its task (build_request, or reuses the
+ * topology's cached one; under a trial, the trial's task around it) and hands it to the
+ * engine. */
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,13 +14,10 @@
 #include "api/request.h"
 #include "api/threads.h"
 #include "api/topologies.h"
-#include "api/two_stage.h"
 #include "common/errors.h"
 #include "common/handles.h"
 #include "common/hot.h"
 #include "engine/native_mpi.h"
-#include "engine/native_task.h"
-#include "engine/sched_task.h"
 #include "selection/auto.h"
 #include "selection/learned.h"
 #include "selection/select.h"
@@ -41,111 +39,6 @@ static int check_mode(void) {
   return c;
 }
 
-/* ---- argument checks ------------------------------------------------------------------ */
-
-typedef struct {
-  const char *buf, *count, *counts, *displs, *type, *types; /* argument names for messages */
-} side_names;
-
-static const side_names send_names = {"sendbuf", "sendcount", "sendcounts", "sdispls", "sendtype", "sendtypes"};
-static const side_names recv_names = {"recvbuf", "recvcount", "recvcounts", "rdispls", "recvtype", "recvtypes"};
-/* Reduce and scatter-reduce: one count and one datatype for both sides. */
-static const side_names reduce_send_names = {"sendbuf", "count", "", "", "datatype", ""};
-static const side_names reduce_recv_names = {"recvbuf", "count", "", "", "datatype", ""};
-
-static int check_type(MPI_Datatype type, const char *name, int index) {
-  if (type != MPI_DATATYPE_NULL) return MPI_SUCCESS;
-  if (index < 0) return nhood_error(MPI_ERR_TYPE, "%s is MPI_DATATYPE_NULL", name);
-  return nhood_error(MPI_ERR_TYPE, "%s[%d] is MPI_DATATYPE_NULL", name, index);
-}
-
-/* A NULL buffer is an error when data would be read or written there, unless the datatype
- * addresses absolute memory (MPI_BOTTOM with a non-zero true lower bound). */
-static int check_region(const void *buf, nhood_region r, const char *bufname) {
-  if (buf != NULL || r.count == 0) return MPI_SUCCESS;
-  int rc = MPI_SUCCESS, size = 0;
-  MPI_Aint true_lb = 0, true_extent = 0;
-  NHOOD_MPI_CALL(MPI_Type_size(r.type, &size));
-  if (size == 0) return MPI_SUCCESS;
-  NHOOD_MPI_CALL(MPI_Type_get_true_extent(r.type, &true_lb, &true_extent));
-  if (true_lb == 0 && r.offset == 0)
-    rc = nhood_error(MPI_ERR_BUFFER, "%s is NULL but %d element(s) of %d bytes are to be %s there", bufname, r.count,
-                     size, bufname[0] == 's' ? "sent from" : "received");
-cleanup:
-  return rc;
-}
-
-/* Checks one side (send or receive) of a call. degree: blocks on that side; peers: the
- * neighbor list (MPI_PROC_NULL blocks are never touched). */
-static int check_side(const nhood_coll_args *a, int is_send, int degree, const int peers[]) {
-  const side_names *n = nhood_coll_reduces(a->kind) ? (is_send ? &reduce_send_names : &reduce_recv_names)
-                                                    : (is_send ? &send_names : &recv_names);
-  const void *buf = is_send ? a->sendbuf : a->recvbuf;
-  int single_count = is_send ? a->sendcount : a->recvcount;
-  const int *counts = is_send ? a->sendcounts : a->recvcounts;
-  const int *displs = is_send ? a->sdispls : a->rdispls;
-  const MPI_Aint *bdispls = is_send ? a->sdispls_bytes : a->rdispls_bytes;
-  MPI_Datatype type = is_send ? a->sendtype : a->recvtype;
-  const MPI_Datatype *types = is_send ? a->sendtypes : a->recvtypes;
-  int per_block = a->kind == NHOOD_ALLTOALLV || a->kind == NHOOD_ALLTOALLW || (!is_send && a->kind == NHOOD_ALLGATHERV);
-  int rc = MPI_SUCCESS;
-
-  if (buf == MPI_IN_PLACE)
-    return nhood_error(MPI_ERR_BUFFER, "%s is MPI_IN_PLACE, which neighborhood collectives do not allow", n->buf);
-  if (!per_block) {
-    if (single_count < 0) return nhood_error(MPI_ERR_COUNT, "%s is negative (%d)", n->count, single_count);
-  } else if (degree > 0) {
-    if (counts == NULL) return nhood_error(MPI_ERR_ARG, "%s is NULL", n->counts);
-    if (a->kind == NHOOD_ALLTOALLW ? bdispls == NULL : displs == NULL)
-      return nhood_error(MPI_ERR_ARG, "%s is NULL", n->displs);
-    if (a->kind == NHOOD_ALLTOALLW && types == NULL) return nhood_error(MPI_ERR_ARG, "%s is NULL", n->types);
-  }
-  if (a->kind != NHOOD_ALLTOALLW) NHOOD_TRY(check_type(type, n->type, -1));
-  for (int k = 0; k < degree; k++) {
-    if (per_block && counts[k] < 0)
-      return nhood_error(MPI_ERR_COUNT, "%s[%d] is negative (%d)", n->counts, k, counts[k]);
-    if (a->kind == NHOOD_ALLTOALLW) NHOOD_TRY(check_type(types[k], n->types, k));
-    if (peers[k] == MPI_PROC_NULL) continue;
-    NHOOD_TRY(check_region(buf, is_send ? nhood_send_block(a, k) : nhood_recv_block(a, k), n->buf));
-    if (!per_block && buf != NULL) break; /* every block has the same count and type */
-  }
-cleanup:
-  return rc;
-}
-
-/* Reduce and scatter-reduce: a commutative operation (blocks are reduced in whatever order
- * they arrive in, and forwarded blocks in another). */
-static int check_op(MPI_Op op) {
-  int rc = MPI_SUCCESS, commutative = 0;
-  if (op == MPI_OP_NULL) return nhood_error(MPI_ERR_OP, "op is MPI_OP_NULL");
-  NHOOD_MPI_CALL(MPI_Op_commutative(op, &commutative));
-  if (!commutative)
-    rc = nhood_error(MPI_ERR_OP, "op is not commutative; neighborhood reductions need a commutative operation");
-cleanup:
-  return rc;
-}
-
-static int check_args(nhood_coll_args *a, NHOOD_Topo t) {
-  int rc = MPI_SUCCESS;
-  MPI_Aint lb;
-  if (nhood_coll_reduces(a->kind)) NHOOD_TRY(check_op(a->op));
-  NHOOD_TRY(check_side(a, 1, t->outdegree, t->destinations));
-  NHOOD_TRY(check_side(a, 0, t->indegree, t->sources));
-  if (a->kind != NHOOD_ALLTOALLW) {
-    NHOOD_MPI_CALL(MPI_Type_get_extent(a->sendtype, &lb, &a->send_extent));
-    NHOOD_MPI_CALL(MPI_Type_get_extent(a->recvtype, &lb, &a->recv_extent));
-    NHOOD_MPI_CALL(MPI_Type_size(a->sendtype, &a->send_type_size));
-    NHOOD_MPI_CALL(MPI_Type_size(a->recvtype, &a->recv_type_size));
-  }
-cleanup:
-  return rc;
-}
-
-int nhood_coll_check(nhood_coll_args *a, NHOOD_Topo topo) {
-  int rc = nhood_topo_validate(topo, "topo");
-  return rc == MPI_SUCCESS ? check_args(a, topo) : rc;
-}
-
 /* ---- the common path ------------------------------------------------------------------- */
 
 /* Validates a call (filling in extents and sizes) and chooses its algorithm (how says how;
@@ -158,7 +51,7 @@ static int prepare(nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info 
   NHOOD_TRY(nhood_commctx_get(comm, ctx));
   if (check_mode()) NHOOD_TRY(NHOOD_Topo_check(topo, comm));
   NHOOD_TRY(nhood_topo_check_ranks(topo, (*ctx)->size));
-  NHOOD_TRY(check_args(a, topo));
+  NHOOD_TRY(nhood_coll_check_args(a, topo));
   strcpy(requested, topo->algorithm);
   NHOOD_TRY(nhood_info_algorithm(info, requested));
   if (a->huge) strcpy(requested, "direct"); /* api/large_count.h */
@@ -174,36 +67,19 @@ cleanup:
   return rc;
 }
 
-/* Builds the task that runs the call into req: MPI's own collective ("mpi"), a two-stage
- * chain (a schedule that waits for a size pass) or the algorithm's schedule. Nothing to
+/* The request that runs call a with alg, ready on r: the task alg's family makes. Nothing to
  * release on failure. */
-static int build_request(struct nhood_request *req, const nhood_coll_args *a, NHOOD_Topo topo, NHOOD_Topo on,
-                         nhood_commctx *ctx, const nhood_algorithm *alg, nhood_native_graph *graph, nhood_mode mode) {
+static int build_request(struct nhood_request *req, const nhood_coll_args *a, NHOOD_Topo topo, const nhood_ready *r,
+                         nhood_commctx *ctx, const nhood_algorithm *alg, nhood_mode mode) {
   int rc = MPI_SUCCESS;
-  nhood_sched sched;
-  memset(&sched, 0, sizeof sched);
   memset(req, 0, sizeof *req);
   req->mode = mode;
   req->kind = a->kind;
   nhood_commctx_retain(ctx);
   req->ctx = ctx;
-  if (alg->native) {
-    NHOOD_TRY(nhood_native_task_create(a, topo, graph, mode, &req->task));
-    return MPI_SUCCESS;
-  }
-  if (nhood_algorithm_needs_size_pass(alg, topo, a)) {
-    NHOOD_TRY(nhood_two_stage_create(topo, alg->pattern, a, ctx, mode, &req->task));
-    return MPI_SUCCESS;
-  }
-  NHOOD_TRY(nhood_algorithm_build(alg, on, a, ctx->rank, &sched));
-  /* Later rounds and later starts use the datatypes after the call returned, when the
-   * caller may already have freed them. */
-  if (mode == NHOOD_PERSISTENT || sched.comm_rounds > 1 || (mode != NHOOD_BLOCKING && a->transient))
-    NHOOD_TRY(nhood_sched_own_types(&sched));
-  NHOOD_TRY(nhood_sched_task_create(&sched, ctx->comm, a->sendbuf, a->recvbuf, &req->task));
+  NHOOD_TRY(nhood_algorithm_make_task(alg, r, topo, a, ctx, mode, &req->task));
   return MPI_SUCCESS;
 cleanup:
-  nhood_sched_free(&sched);
   nhood_error_context("neighborhood %s (%s)", nhood_coll_names[a->kind], alg->name);
   nhood_request_release(req);
   return rc;
@@ -222,12 +98,11 @@ static int build_trial_request(struct nhood_request *req, const nhood_coll_args 
   for (int c = 0; c < trial->n; c++) {
     nhood_coll_args a = *args;
     const nhood_algorithm *alg = trial->cand[c];
-    nhood_native_graph *graph = NULL;
-    NHOOD_Topo on = topo;
+    nhood_ready ready;
     struct nhood_request one;
-    NHOOD_TRY(nhood_algorithm_ready(topo, ctx, &a, mode, &alg, &graph, &on));
+    NHOOD_TRY(nhood_algorithm_ready(topo, ctx, &a, mode, &alg, &ready));
     if (mode != NHOOD_BLOCKING) trial->cand[c] = alg;
-    NHOOD_TRY(build_request(&one, &a, topo, on, ctx, alg, graph, mode));
+    NHOOD_TRY(build_request(&one, &a, topo, &ready, ctx, alg, mode));
     tasks[c] = one.task;
     one.task = NULL;
     nhood_request_release(&one);
@@ -249,19 +124,19 @@ cleanup:
  * held cache entry's where it was built for exactly this call, else built into the entry, or
  * into *local where no entry is held. */
 static int blocking_request(nhood_call_cache *cache, struct nhood_request *local, const nhood_coll_args *a,
-                            MPI_Comm comm, NHOOD_Topo topo, NHOOD_Topo on, nhood_commctx *ctx,
-                            const nhood_algorithm *alg, nhood_native_graph *graph, nhood_trial *trial,
-                            struct nhood_request **req) {
+                            MPI_Comm comm, NHOOD_Topo topo, const nhood_ready *r, nhood_commctx *ctx,
+                            const nhood_algorithm *alg, nhood_trial *trial, struct nhood_request **req) {
   int rc = MPI_SUCCESS;
   if (cache && (*req = nhood_call_cache_lookup(cache, a, topo, ctx, alg, trial))) return MPI_SUCCESS;
   struct nhood_request *into = cache ? nhood_call_cache_slot(cache) : local;
   if (trial)
     NHOOD_TRY(build_trial_request(into, a, topo, ctx, trial, NHOOD_BLOCKING));
   else
-    NHOOD_TRY(build_request(into, a, topo, on, ctx, alg, graph, NHOOD_BLOCKING));
+    NHOOD_TRY(build_request(into, a, topo, r, ctx, alg, NHOOD_BLOCKING));
   if (cache) {
-    NHOOD_TRY(nhood_call_cache_store(cache, a, topo, comm, ctx, alg, trial,
-                                     alg && alg->native && graph ? graph->comm : MPI_COMM_NULL));
+    /* MPI's own collective's communicator, for a repeat to call it straight away */
+    NHOOD_TRY(
+        nhood_call_cache_store(cache, a, topo, comm, ctx, alg, trial, r && r->graph ? r->graph->comm : MPI_COMM_NULL));
     into = nhood_call_cache_lookup(cache, a, topo, ctx, alg, trial);
   }
   *req = into;
@@ -325,8 +200,7 @@ NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NH
   const nhood_algorithm *alg = NULL;
   struct nhood_request local, *req = NULL;
   nhood_call_cache *cache = NULL;
-  nhood_native_graph *graph = NULL;
-  NHOOD_Topo on = topo;
+  nhood_ready ready;
   nhood_auto_how how;
   how.trial = NULL;
   a = *args;
@@ -341,15 +215,15 @@ NHOOD_HOT static int run_blocking(const nhood_coll_args *args, MPI_Comm comm, NH
        * times its candidate as later calls run it, and not a schedule just built (a blocking
        * trial that built its candidate for each execution measured it much slower than it
        * runs). Without the cache, each execution builds them again. */
-      NHOOD_TRY(blocking_request(cache, &local, &a, comm, topo, on, ctx, NULL, NULL, how.trial, &req));
+      NHOOD_TRY(blocking_request(cache, &local, &a, comm, topo, NULL, ctx, NULL, how.trial, &req));
     } else {
-      NHOOD_TRY(nhood_algorithm_ready(topo, ctx, &a, NHOOD_BLOCKING, &alg, &graph, &on));
+      NHOOD_TRY(nhood_algorithm_ready(topo, ctx, &a, NHOOD_BLOCKING, &alg, &ready));
       /* A schedule that changes with other processes' counts is not cached. */
       if (cache && nhood_algorithm_needs_size_pass(alg, topo, &a)) {
         nhood_call_cache_release(cache);
         cache = NULL;
       }
-      NHOOD_TRY(blocking_request(cache, &local, &a, comm, topo, on, ctx, alg, graph, NULL, &req));
+      NHOOD_TRY(blocking_request(cache, &local, &a, comm, topo, &ready, ctx, alg, NULL, &req));
       nhood_auto_describe(&how, alg, req->selection, sizeof req->selection);
       req->selection_id = atomic_fetch_add_explicit(&selection_ids, 1, memory_order_relaxed);
     }
@@ -381,8 +255,7 @@ static int run_with_request(const nhood_coll_args *args, MPI_Comm comm, NHOOD_To
   nhood_commctx *ctx = NULL;
   const nhood_algorithm *alg = NULL;
   struct nhood_request *req = NULL;
-  nhood_native_graph *graph = NULL;
-  NHOOD_Topo on = topo;
+  nhood_ready ready;
   nhood_auto_how how;
   if (request == NULL) return nhood_error(MPI_ERR_ARG, "request (the output handle) is NULL");
   NHOOD_TRY(prepare(&a, comm, topo, info, mode, &ctx, &alg, &how));
@@ -390,8 +263,8 @@ static int run_with_request(const nhood_coll_args *args, MPI_Comm comm, NHOOD_To
   if (how.trial) {
     rc = build_trial_request(req, &a, topo, ctx, how.trial, mode);
   } else {
-    rc = nhood_algorithm_ready(topo, ctx, &a, mode, &alg, &graph, &on);
-    if (rc == MPI_SUCCESS) rc = build_request(req, &a, topo, on, ctx, alg, graph, mode);
+    rc = nhood_algorithm_ready(topo, ctx, &a, mode, &alg, &ready);
+    if (rc == MPI_SUCCESS) rc = build_request(req, &a, topo, &ready, ctx, alg, mode);
     if (rc == MPI_SUCCESS) nhood_auto_describe(&how, alg, req->selection, sizeof req->selection);
   }
   if (rc != MPI_SUCCESS) {
@@ -424,8 +297,8 @@ int nhood_last_blocking_selection(char *text, size_t len) {
   return 1;
 }
 
-NHOOD_HOT static int run(const nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, nhood_mode mode,
-                         NHOOD_Request *request) {
+NHOOD_HOT int nhood_coll_run(const nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, nhood_mode mode,
+                             NHOOD_Request *request) {
   /* A blocking call the thread remembers, before anything else (api/call_cache.h), with one
    * lookup. The thread passed the thread-level check when it made the call it repeats; MPI's
    * own collective needs no more, nhood's engine has the check again (nhood_thread_enter). */
@@ -447,213 +320,4 @@ NHOOD_HOT static int run(const nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo top
   }
   NHOOD_THREAD_GUARDED(mode == NHOOD_BLOCKING ? run_blocking(a, comm, topo)
                                               : run_with_request(a, comm, topo, info, mode, request));
-}
-
-int nhood_coll_run(const nhood_coll_args *a, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, nhood_mode mode,
-                   NHOOD_Request *request) {
-  return run(a, comm, topo, info, mode, request);
-}
-
-/* A blocking allgather or alltoall that repeats no flat round: its arguments, from its key. */
-NHOOD_NOINLINE static int run_allgather_key(const nhood_call_key *k, MPI_Comm comm, NHOOD_Topo topo) {
-  nhood_coll_args a = {.kind = k->kind,
-                       .sendbuf = k->sendbuf,
-                       .recvbuf = k->recvbuf,
-                       .sendcount = k->sendcount,
-                       .sendtype = k->sendtype,
-                       .recvcount = k->recvcount,
-                       .recvtype = k->recvtype};
-  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
-}
-
-/* ---- entry points ---------------------------------------------------------------------- */
-
-/* The key of an allgather or alltoall (api/call_cache.h): a repeat the thread keeps as a flat
- * round runs from it first thing, before the call's arguments are even gathered. */
-#define ALLGATHER_KEY(K)                                                                                 \
-  (nhood_call_key) {                                                                                     \
-    .kind = (K), .sendcount = sendcount, .recvcount = recvcount, .sendbuf = sendbuf, .recvbuf = recvbuf, \
-    .sendtype = sendtype, .recvtype = recvtype                                                           \
-  }
-
-/* NHOOD_Neighbor_allgather and _alltoall where the call repeats no flat round of the thread's
- * last call: another memo's, else the whole way. Out of line, with the entry point's arguments,
- * so that the entry point's own path saves no registers and ends in a jump. */
-#define NOT_LAST(name, K)                                                                                             \
-  NHOOD_NOINLINE static int name##_not_last(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, \
-                                            int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo) {   \
-    nhood_call_key k = ALLGATHER_KEY(K);                                                                              \
-    int rc = nhood_call_cache_run_flat(&k, comm, topo);                                                               \
-    return rc >= 0 ? rc : run_allgather_key(&k, comm, topo);                                                          \
-  }
-NOT_LAST(allgather, NHOOD_ALLGATHER)
-NOT_LAST(alltoall, NHOOD_ALLTOALL)
-
-#define ALLGATHER_ARGS(K)                                                                              \
-  (nhood_coll_args) {                                                                                  \
-    .kind = (K), .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = sendcount, .sendtype = sendtype, \
-    .recvtype = recvtype                                                                               \
-  }
-
-NHOOD_HOT int NHOOD_Neighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                                       int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo) {
-  nhood_call_key k = ALLGATHER_KEY(NHOOD_ALLGATHER);
-  struct nhood_flat_round *f = nhood_call_cache_hot(&k, comm, topo);
-  return f ? nhood_call_cache_run_hot(f)
-           : allgather_not_last(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo);
-}
-int NHOOD_Ineighbor_allgather(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                              MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request) {
-  nhood_coll_args a = ALLGATHER_ARGS(NHOOD_ALLGATHER);
-  a.recvcount = recvcount;
-  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_NONBLOCKING, request);
-}
-int NHOOD_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                                  int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info,
-                                  NHOOD_Request *request) {
-  nhood_coll_args a = ALLGATHER_ARGS(NHOOD_ALLGATHER);
-  a.recvcount = recvcount;
-  return run(&a, comm, topo, info, NHOOD_PERSISTENT, request);
-}
-
-#define ALLGATHERV_ARGS                                                                                             \
-  (nhood_coll_args) {                                                                                               \
-    .kind = NHOOD_ALLGATHERV, .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = sendcount, .sendtype = sendtype, \
-    .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype                                               \
-  }
-
-NHOOD_HOT int NHOOD_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                                        const int recvcounts[], const int displs[], MPI_Datatype recvtype,
-                                        MPI_Comm comm, NHOOD_Topo topo) {
-  nhood_coll_args a = ALLGATHERV_ARGS;
-  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
-}
-int NHOOD_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                               const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
-                               NHOOD_Topo topo, NHOOD_Request *request) {
-  nhood_coll_args a = ALLGATHERV_ARGS;
-  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_NONBLOCKING, request);
-}
-int NHOOD_Neighbor_allgatherv_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                                   const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
-                                   NHOOD_Topo topo, MPI_Info info, NHOOD_Request *request) {
-  nhood_coll_args a = ALLGATHERV_ARGS;
-  return run(&a, comm, topo, info, NHOOD_PERSISTENT, request);
-}
-
-NHOOD_HOT int NHOOD_Neighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                                      int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo) {
-  nhood_call_key k = ALLGATHER_KEY(NHOOD_ALLTOALL);
-  struct nhood_flat_round *f = nhood_call_cache_hot(&k, comm, topo);
-  return f ? nhood_call_cache_run_hot(f)
-           : alltoall_not_last(sendbuf, sendcount, sendtype, recvbuf, recvcount, recvtype, comm, topo);
-}
-int NHOOD_Ineighbor_alltoall(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf, int recvcount,
-                             MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request) {
-  nhood_coll_args a = ALLGATHER_ARGS(NHOOD_ALLTOALL);
-  a.recvcount = recvcount;
-  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_NONBLOCKING, request);
-}
-int NHOOD_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
-                                 int recvcount, MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info,
-                                 NHOOD_Request *request) {
-  nhood_coll_args a = ALLGATHER_ARGS(NHOOD_ALLTOALL);
-  a.recvcount = recvcount;
-  return run(&a, comm, topo, info, NHOOD_PERSISTENT, request);
-}
-
-#define ALLTOALLV_ARGS                                                                                             \
-  (nhood_coll_args) {                                                                                              \
-    .kind = NHOOD_ALLTOALLV, .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcounts = sendcounts, .sdispls = sdispls, \
-    .sendtype = sendtype, .recvcounts = recvcounts, .rdispls = rdispls, .recvtype = recvtype                       \
-  }
-
-NHOOD_HOT int NHOOD_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                                       MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
-                                       const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo) {
-  nhood_coll_args a = ALLTOALLV_ARGS;
-  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
-}
-int NHOOD_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
-                              void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
-                              MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request) {
-  nhood_coll_args a = ALLTOALLV_ARGS;
-  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_NONBLOCKING, request);
-}
-int NHOOD_Neighbor_alltoallv_init(const void *sendbuf, const int sendcounts[], const int sdispls[],
-                                  MPI_Datatype sendtype, void *recvbuf, const int recvcounts[], const int rdispls[],
-                                  MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo, MPI_Info info,
-                                  NHOOD_Request *request) {
-  nhood_coll_args a = ALLTOALLV_ARGS;
-  return run(&a, comm, topo, info, NHOOD_PERSISTENT, request);
-}
-
-#define ALLTOALLW_ARGS                                                                                    \
-  (nhood_coll_args) {                                                                                     \
-    .kind = NHOOD_ALLTOALLW, .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcounts = sendcounts,            \
-    .sdispls_bytes = sdispls, .sendtypes = sendtypes, .recvcounts = recvcounts, .rdispls_bytes = rdispls, \
-    .recvtypes = recvtypes, .sendtype = MPI_DATATYPE_NULL, .recvtype = MPI_DATATYPE_NULL                  \
-  }
-
-NHOOD_HOT int NHOOD_Neighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                                       const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                                       const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                                       NHOOD_Topo topo) {
-  nhood_coll_args a = ALLTOALLW_ARGS;
-  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
-}
-int NHOOD_Ineighbor_alltoallw(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                              const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                              const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm, NHOOD_Topo topo,
-                              NHOOD_Request *request) {
-  nhood_coll_args a = ALLTOALLW_ARGS;
-  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_NONBLOCKING, request);
-}
-int NHOOD_Neighbor_alltoallw_init(const void *sendbuf, const int sendcounts[], const MPI_Aint sdispls[],
-                                  const MPI_Datatype sendtypes[], void *recvbuf, const int recvcounts[],
-                                  const MPI_Aint rdispls[], const MPI_Datatype recvtypes[], MPI_Comm comm,
-                                  NHOOD_Topo topo, MPI_Info info, NHOOD_Request *request) {
-  nhood_coll_args a = ALLTOALLW_ARGS;
-  return run(&a, comm, topo, info, NHOOD_PERSISTENT, request);
-}
-
-/* Reduce: the same vector to every destination; scatter-reduce: block j (count elements at
- * j * count * extent) to destination j. Either way the vectors received are reduced with op
- * into recvbuf. */
-#define REDUCE_ARGS(K)                                                                                                 \
-  (nhood_coll_args) {                                                                                                  \
-    .kind = (K), .sendbuf = sendbuf, .recvbuf = recvbuf, .sendcount = count, .sendtype = datatype, .recvcount = count, \
-    .recvtype = datatype, .op = op                                                                                     \
-  }
-
-NHOOD_HOT int NHOOD_Neighbor_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                                    MPI_Comm comm, NHOOD_Topo topo) {
-  nhood_coll_args a = REDUCE_ARGS(NHOOD_REDUCE);
-  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
-}
-int NHOOD_Ineighbor_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                           MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request) {
-  nhood_coll_args a = REDUCE_ARGS(NHOOD_REDUCE);
-  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_NONBLOCKING, request);
-}
-int NHOOD_Neighbor_reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                               MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, NHOOD_Request *request) {
-  nhood_coll_args a = REDUCE_ARGS(NHOOD_REDUCE);
-  return run(&a, comm, topo, info, NHOOD_PERSISTENT, request);
-}
-
-NHOOD_HOT int NHOOD_Neighbor_scatter_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype,
-                                            MPI_Op op, MPI_Comm comm, NHOOD_Topo topo) {
-  nhood_coll_args a = REDUCE_ARGS(NHOOD_SCATTER_REDUCE);
-  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
-}
-int NHOOD_Ineighbor_scatter_reduce(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                                   MPI_Comm comm, NHOOD_Topo topo, NHOOD_Request *request) {
-  nhood_coll_args a = REDUCE_ARGS(NHOOD_SCATTER_REDUCE);
-  return run(&a, comm, topo, MPI_INFO_NULL, NHOOD_NONBLOCKING, request);
-}
-int NHOOD_Neighbor_scatter_reduce_init(const void *sendbuf, void *recvbuf, int count, MPI_Datatype datatype, MPI_Op op,
-                                       MPI_Comm comm, NHOOD_Topo topo, MPI_Info info, NHOOD_Request *request) {
-  nhood_coll_args a = REDUCE_ARGS(NHOOD_SCATTER_REDUCE);
-  return run(&a, comm, topo, info, NHOOD_PERSISTENT, request);
 }

@@ -271,6 +271,45 @@ static void side(int n, const int *index, int count, MPI_Datatype block, int *co
   }
 }
 
+/* The counts, displacements and datatypes of the kept blocks (w: byte displacements and a
+ * datatype per block; the others: one datatype per side). */
+struct kept_lists {
+  int *scounts, *sdispls, *rcounts, *rdispls;
+  MPI_Aint *sd, *rd;
+  MPI_Datatype *st, *rt;
+  MPI_Datatype stype, rtype;
+};
+
+/* MPI's own v or w collective over the kept blocks, in mode. */
+static int call_own(MPI_Comm comm, const nhood_coll_args *a, const struct kept_lists *k, ip_mode mode, MPI_Info info,
+                    MPI_Request *request) {
+  const void *sb = a->sendbuf;
+  void *rb = a->recvbuf;
+  int sc = a->sendcount;
+  int gather = a->kind == NHOOD_ALLGATHER || a->kind == NHOOD_ALLGATHERV, w = a->kind == NHOOD_ALLTOALLW;
+  (void)info;
+  if (mode == IP_BLOCKING)
+    return gather ? PMPI_Neighbor_allgatherv(sb, sc, k->stype, rb, k->rcounts, k->rdispls, k->rtype, comm)
+           : w    ? PMPI_Neighbor_alltoallw(sb, k->scounts, k->sd, k->st, rb, k->rcounts, k->rd, k->rt, comm)
+                  : PMPI_Neighbor_alltoallv(sb, k->scounts, k->sdispls, k->stype, rb, k->rcounts, k->rdispls, k->rtype,
+                                            comm);
+  if (mode == IP_NONBLOCKING)
+    return gather ? PMPI_Ineighbor_allgatherv(sb, sc, k->stype, rb, k->rcounts, k->rdispls, k->rtype, comm, request)
+           : w    ? PMPI_Ineighbor_alltoallw(sb, k->scounts, k->sd, k->st, rb, k->rcounts, k->rd, k->rt, comm, request)
+                  : PMPI_Ineighbor_alltoallv(sb, k->scounts, k->sdispls, k->stype, rb, k->rcounts, k->rdispls, k->rtype,
+                                             comm, request);
+#ifdef IP_PMPI_PERSISTENT
+  return gather ? IP_PMPI_PERSISTENT(allgatherv)(sb, sc, k->stype, rb, k->rcounts, k->rdispls, k->rtype, comm, info,
+                                                 request)
+         : w    ? IP_PMPI_PERSISTENT(alltoallw)(sb, k->scounts, k->sd, k->st, rb, k->rcounts, k->rd, k->rt, comm, info,
+                                             request)
+             : IP_PMPI_PERSISTENT(alltoallv)(sb, k->scounts, k->sdispls, k->stype, rb, k->rcounts, k->rdispls, k->rtype,
+                                             comm, info, request);
+#else
+  return MPI_ERR_INTERN; /* no persistent collective reaches here without them */
+#endif
+}
+
 int ip_own_stripped(MPI_Comm comm, const struct ip_stripped *s, nhood_coll_args a, ip_mode mode, MPI_Info info,
                     MPI_Request *request) {
   int in = s->in_kept, out = s->out_kept, rc = MPI_SUCCESS;
@@ -321,32 +360,11 @@ int ip_own_stripped(MPI_Comm comm, const struct ip_stripped *s, nhood_coll_args 
       }
   }
   if (rc == MPI_SUCCESS) {
-    const void *sb = a.sendbuf;
-    void *rb = a.recvbuf;
-    int sc = a.sendcount;
-    MPI_Aint *sd = aints, *rd = aints ? aints + out : NULL;
-    MPI_Datatype *st = types, *rt = types ? types + out : NULL;
-    int gather = a.kind == NHOOD_ALLGATHER || a.kind == NHOOD_ALLGATHERV, w = a.kind == NHOOD_ALLTOALLW;
-    if (mode == IP_BLOCKING)
-      rc = gather ? PMPI_Neighbor_allgatherv(sb, sc, stype, rb, rcounts, rdispls, rtype, comm)
-           : w    ? PMPI_Neighbor_alltoallw(sb, scounts, sd, st, rb, rcounts, rd, rt, comm)
-                  : PMPI_Neighbor_alltoallv(sb, scounts, sdispls, stype, rb, rcounts, rdispls, rtype, comm);
-    else if (mode == IP_NONBLOCKING)
-      rc = gather ? PMPI_Ineighbor_allgatherv(sb, sc, stype, rb, rcounts, rdispls, rtype, comm, request)
-           : w    ? PMPI_Ineighbor_alltoallw(sb, scounts, sd, st, rb, rcounts, rd, rt, comm, request)
-                  : PMPI_Ineighbor_alltoallv(sb, scounts, sdispls, stype, rb, rcounts, rdispls, rtype, comm, request);
-#ifdef IP_PMPI_PERSISTENT
-    else
-      rc = gather ? IP_PMPI_PERSISTENT(allgatherv)(sb, sc, stype, rb, rcounts, rdispls, rtype, comm, info, request)
-           : w    ? IP_PMPI_PERSISTENT(alltoallw)(sb, scounts, sd, st, rb, rcounts, rd, rt, comm, info, request)
-                  : IP_PMPI_PERSISTENT(alltoallv)(sb, scounts, sdispls, stype, rb, rcounts, rdispls, rtype, comm, info,
-                                               request);
-#else
-    else
-      rc = MPI_ERR_INTERN; /* no persistent collective reaches here without them */
-#endif
+    struct kept_lists k = {
+        scounts, sdispls, rcounts, rdispls, aints, aints ? aints + out : NULL, types, types ? types + out : NULL,
+        stype,   rtype};
+    rc = call_own(comm, &a, &k, mode, info, request);
   }
-  (void)info;
   if (sblock != MPI_DATATYPE_NULL) PMPI_Type_free(&sblock);
   if (rblock != MPI_DATATYPE_NULL) PMPI_Type_free(&rblock);
   free(ints), free(aints), free(types);

@@ -1,33 +1,12 @@
 /*
- * MPI requests for nhood's requests, and the request functions that understand them.
- *
- * What a program gets from MPI_Ineighbor_* or MPI_Neighbor_*_init must work with every request
- * function, in arrays mixed with other requests. The handles are MPI's own, so that MPI
- * accepts them anywhere:
- *
- * - a run in flight (a non-blocking call, or one start of a persistent request) is a
- *   generalized request (MPI_Grequest_start), completed with MPI_Grequest_complete as soon
- *   as nhood's request completes. From then on MPI's own Wait/Test functions complete it,
- *   with the index semantics of Waitany/Waitsome/Testsome and the statuses MPI gives;
- * - a persistent request's handle, which must stay the same across starts and be inactive
- *   between them, is a persistent send of nothing to this process on MPI_COMM_SELF that is
- *   never started: inactive, it behaves in every function exactly as MPI wants an inactive
- *   persistent request to (Wait returns at once with an empty status, Waitany skips it).
- *   While a start is in flight, the functions here hand MPI that start's generalized request
- *   in its place. Not a send to MPI_PROC_NULL, the obvious choice: in MPICH 4.0, freeing a
- *   persistent request to MPI_PROC_NULL makes a later persistent neighborhood collective of
- *   the process hang in MPI_Wait (docs/DESIGN-NOTES.md, "The interposition library").
- *
- * Generalized requests do not progress by themselves: nhood's requests advance when the
- * program calls a request function. Each of them advances every nhood request in flight
- * (not only those it was given) before asking MPI, and waits by alternating the two; so a
- * process that waits on a point-to-point request still moves the multi-round schedules its
- * peers wait for, whatever order the processes wait in. With no nhood request in flight,
- * every function goes straight to MPI.
- *
- * Freeing an active request is accepted (MPI calls it erroneous for collectives): the run
- * still goes to its end, so that no other process hangs, and is freed then. Cancelling one
- * is MPI_ERR_REQUEST, as MPI does not define cancel for collectives.
+ * MPI requests for nhood's requests, and the request functions that understand them
+ * (docs/ARCHITECTURE.md, "Requests in the drop-in"). A run in flight is a generalized request,
+ * completed as soon as nhood's request completes; a persistent request's handle is a
+ * persistent send of nothing on MPI_COMM_SELF that is never started (inactive, MPI treats it
+ * as an inactive persistent request should be), replaced by its start's generalized request
+ * while one is in flight. Every request function advances every nhood request in flight
+ * before asking MPI; with none in flight it goes straight to MPI. Freeing an active request
+ * lets its run finish (no peer hangs); cancelling one is MPI_ERR_REQUEST.
  */
 #include <pthread.h>
 #include <sched.h>

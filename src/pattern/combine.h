@@ -99,6 +99,8 @@ extern nhood_pattern_kind nhood_combine_kind;
 
 /* Frees what the pattern holds (not the struct itself). */
 void nhood_combine_pattern_free(nhood_combine_pattern *p);
+/* Frees n levels (and the array). */
+void nhood_combine_levels_free(nhood_combine_level *levels, int n);
 /* For a pattern allocated with malloc and attached to a topology: a request that builds a
  * schedule later (the size-pass calls, api/request.h) keeps the pattern it started with even
  * if the topology meanwhile drops it (freed, or used on another communicator). Release frees

@@ -29,6 +29,9 @@ int nhood_build_direct_ordered(const nhood_topo *t, const nhood_coll_args *a, in
  * that the processes' first messages do not all head for the lowest ranks' node
  * (schedule/staggered.c). Applies everywhere. */
 int nhood_build_staggered(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
+/* Direct's messages, each process sending first to the ranks farthest from its own (under
+ * block placement, on other nodes) (schedule/far_first.c). Applies everywhere. */
+int nhood_build_far_first(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
 
 /* The algorithms with a forwarding pattern (pattern/kind.h: combine, node, node-tree) share
  * one Phase 2 (schedule/combine.c), told apart by the kind of pattern their registry entry

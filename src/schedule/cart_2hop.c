@@ -49,35 +49,47 @@ static int two_hop_term(int c, int q, int v, int hi, int stride) {
   return v != 0 && two_hop_round(c, v) == q ? (v > 0 ? v : hi - v) * stride : 0;
 }
 
-static int two_hop_plan(const nhood_topo *t, hop_plan *h) {
-  int nd = t->ndims, n = t->noffsets, lo[MAX_DIMS], hi[MAX_DIMS], options[MAX_DIMS], stride[MAX_DIMS];
-  int free_dims = 0, box = 1, first_free = -1;
-  for (int k = nd - 1; k >= 0; k--) {
-    lo[k] = hi[k] = 0;
-    for (int i = 0; i < n; i++) {
+/* The box the offsets span: per dimension its extent, its stride in the box, and how many
+ * choices its values have (1: all 0; 2: one sign; 4: both signs). */
+typedef struct {
+  int nd, n, box, first_free;
+  int lo[MAX_DIMS], hi[MAX_DIMS], options[MAX_DIMS], stride[MAX_DIMS];
+} two_hop_box;
+
+/* 0 where the box or its free dimensions are too many to search. */
+static int two_hop_box_of(const nhood_topo *t, two_hop_box *b) {
+  int free_dims = 0;
+  b->nd = t->ndims, b->n = t->noffsets, b->box = 1, b->first_free = -1;
+  for (int k = b->nd - 1; k >= 0; k--) {
+    b->lo[k] = b->hi[k] = 0;
+    for (int i = 0; i < b->n; i++) {
       int v = offset_of(t, i)[k];
-      if (v < lo[k]) lo[k] = v;
-      if (v > hi[k]) hi[k] = v;
+      if (v < b->lo[k]) b->lo[k] = v;
+      if (v > b->hi[k]) b->hi[k] = v;
     }
-    options[k] = lo[k] == 0 && hi[k] == 0 ? 1 : (lo[k] < 0 && hi[k] > 0 ? 4 : 2);
-    if (options[k] > 1) free_dims++, first_free = k;
-    stride[k] = box;
-    if ((double)box * (hi[k] - lo[k] + 1) > TWO_HOP_MAX_BOX) return 0;
-    box *= hi[k] - lo[k] + 1;
+    b->options[k] = b->lo[k] == 0 && b->hi[k] == 0 ? 1 : (b->lo[k] < 0 && b->hi[k] > 0 ? 4 : 2);
+    if (b->options[k] > 1) free_dims++, b->first_free = k;
+    b->stride[k] = b->box;
+    if ((double)b->box * (b->hi[k] - b->lo[k] + 1) > TWO_HOP_MAX_BOX) return 0;
+    b->box *= b->hi[k] - b->lo[k] + 1;
   }
-  if (free_dims > TWO_HOP_MAX_FREE_DIMS) return 0;
+  return free_dims <= TWO_HOP_MAX_FREE_DIMS;
+}
+
+/* Tries every choice per dimension (odometer-wise, each offset's point in either round
+ * updated as a dimension changes) and keeps in best[] the one with the fewest hops, then
+ * rounds, then hops in the larger round. code: 2n entries; seen: box entries, zeroed. The
+ * best number of hops, or -1 where none fits MAX_HOPS. */
+static int two_hop_search(const nhood_topo *t, const two_hop_box *b, int *code, int *seen, int best[]) {
+  int nd = b->nd, n = b->n;
   /* Round swapping: the first dimension with values tries "all in round 1" and, with both
    * signs, "non-negative in round 1" only (choices 0 and 2). */
-  int first_choices[2] = {0, 2};
-  int *code = malloc(sizeof(int) * ((size_t)2 * n + (size_t)box + 2)), *seen = code + 2 * n;
-  if (!code) return -1;
-  memset(seen, 0, sizeof(int) * (size_t)box);
-  int choice[MAX_DIMS] = {0}, best[MAX_DIMS] = {0}, best_msgs = -1, best_rounds = 0, best_larger = 0, stamp = 0;
-  int first_index = 0;        /* into first_choices, for dimension first_free */
+  int first_choices[2] = {0, 2}, first_index = 0; /* into first_choices, for dimension first_free */
+  int choice[MAX_DIMS] = {0}, best_msgs = -1, best_rounds = 0, best_larger = 0, stamp = 0;
   for (int q = 0; q < 2; q++) /* every choice starts at 0: everything in round 1 */
     for (int i = 0; i < n; i++) {
       code[q * n + i] = 0;
-      for (int k = 0; k < nd; k++) code[q * n + i] += two_hop_term(0, q, offset_of(t, i)[k], hi[k], stride[k]);
+      for (int k = 0; k < nd; k++) code[q * n + i] += two_hop_term(0, q, offset_of(t, i)[k], b->hi[k], b->stride[k]);
     }
   for (;;) {
     int m[2] = {0, 0};
@@ -98,41 +110,42 @@ static int two_hop_plan(const nhood_topo *t, hop_plan *h) {
     int k = 0;
     for (; k < nd; k++) {
       int before = choice[k], carry;
-      if (k == first_free) {
-        carry = ++first_index == (options[k] == 4 ? 2 : 1);
+      if (k == b->first_free) {
+        carry = ++first_index == (b->options[k] == 4 ? 2 : 1);
         if (carry) first_index = 0;
         choice[k] = first_choices[first_index];
       } else {
-        carry = ++choice[k] == options[k];
+        carry = ++choice[k] == b->options[k];
         if (carry) choice[k] = 0;
       }
       if (choice[k] != before)
         for (int q = 0; q < 2; q++)
           for (int i = 0; i < n; i++) {
             int v = offset_of(t, i)[k];
-            code[q * n + i] +=
-                two_hop_term(choice[k], q, v, hi[k], stride[k]) - two_hop_term(before, q, v, hi[k], stride[k]);
+            code[q * n + i] += two_hop_term(choice[k], q, v, b->hi[k], b->stride[k]) -
+                               two_hop_term(before, q, v, b->hi[k], b->stride[k]);
           }
       if (!carry) break;
     }
-    if (k == nd) break;
+    if (k == nd) return best_msgs;
   }
-  if (best_msgs < 0) {
-    free(code);
-    return 0;
-  }
-  /* Round q's hops in ascending order of their points; each offset's mask. seen[] now maps a
-   * point to its hop index + 1 (the stamps are spent: clear it first). */
-  memset(seen, 0, sizeof(int) * (size_t)box);
+}
+
+/* Round q's hops under best[] in ascending order of their points; each offset's mask. seen[]
+ * maps a point to its hop index + 1 (cleared first: the search's stamps are spent). */
+static void two_hop_emit(const nhood_topo *t, const two_hop_box *b, const int best[], int *code, int *seen,
+                         hop_plan *h) {
+  int nd = b->nd, n = b->n;
+  memset(seen, 0, sizeof(int) * (size_t)b->box);
   h->nrounds = 0;
   for (int q = 0; q < 2; q++) {
     int first = h->m;
     for (int i = 0; i < n; i++) {
       code[i] = 0;
-      for (int k = 0; k < nd; k++) code[i] += two_hop_term(best[k], q, offset_of(t, i)[k], hi[k], stride[k]);
+      for (int k = 0; k < nd; k++) code[i] += two_hop_term(best[k], q, offset_of(t, i)[k], b->hi[k], b->stride[k]);
       if (code[i] != 0) seen[code[i]] = 1;
     }
-    for (int c = 1; c < box; c++)
+    for (int c = 1; c < b->box; c++)
       if (seen[c]) seen[c] = ++h->m;
     for (int i = 0; i < n; i++) {
       if (code[i] == 0) continue;
@@ -147,8 +160,20 @@ static int two_hop_plan(const nhood_topo *t, hop_plan *h) {
       if (code[i] != 0) seen[code[i]] = 0;
     if (h->m > first) h->round_end[h->nrounds++] = h->m;
   }
+}
+
+static int two_hop_plan(const nhood_topo *t, hop_plan *h) {
+  two_hop_box b;
+  int best[MAX_DIMS] = {0};
+  if (!two_hop_box_of(t, &b)) return 0;
+  int *code = malloc(sizeof(int) * ((size_t)2 * b.n + (size_t)b.box + 2));
+  if (!code) return -1;
+  int *seen = code + 2 * b.n;
+  memset(seen, 0, sizeof(int) * (size_t)b.box);
+  int found = two_hop_search(t, &b, code, seen, best) >= 0;
+  if (found) two_hop_emit(t, &b, best, code, seen, h);
   free(code);
-  return 1;
+  return found;
 }
 
 int nhood_build_cart_2hop(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s) {

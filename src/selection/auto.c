@@ -68,8 +68,9 @@ static int decide(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a,
   const nhood_nodes *nodes = NULL;
   double *nic = NULL;
   MPI_Comm node_comm = MPI_COMM_NULL;
-  for (int k = 0; k < nhood_algorithm_count(); k++) /* the patterns auto prices, in the registry's order */
-    NHOOD_TRY(nhood_ensure_pattern(topo, ctx, nhood_algorithm_at(k)->pattern));
+  nhood_learner l = nhood_learner_on(topo, ctx);
+  for (int k = 0; k < nhood_algorithm_count(); k++) /* what auto prices on, in the registry's order */
+    NHOOD_TRY(nhood_algorithm_learn(nhood_algorithm_at(k), &l));
   NHOOD_TRY(nhood_nodes_for(topo, ctx, &nodes));
   NHOOD_TRY(nhood_grid_of(topo, ctx, &grid));
   local_rc = nhood_cost_params_of(ctx, &params);
@@ -157,10 +158,11 @@ int nhood_auto_resolve(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_arg
   decision **d = &s->decisions[a->kind][a->isomorphic_sizes != 0];
   if (*d == NULL) {
     NHOOD_TRY(decide(topo, ctx, a, d));
-    /* "mpi"'s cost is finite where it can run on every process. */
+    /* An agreed cost is finite where the algorithm runs on every process. */
+    nhood_learner l = nhood_learner_on(topo, ctx);
     for (int k = 0; k < nhood_algorithm_count(); k++)
-      if (nhood_algorithm_at(k)->native)
-        NHOOD_TRY(nhood_native_known(topo, ctx, a->kind, isfinite((*d)->costs[(size_t)k * NHOOD_SIZE_CLASSES])));
+      NHOOD_TRY(nhood_algorithm_priced(nhood_algorithm_at(k), &l, a->kind,
+                                       isfinite((*d)->costs[(size_t)k * NHOOD_SIZE_CLASSES])));
   }
   double bytes = (*d)->fixed_class >= 0 ? (*d)->fixed_bytes : nhood_call_block_bytes(a, topo);
   int cls = (*d)->fixed_class >= 0 ? (*d)->fixed_class : nhood_size_class(bytes);

@@ -188,35 +188,11 @@ cleanup:
   return rc;
 }
 
-/* The topology alg's schedule is built on: the view of the grid under graph topo for the
- * isomorphic algorithms where there is one (a then maps the view's blocks to the graph's),
- * else topo. */
-static int grid_topo_for(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_algorithm *alg, nhood_coll_args *a,
-                         NHOOD_Topo *on) {
-  int rc = MPI_SUCCESS;
-  const nhood_grid_view *grid = NULL;
-  *on = topo;
-  if (!alg->needs_grid) return MPI_SUCCESS;
-  NHOOD_TRY(nhood_grid_of(topo, ctx, &grid));
-  if (grid) {
-    *on = grid->topo;
-    a->send_slot = grid->send_slot;
-    a->recv_slot = grid->recv_slot;
-  }
-cleanup:
-  return rc;
-}
-
-/* For "mpi": agrees over processes (the first time per collective) whether MPI's own
- * implementation can run the call; where it cannot (nor a persistent request, without
- * library support) *why_not says so, for the fallback; else creates the graph communicator
- * (the first time) and returns it in *graph. Does nothing for other algorithms. */
-static int native_prepare(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a, int persistent,
-                          const nhood_algorithm *alg, const char **why_not, nhood_native_graph **graph) {
+int nhood_native_agree(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a, int persistent,
+                       const char **why_not, nhood_native_graph **graph) {
   int rc = MPI_SUCCESS;
   struct learned *s = NULL;
   *why_not = NULL;
-  if (!alg->native) return MPI_SUCCESS;
   if (persistent && !nhood_native_persistent_supported()) {
     *why_not = "this MPI library has no persistent neighborhood collectives";
     return MPI_SUCCESS;
@@ -246,25 +222,26 @@ cleanup:
   return rc;
 }
 
-int nhood_algorithm_learn(NHOOD_Topo topo, nhood_commctx *ctx, nhood_coll_args *a, nhood_mode mode,
-                          const nhood_algorithm *alg, const char **why_not, nhood_native_graph **graph,
-                          NHOOD_Topo *on) {
-  int rc = MPI_SUCCESS;
-  *on = topo;
-  *why_not = NULL;
-  NHOOD_TRY(nhood_ensure_pattern(topo, ctx, alg->pattern));
-  NHOOD_TRY(grid_topo_for(topo, ctx, alg, a, on));
-  NHOOD_TRY(native_prepare(topo, ctx, a, mode == NHOOD_PERSISTENT, alg, why_not, graph));
-cleanup:
-  return rc;
+/* The learner's services on a communicator (selection/registry.h). */
+static int learn_pattern(nhood_learner *l, nhood_pattern_kind *kind) {
+  return nhood_ensure_pattern(l->topo, l->ctx, kind);
+}
+
+static int learn_grid(nhood_learner *l) { return nhood_grid_of(l->topo, l->ctx, &l->view); }
+
+nhood_learner nhood_learner_on(NHOOD_Topo topo, nhood_commctx *ctx) {
+  return (nhood_learner){.pattern = learn_pattern, .grid = learn_grid, .topo = topo, .ctx = ctx};
 }
 
 int nhood_algorithm_ready(NHOOD_Topo topo, nhood_commctx *ctx, nhood_coll_args *a, nhood_mode mode,
-                          const nhood_algorithm **alg, nhood_native_graph **graph, NHOOD_Topo *on) {
+                          const nhood_algorithm **alg, nhood_ready *r) {
   int rc = MPI_SUCCESS;
-  const char *why_not = NULL;
-  NHOOD_TRY(nhood_algorithm_learn(topo, ctx, a, mode, *alg, &why_not, graph, on));
-  NHOOD_TRY(nhood_select_fallback(*alg, why_not, *on, a, alg));
+  nhood_learner l = nhood_learner_on(topo, ctx);
+  *r = (nhood_ready){.on = topo};
+  NHOOD_TRY(nhood_algorithm_learn(*alg, &l));
+  r->on = nhood_algorithm_on(*alg, topo, l.view, a);
+  NHOOD_TRY(nhood_algorithm_agree(*alg, &l, a, mode, r));
+  NHOOD_TRY(nhood_select_fallback(*alg, r->why_not, r->on, a, alg));
 cleanup:
   return rc;
 }

@@ -57,20 +57,21 @@ int nhood_grid_of(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_grid_view **v
  * another collective step already told (the cost model's prices: selection/auto.c). */
 int nhood_native_known(NHOOD_Topo topo, nhood_commctx *ctx, nhood_coll_kind kind, int ok);
 
-/* What alg learns for call a in mode, collectively the first time: its pattern, the grid it
- * runs on (*on, below), whether MPI's own can run it (*why_not says where it cannot, for the
- * fallback; NULL otherwise) and *graph (below). */
-int nhood_algorithm_learn(NHOOD_Topo topo, nhood_commctx *ctx, nhood_coll_args *a, nhood_mode mode,
-                          const nhood_algorithm *alg, const char **why_not, nhood_native_graph **graph, NHOOD_Topo *on);
+/* For MPI's own ("mpi", selection/families/native.c): agrees over processes, the first time
+ * per collective, whether it can run the call; where it cannot (nor a persistent request,
+ * without library support) *why_not says so, for the fallback; else creates the graph
+ * communicator (the first time) and returns it in *graph. */
+int nhood_native_agree(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_args *a, int persistent,
+                       const char **why_not, nhood_native_graph **graph);
+
+/* The learner (selection/registry.h) of topo on ctx: its services learn collectively. */
+nhood_learner nhood_learner_on(NHOOD_Topo topo, nhood_commctx *ctx);
 
 /* Gets *alg ready for call a in mode: what it learns collectively comes first (where it
  * applies may depend on it: the pattern's depth, whether every process can run MPI's own),
- * then its fallback (selection/select.h) where it does not apply, so *alg is what runs. For
- * "mpi", *graph is the communicator MPI's own collective runs on (borrowed; a request that
- * keeps it retains it). *on is the topology the schedule is built on: topo, or for an
- * isomorphic algorithm on a graph the view of the grid found under it (a then maps the
- * view's blocks to the graph's). */
+ * then what it agrees, then its fallback (selection/select.h) where it does not apply, so
+ * *alg is what runs; r says on what (selection/registry.h). */
 int nhood_algorithm_ready(NHOOD_Topo topo, nhood_commctx *ctx, nhood_coll_args *a, nhood_mode mode,
-                          const nhood_algorithm **alg, nhood_native_graph **graph, NHOOD_Topo *on);
+                          const nhood_algorithm **alg, nhood_ready *r);
 
 #endif

@@ -1,55 +1,19 @@
 /*
- * The algorithm registry, and the choice among its entries for one call.
- *
- * The registry (select.c) is the one list of algorithms: name, one-line description, where
- * each applies, what runs instead where it does not, and its builder. Tests, nhood-bench,
- * nhood-sim, nhood-info and the plots enumerate it (`--algo all`); adding an algorithm means
- * its own source file (builder and `unfit`), one registry entry and its own tests.
+ * Choosing among the registry's algorithms (selection/registry.h) for one call.
  *
  * Only the selection layer decides what runs. An algorithm asked for (info key, NHOOD_TUNE)
  * that does not apply to a call falls back along its `fallback` chain in one place,
  * nhood_select_fallback; the request's schedule then names what ran, and NHOOD_FALLBACK=error
- * makes the fallback an error (print: a line on stderr). "auto" only prices algorithms that
- * apply.
+ * makes the fallback an error (print: a line on stderr). "auto" prices every algorithm
+ * through its family (selection/price.c) and picks among those that apply.
  */
 #ifndef NHOOD_SELECTION_SELECT_H
 #define NHOOD_SELECTION_SELECT_H
 
+#include "common/nodes.h"
 #include "schedule/algorithms.h"
 #include "selection/cost.h"
-
-typedef struct nhood_algorithm {
-  const char *name;
-  const char *description; /* one line (nhood-info --algorithms) */
-  /* Where it makes its own schedule: NULL, else why not. For algorithms with a pattern, ask
-   * once the pattern is attached; "mpi" answers for this process only (the API layer agrees
-   * over processes). */
-  nhood_unfit unfit;
-  const char *fallback; /* what runs where it does not apply; NULL: it always applies */
-  nhood_builder build;  /* through nhood_algorithm_build, which adds the reductions */
-  /* The kind of forwarding pattern the algorithm runs on (pattern/kind.h: built collectively,
-   * once per topology object and communicator, by the API layer), NULL for most. With one,
-   * unfit and build are the shared Phase 2's (schedule/algorithms.h), and the v and w
-   * collectives take two schedules, a size pass then the data. */
-  struct nhood_pattern_kind *pattern;
-  /* 1 for "mpi": no schedule; the MPI library's own MPI_Neighbor_* runs on a distributed-graph
-   * communicator the API layer creates (engine/native_mpi.h). build is NULL. */
-  int native;
-  /* 1 for the isomorphic algorithms: on a graph topology they run on the view of the grid the
-   * API layer finds under it (topology/grid.h), where there is one. */
-  int needs_grid;
-  /* 1 where its gain is at the network interfaces only (staggered): on one node it sends what
-   * direct sends at direct's cost, so auto prices it only where processes span nodes. */
-  int across_nodes;
-} nhood_algorithm;
-
-/* NULL when no algorithm has that name ("auto" is not an algorithm but a request to pick). */
-const nhood_algorithm *nhood_algorithm_by_name(const char *name);
-/* "direct, ..." for messages. */
-const char *nhood_algorithm_names(void);
-
-/* Why alg does not make its own schedule for this call (NULL: it does). */
-const char *nhood_algorithm_unfit(const nhood_algorithm *alg, const nhood_topo *t, const nhood_coll_args *a);
+#include "selection/registry.h"
 
 /* The first of alg's fallbacks that applies (alg itself when why_not is NULL and it applies);
  * NULL when none does. No message, no error mode: for queries. */
@@ -63,23 +27,6 @@ const nhood_algorithm *nhood_algorithm_resolve(const nhood_algorithm *alg, const
  * replaced. */
 int nhood_select_fallback(const nhood_algorithm *alg, const char *why_not, const nhood_topo *t,
                           const nhood_coll_args *a, const nhood_algorithm **ran);
-
-/* 1 when the algorithm's schedule for this call waits for a size pass (schedule/algorithms.h):
- * the library then makes a two-stage request and nhood-sim runs the pass first. */
-int nhood_algorithm_needs_size_pass(const nhood_algorithm *alg, const nhood_topo *t, const nhood_coll_args *a);
-
-/* Builds the algorithm's schedule for a call (reduce and scatter-reduce: its exchange plus
- * the local reduction, schedule/reduce.c). */
-int nhood_algorithm_build(const nhood_algorithm *alg, const nhood_topo *t, const nhood_coll_args *a, int me,
-                          nhood_sched *s);
-
-/* The table, by index: the index space of the cost vectors below. */
-int nhood_algorithm_count(void);
-const nhood_algorithm *nhood_algorithm_at(int k);
-/* 1 for the baselines: one message per neighbor in one round, nothing copied (direct and
- * MPI's own). Every other schedule must be shown faster than them, by the model's margin
- * (below) and by a trial's rounds (selection/trial.h). */
-int nhood_algorithm_is_baseline(const nhood_algorithm *alg);
 
 /* ---- "auto": the cost model's choice (selection/cost.h) -------------------------------
  *

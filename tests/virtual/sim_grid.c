@@ -72,8 +72,5 @@ cleanup:
 const struct nhood_topo *sim_grid_topo_for(const char *algo, NHOOD_Topo topo, nhood_grid_view *const *views, int r,
                                            nhood_coll_args *a) {
   const nhood_algorithm *alg = nhood_algorithm_by_name(algo);
-  if (!alg || !alg->needs_grid || !views || !views[r]) return topo;
-  a->send_slot = views[r]->send_slot;
-  a->recv_slot = views[r]->recv_slot;
-  return views[r]->topo;
+  return alg ? nhood_algorithm_on(alg, topo, views ? views[r] : NULL, a) : topo;
 }

@@ -13,8 +13,29 @@
 #include <mpi.h>
 
 #include <stddef.h>
+#include <stdio.h>
 
 #define TOOL "nhood-calibrate"
+
+/* The command line (calibrate_options.c). */
+typedef struct options {
+  const char *out_path;
+  const char *json_path;
+  int iters; /* 0: the default for the mode */
+  int quick;
+  int out_given;
+  int save; /* --save: out_path is the library's file for this placement */
+  char save_path[512];
+  int help;
+} options;
+void print_usage(FILE *out);
+/* 0, or 1 with a message in err. */
+int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen);
+/* Makes the folders above path; 0, or 1 with a message. */
+int make_parents(const char *path, char *err, size_t errlen);
+/* 0 where path can be written (option names it in the message); else 1 with a message. */
+int check_writable(const char *option, const char *path, char *err, size_t errlen);
+
 #define EXIT_USAGE 2
 #define DEFAULT_OUT "nhood-params.txt"
 #define DEFAULT_ITERS 60

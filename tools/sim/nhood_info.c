@@ -435,6 +435,36 @@ static void print_cold(const options *opt, NHOOD_Topo *topos, nhood_coll_kind ki
   }
 }
 
+/* What algorithms learn at first use (selection/registry.h), over the virtual ranks: Phase 1
+ * of every pattern (without --ranks-per-node the ranks share one node, where the patterns
+ * that need nodes do not apply) and the grid under a graph, searched once. */
+typedef struct {
+  nhood_learner base; /* first */
+  const options *opt;
+  NHOOD_Topo *topos;
+  const loggp_params *model;
+  nhood_grid_view ***grid;
+  int grid_searched;
+  char *err;
+  size_t errlen;
+} info_learner;
+
+static int learn_pattern(nhood_learner *l, nhood_pattern_kind *kind) {
+  info_learner *s = (info_learner *)l;
+  phase1_stats p1;
+  if ((kind->needs & NHOOD_PHASE1_NODES) && s->opt->ranks_per_node <= 0) return MPI_SUCCESS;
+  return sim_phase1_run(kind, s->opt->ranks, s->topos, s->opt->theta, s->model, &p1, s->err, s->errlen) != 0
+             ? MPI_ERR_OTHER
+             : MPI_SUCCESS;
+}
+
+static int learn_grid(nhood_learner *l) {
+  info_learner *s = (info_learner *)l;
+  if (s->grid_searched) return MPI_SUCCESS;
+  s->grid_searched = 1;
+  return sim_grid_find(s->opt->ranks, s->topos, s->grid, s->err, s->errlen) != 0 ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
 static int run_topology(const options *opt, const char *text, FILE *json, char *err, size_t errlen) {
   topospec spec;
   sim_topos_stats stats;
@@ -456,16 +486,17 @@ static int run_topology(const options *opt, const char *text, FILE *json, char *
   loggp_params model = {
       .L = opt->params.L, .o = opt->params.o, .g = opt->params.g, .G = opt->params.G, .Gcopy = opt->params.Gcopy};
   model.ranks_per_node = opt->ranks_per_node;
-  phase1_stats p1;
-  /* Every kind of pattern "auto" prices, as the library builds them at the first call; without
-   * --ranks-per-node the ranks share one node, where those that need nodes do not apply. */
-  for (int k = 0; k < nhood_algorithm_count(); k++) {
-    nhood_pattern_kind *kind = nhood_algorithm_at(k)->pattern;
-    if (kind == NULL || ((kind->needs & NHOOD_PHASE1_NODES) && opt->ranks_per_node <= 0)) continue;
-    if (sim_phase1_run(kind, opt->ranks, topos, opt->theta, &model, &p1, err, errlen) != 0) goto cleanup;
-  }
-  /* The grid under a graph, as the library searches it at its first call (selection/learned.h). */
-  if (sim_grid_find(opt->ranks, topos, &grid, err, errlen) != 0) goto cleanup;
+  /* What every algorithm "auto" prices learns, as the library learns it at the first call. */
+  info_learner l = {.base = {.pattern = learn_pattern, .grid = learn_grid},
+                    .opt = opt,
+                    .topos = topos,
+                    .model = &model,
+                    .grid = &grid,
+                    .err = err,
+                    .errlen = errlen};
+  for (int k = 0; k < nhood_algorithm_count(); k++)
+    if (nhood_algorithm_learn(nhood_algorithm_at(k), &l.base) != MPI_SUCCESS) goto cleanup;
+  if (learn_grid(&l.base) != MPI_SUCCESS) goto cleanup; /* for the line below, where none asked */
   if (grid && grid[0]) {
     const nhood_topo *g = grid[0]->topo;
     printf("\n# %s, %d rank%s: a graph on a grid of", text, opt->ranks, cli_plural(opt->ranks));

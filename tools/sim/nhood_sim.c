@@ -80,15 +80,6 @@ static void topo_set_free(topo_set *ts) {
   ts->grid = NULL;
 }
 
-/* The library's search for a grid under graph topologies, the first time an isomorphic
- * algorithm asks (the API layer searches at the same point, selection/learned.h). */
-static int ensure_grid(topo_set *ts, const char *algo, char *err, size_t errlen) {
-  const nhood_algorithm *alg = nhood_algorithm_by_name(algo);
-  if (ts->grid_searched || !alg || !alg->needs_grid) return 0;
-  ts->grid_searched = 1;
-  return sim_grid_find(ts->nranks, ts->topos, &ts->grid, err, errlen);
-}
-
 /* One topology object per virtual rank (sim_topos.h). */
 static int topo_set_init(topo_set *ts, const topospec *spec, int nranks, char *err, size_t errlen) {
   double t0 = now_s();
@@ -113,15 +104,48 @@ static int topo_set_init(topo_set *ts, const topospec *spec, int nranks, char *e
   return 0;
 }
 
-/* Runs the algorithm's Phase 1 on these topologies unless it ran already (or has none). */
-static int ensure_phase1(topo_set *ts, const options *opt, int a, char *err, size_t errlen) {
-  nhood_pattern_kind *kind = nhood_algorithm_by_name(opt->algos[a])->pattern;
-  if (kind == NULL || ts->phase1_ran[a]) return 0;
+/* What an algorithm learns at first use (selection/registry.h), over the virtual ranks: its
+ * pattern's Phase 1 (kept per algorithm of the options, with its statistics), the grid under
+ * a graph (searched once, as the library searches it at its first call). */
+typedef struct {
+  nhood_learner base; /* first */
+  topo_set *ts;
+  const options *opt;
+  int a;        /* the options' algorithm */
+  int patterns; /* 0: no Phase 1 (a first, cheap look) */
+  char *err;
+  size_t errlen;
+} sim_learner;
+
+static int learn_pattern(nhood_learner *l, nhood_pattern_kind *kind) {
+  sim_learner *s = (sim_learner *)l;
+  if (!s->patterns || s->ts->phase1_ran[s->a]) return MPI_SUCCESS;
   double t0 = now_s();
-  if (sim_phase1_run(kind, ts->nranks, ts->topos, opt->theta, &opt->model, &ts->phase1[a], err, errlen) != 0) return 1;
-  ts->phase1[a].wall_s = now_s() - t0;
-  ts->phase1_ran[a] = 1;
-  return 0;
+  if (sim_phase1_run(kind, s->ts->nranks, s->ts->topos, s->opt->theta, &s->opt->model, &s->ts->phase1[s->a], s->err,
+                     s->errlen) != 0)
+    return MPI_ERR_OTHER;
+  s->ts->phase1[s->a].wall_s = now_s() - t0;
+  s->ts->phase1_ran[s->a] = 1;
+  return MPI_SUCCESS;
+}
+
+static int learn_grid(nhood_learner *l) {
+  sim_learner *s = (sim_learner *)l;
+  if (s->ts->grid_searched) return MPI_SUCCESS;
+  s->ts->grid_searched = 1;
+  return sim_grid_find(s->ts->nranks, s->ts->topos, &s->ts->grid, s->err, s->errlen) != 0 ? MPI_ERR_OTHER : MPI_SUCCESS;
+}
+
+/* 0, or 1 with a message in err. */
+static int learn(const options *opt, topo_set *ts, int a, int patterns, char *err, size_t errlen) {
+  sim_learner s = {.base = {.pattern = learn_pattern, .grid = learn_grid},
+                   .ts = ts,
+                   .opt = opt,
+                   .a = a,
+                   .patterns = patterns,
+                   .err = err,
+                   .errlen = errlen};
+  return nhood_algorithm_learn(nhood_algorithm_by_name(opt->algos[a]), &s.base) != MPI_SUCCESS;
 }
 
 /* ------------------------------------------------------------------------------------- */
@@ -200,8 +224,8 @@ static int run_size_pass(const topo_set *ts, const sim_call *call, const nhood_a
   }
   for (; cs->npasses < n; cs->npasses++) {
     int r = cs->npasses;
-    if (nhood_build_combine_size_pass(ts->topos[r], nhood_pattern_of(ts->topos[r], chosen->pattern, NULL),
-                                      &call->args[r], r, &cs->pass[r], &cs->own_sizes[r]) != MPI_SUCCESS)
+    if (nhood_algorithm_size_pass(chosen, ts->topos[r], &call->args[r], r, &cs->pass[r], &cs->own_sizes[r]) !=
+        MPI_SUCCESS)
       return build_failed(row, r, "building the size pass");
     if (!(cs->pass_scratch[r] = malloc((size_t)cs->pass[r].scratch_bytes + 1))) {
       nhood_sched_free(&cs->pass[r]);
@@ -244,10 +268,8 @@ static int build_schedules(const options *opt, const topo_set *ts, const sim_cal
     int r = cs->nbuilt;
     nhood_coll_args a = call->args[r];
     const nhood_topo *on = sim_grid_topo_for(algo, ts->topos[r], ts->grid, r, &a);
-    int rc = two_stage ? nhood_build_combine_sized(ts->topos[r], nhood_pattern_of(ts->topos[r], chosen->pattern, NULL),
-                                                   &call->args[r], r, cs->pass_scratch[r], &cs->data[r])
-                       : nhood_algorithm_build(chosen, on, &a, r, &cs->data[r]);
-    if (rc != MPI_SUCCESS) return build_failed(row, r, algo);
+    if (nhood_algorithm_build(chosen, on, &a, r, two_stage ? cs->pass_scratch[r] : NULL, &cs->data[r]) != MPI_SUCCESS)
+      return build_failed(row, r, algo);
   }
   double elapsed = now_s() - t0;
   row->build_us_per_nbr = ts->neighbors > 0 ? 1e6 * elapsed / (double)ts->neighbors : 0;
@@ -275,8 +297,7 @@ static void run_case(const options *opt, topo_set *ts, const sim_call *call, int
     snprintf(row->error, sizeof row->error, "out of memory for %d schedule%s", ts->nranks, cli_plural(ts->nranks));
     goto cleanup;
   }
-  if (ensure_phase1(ts, opt, a, row->error, sizeof row->error) != 0) goto cleanup;
-  if (ensure_grid(ts, opt->algos[a], row->error, sizeof row->error) != 0) goto cleanup;
+  if (learn(opt, ts, a, 1, row->error, sizeof row->error) != 0) goto cleanup;
   row->phase1 = ts->phase1[a];
   if (build_schedules(opt, ts, call, opt->algos[a], &cs, row) != 0) goto cleanup;
   if (opt->verify) {
@@ -426,17 +447,15 @@ static void json_row(FILE *out, const options *opt, const topo_set *ts, const ca
 static int applies_everywhere(const options *opt, topo_set *ts, const sim_call *call, int a) {
   const nhood_algorithm *alg = nhood_algorithm_by_name(opt->algos[a]);
   char err[MESSAGE_LEN];
-  if (ensure_grid(ts, alg->name, err, sizeof err) != 0) return 1; /* run_case reports it */
   for (int pass = 0; pass < 2; pass++) {
+    /* First without Phase 1: where the algorithm applies anyway, it need not run here. */
+    if (learn(opt, ts, a, pass, err, sizeof err) != 0) return 1; /* run_case reports it */
     int r = 0;
     for (; r < ts->nranks; r++) {
       nhood_coll_args args = call->args[r];
       if (nhood_algorithm_unfit(alg, sim_grid_topo_for(alg->name, ts->topos[r], ts->grid, r, &args), &args)) break;
     }
     if (r == ts->nranks) return 1;
-    /* A reason of an algorithm that waits for its pattern may be that it is missing. */
-    if (pass > 0 || !alg->pattern || ts->phase1_ran[a]) return 0;
-    if (ensure_phase1(ts, opt, a, err, sizeof err) != 0) return 1;
   }
   return 0;
 }

@@ -20,7 +20,7 @@ static const char *accepted_algos(void) {
   if (list[0] == '\0')
     for (int k = 0; k < nhood_algorithm_count(); k++) {
       const nhood_algorithm *alg = nhood_algorithm_at(k);
-      if (alg->native) continue;
+      if (!nhood_algorithm_has_schedule(alg)) continue;
       if (list[0] != '\0') strncat(list, ", ", sizeof list - strlen(list) - 1);
       strncat(list, alg->name, sizeof list - strlen(list) - 1);
     }
@@ -133,13 +133,13 @@ static int add_algo(const char *name, int conditional, options *opt, char *err, 
 static int parse_algo(const char *item, options *opt, char *err, size_t errlen) {
   if (strcmp(item, "all") == 0 || strcmp(item, "applicable") == 0) {
     for (int k = 0; k < nhood_algorithm_count(); k++)
-      if (!nhood_algorithm_at(k)->native &&
+      if (nhood_algorithm_has_schedule(nhood_algorithm_at(k)) &&
           add_algo(nhood_algorithm_at(k)->name, strcmp(item, "applicable") == 0, opt, err, errlen) != 0)
         return 1;
     return 0;
   }
   const nhood_algorithm *alg = nhood_algorithm_by_name(item);
-  if (alg == NULL || alg->native) {
+  if (alg == NULL || !nhood_algorithm_has_schedule(alg)) {
     int refused = alg != NULL || strcmp(item, "auto") == 0; /* mpi or auto, rather than a typo */
     snprintf(err, errlen,
              "--algo: %s '%s' (nhood-sim runs: %s; auto needs MPI to agree on a choice: see nhood-info for "

@@ -1,5 +1,5 @@
 /* Two-stage tasks (api/two_stage.h): a size pass, then the data schedule built from it. */
-#include "api/two_stage.h"
+#include "selection/families/two_stage.h"
 
 #include <stdlib.h>
 #include <string.h>
