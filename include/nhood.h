@@ -607,7 +607,7 @@ int NHOOD_Request_schedule_info(NHOOD_Request request, const char **algorithm, i
  * same size class on one topology and communicator, run the cost model's two or three best
  * candidates in turn for their first calls (at most 3 x 6 by default: a warm-up round and
  * NHOOD_TRIAL timed rounds, default 5, 1-20, "off" for none), agree on the fastest in one reduction and
- * keep it. Every call delivers the collective's result. docs/DESIGN-NOTES.md has the details.
+ * keep it. Every call delivers the collective's result. docs/ARCHITECTURE.md has the details.
  * @return MPI_ERR_ARG (text NULL, len < 1), MPI_ERR_REQUEST (not a live request).
  */
 int NHOOD_Selection_info(NHOOD_Request request, char *text, int len);

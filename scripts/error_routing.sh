@@ -4,7 +4,7 @@
 # MPI_ERRORS_ARE_FATAL, completed by each of MPI's completion functions in turn. "returns"
 # means the call gave the error back, as on the request's communicator; "aborts" means it went
 # to MPI_COMM_WORLD's handler. Where any aborts, nhood swaps MPI_COMM_WORLD's handler around
-# its waits (docs/DESIGN-NOTES.md, "Errors"; NHOOD_P2P_ERRORS_GO_TO_WORLD in
+# its waits (docs/ARCHITECTURE.md, "MPI semantics the design carries"; NHOOD_P2P_ERRORS_GO_TO_WORLD in
 # src/common/mpi_util.h), which is what its blocking call costs above a loop written by hand
 # on MPICH (docs/PERFORMANCE.md, "direct: the messages MPI sends").
 #

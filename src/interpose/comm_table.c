@@ -3,8 +3,8 @@
  * open-addressing table with linear probing under one lock. A communicator's state is found
  * here on a call that misses the thread's memo, and removed where the communicator is freed
  * (control.c). It replaces an MPI attribute, whose hash table Open MPI builds and tears down
- * per communicator, a measurable part of a communicator called once (docs/DESIGN-NOTES.md,
- * "Cold communicators").
+ * per communicator, a measurable part of a communicator called once (docs/ARCHITECTURE.md,
+ * "The drop-in library").
  */
 #include <pthread.h>
 #include <stdlib.h>

@@ -87,7 +87,7 @@ typedef struct ip_comm {
   int asked;              /* the cold path asked about it at least once */
   int asked_coll;         /* ip_coll of the call that asked last, and its block size here */
   double asked_block;
-  /* Probation (docs/DESIGN-NOTES.md, "Cold communicators"): the blocking calls of two windows
+  /* Probation (docs/ARCHITECTURE.md, "The cold path"): the blocking calls of two windows
    * timed on this process, MPI's own just before nhood took over and nhood's once its trial is
    * over; at call `probe_at` (0: none pending) one allreduce judges them. */
   long window_from; /* the windows' calls are counted from here on (0: none) */

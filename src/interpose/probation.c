@@ -1,5 +1,5 @@
 /*
- * The cold path's two collective decisions on a communicator (docs/DESIGN-NOTES.md, "Cold
+ * The cold path's two collective decisions on a communicator (docs/ARCHITECTURE.md, "The cold
  * communicators"): the asking, whether nhood's set-up pays back (ip_ask, its allreduce run
  * behind the program's calls), and the probation, whether nhood's calls after the take-over
  * are slower than MPI's own before it (ip_probe). Both are made at the same call count on every

@@ -9,7 +9,7 @@
  *
  * Both numbers are this process's, from the cost model (common/cost_model.h) without any
  * communication; the caller takes their maxima over the processes in one allreduce, so that
- * every process reaches the same verdict (docs/DESIGN-NOTES.md, "Cold communicators"):
+ * every process reaches the same verdict (docs/ARCHITECTURE.md, "The cold path"):
  *
  *   set-up  `setup` allreduces of the communicator, an allreduce priced as ceil(log2 p) rounds
  *           of one small message each way, plus the four rounds of neighbor messages that
@@ -36,7 +36,7 @@
 #define NHOOD_COLD_FIRST_CHECK 16
 
 /* The interposition library's probation times this many of MPI's own calls before nhood takes
- * over a cold communicator, then as many of nhood's (docs/DESIGN-NOTES.md, "Cold
+ * over a cold communicator, then as many of nhood's (docs/ARCHITECTURE.md, "The cold
  * communicators"). */
 #define NHOOD_COLD_PROBE_WINDOW 16
 

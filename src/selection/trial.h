@@ -33,7 +33,7 @@
  * than the kept one in all but a quarter of the rounds (4 of 5). Each round runs both back to
  * back, so the comparison is paired: drift that slows a whole round slows both. As with the
  * model's margin, a schedule of more rounds than the baselines' must show its gain. Why not
- * the smallest median: docs/DESIGN-NOTES.md ("A trial overturns the baseline, or keeps it").
+ * the smallest median: docs/TUNING.md (measured selection).
  *
  * What a trial measures is the time from the start of an execution to its completion as this
  * process sees it: exact for blocking calls, and for a request waited for right after its
