@@ -18,11 +18,11 @@ typedef int (*nhood_builder)(const nhood_topo *t, const nhood_coll_args *a, int 
 typedef const char *(*nhood_unfit)(const nhood_topo *t, const nhood_coll_args *a);
 
 int nhood_build_direct(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
-/* direct's schedule under another name, its sends ordered by key(t, me, destination),
+/* direct's schedule under another name, its sends ordered by key(t, a, me, destination),
  * smallest first; equal keys (edges to one destination among them) keep list order, which
  * keeps MPI's pairing within a channel. key NULL: list order. For the algorithms that send
- * direct's messages in another order (staggered, far-first). */
-typedef long long (*nhood_send_key)(const nhood_topo *t, int me, int destination);
+ * direct's messages in another order (staggered, far-first, largest-first). */
+typedef long long (*nhood_send_key)(const nhood_topo *t, const nhood_coll_args *a, int me, int destination);
 int nhood_build_direct_ordered(const nhood_topo *t, const nhood_coll_args *a, int me, const char *name,
                                nhood_send_key key, nhood_sched *s);
 /* Direct's messages, each process sending first to the ranks after its own (cyclically), so

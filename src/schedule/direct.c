@@ -67,7 +67,7 @@ int nhood_build_direct_ordered(const nhood_topo *t, const nhood_coll_args *a, in
     int q = t->destinations[j];
     if (q == MPI_PROC_NULL || q == me) continue;
     if (key)
-      order[n++] = (send_item){key(t, me, q), j};
+      order[n++] = (send_item){key(t, a, me, q), j};
     else
       NHOOD_TRY(nhood_sched_send(s, q, t->send_channel ? t->send_channel[j] : 0, nhood_send_block(a, j)));
   }

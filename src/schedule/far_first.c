@@ -12,8 +12,8 @@
 #include "schedule/algorithms.h"
 
 /* Farthest first. */
-static long long farthest(const nhood_topo *t, int me, int q) {
-  (void)t;
+static long long farthest(const nhood_topo *t, const nhood_coll_args *a, int me, int q) {
+  (void)t, (void)a;
   return -(long long)abs(q - me);
 }
 

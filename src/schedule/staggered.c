@@ -10,7 +10,8 @@
 #include "schedule/algorithms.h"
 
 /* Ranks above me come first, by distance; then those below, from rank 0 up. */
-static long long after_me(const nhood_topo *t, int me, int q) {
+static long long after_me(const nhood_topo *t, const nhood_coll_args *a, int me, int q) {
+  (void)a;
   const long long wrap = (long long)(t->max_rank > me ? t->max_rank : me) + 1;
   return q > me ? q - me : q + wrap - me;
 }
