@@ -32,6 +32,10 @@ int nhood_build_staggered(const nhood_topo *t, const nhood_coll_args *a, int me,
 /* Direct's messages, each process sending first to the ranks farthest from its own (under
  * block placement, on other nodes) (schedule/far_first.c). Applies everywhere. */
 int nhood_build_far_first(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
+/* Direct's messages, the destinations a process sends the most bytes to first
+ * (schedule/largest_first.c). Alltoallv and alltoallw only. */
+int nhood_build_largest_first(const nhood_topo *t, const nhood_coll_args *a, int me, nhood_sched *s);
+const char *nhood_unfit_largest_first(const nhood_topo *t, const nhood_coll_args *a);
 
 /* The algorithms with a forwarding pattern (pattern/kind.h: combine, node, node-tree) share
  * one Phase 2 (schedule/combine.c), told apart by the kind of pattern their registry entry

@@ -73,6 +73,11 @@ static const nhood_algorithm algorithms[] = {
                     "block placement are on other nodes: the network messages start first",
      SCHEDULE(.build = nhood_build_far_first, .across_nodes = 1),
      .fallback = "direct"},
+    {.name = "largest-first",
+     .description = "direct's messages, each process sending first to the destination it sends the most bytes to: "
+                    "the long transfers of an irregular alltoallv or alltoallw start first",
+     SCHEDULE(.build = nhood_build_largest_first, .unfit = nhood_unfit_largest_first, .across_nodes = 1),
+     .fallback = "direct"},
     {.name = "mpi",
      .description = "the MPI library's own MPI_Neighbor_* on a distributed-graph communicator nhood creates at first "
                     "use",
