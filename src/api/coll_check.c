@@ -2,6 +2,8 @@
  * message, MPI's error class returned. */
 #include "api/coll_check.h"
 
+#include <stddef.h>
+
 #include "common/errors.h"
 #include "topology/topology.h"
 

@@ -8,6 +8,8 @@
  * alltoallv and alltoallw only. Its gain is at the network interfaces, so auto prices it only
  * where processes span nodes.
  */
+#include <stddef.h>
+
 #include "common/mpi_util.h"
 #include "schedule/algorithms.h"
 
