@@ -28,7 +28,8 @@ static long first_check = NHOOD_COLD_FIRST_CHECK; /* 0: no cold path (NHOOD_COLD
 static long ask_lag = 1;                          /* calls from posting an asking to its verdict */
 static const char *algorithm_env;                 /* NHOOD_ALGORITHM, read once */
 
-const char *const ip_coll_names[IP_NCOLLS] = {"allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"};
+#define IP_COLL_NAME(name, NAME, SHAPE) #name,
+const char *const ip_coll_names[IP_NCOLLS] = {IP_NEIGHBOR_COLLECTIVES(IP_COLL_NAME)};
 
 _Thread_local ip_route_memo ip_memo NHOOD_FAST_TLS;
 atomic_uint ip_generation = 1;

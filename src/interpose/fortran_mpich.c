@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "interpose/fortran.h"
+#include "interpose/functions.h"
 
 #if defined(MPICH_NUMVERSION)
 
@@ -196,75 +197,52 @@ static void *mpich_own(const char *name, _Atomic(void *) *kept) {
 
 #define REQUEST(r) ((MPI_Request *)(r)) /* MPICH's request handles: the same int in C */
 
-/* ---- allgather and alltoall ---------------------------------------------------------------- */
-
-#define ALLGATHER_PARAMS(...)                                                                                   \
+/* ---- what each shape of arguments (functions.h) is here ----------------------------------------
+ *
+ * M_PARAMS_<SHAPE>(...): the parameters, the buffers as descriptors, then those given (request,
+ * info, ierror); M_NAMES_<SHAPE>: the shape's as arguments; M_C_<SHAPE>: the C call's
+ * arguments (s and r: the buffers' addresses; MPICH's handles are its C ones). */
+#define M_PARAMS_ONE(...)                                                                                       \
   (gfc_array * sb, MPI_Fint * sc, MPI_Fint * st, gfc_array * rb, MPI_Fint * rc, MPI_Fint * rt, MPI_Fint * comm, \
    __VA_ARGS__)
-#define ALLGATHER_NAMES sb, sc, st, rb, rc, rt, comm
-#define ALLGATHER_ARGS s, *sc, (MPI_Datatype)*st, r, *rc, (MPI_Datatype)*rt, (MPI_Comm)*comm
+#define M_NAMES_ONE sb, sc, st, rb, rc, rt, comm
+#define M_C_ONE s, *sc, (MPI_Datatype)*st, r, *rc, (MPI_Datatype)*rt, (MPI_Comm)*comm
 
-F08TS_BLOCKING(neighbor_allgather, ALLGATHER_PARAMS(MPI_Fint *ierr), (ALLGATHER_NAMES, ierr),
-               MPI_Neighbor_allgather(ALLGATHER_ARGS))
-F08TS_BLOCKING(neighbor_alltoall, ALLGATHER_PARAMS(MPI_Fint *ierr), (ALLGATHER_NAMES, ierr),
-               MPI_Neighbor_alltoall(ALLGATHER_ARGS))
-F08TS(ineighbor_allgather, ALLGATHER_PARAMS(MPI_Fint *request, MPI_Fint *ierr), (ALLGATHER_NAMES, request, ierr),
-      MPI_Ineighbor_allgather(ALLGATHER_ARGS, REQUEST(request)))
-F08TS(ineighbor_alltoall, ALLGATHER_PARAMS(MPI_Fint *request, MPI_Fint *ierr), (ALLGATHER_NAMES, request, ierr),
-      MPI_Ineighbor_alltoall(ALLGATHER_ARGS, REQUEST(request)))
-F08TS(neighbor_allgather_init, ALLGATHER_PARAMS(MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr),
-      (ALLGATHER_NAMES, info, request, ierr),
-      MPI_Neighbor_allgather_init(ALLGATHER_ARGS, (MPI_Info)*info, REQUEST(request)))
-F08TS(neighbor_alltoall_init, ALLGATHER_PARAMS(MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr),
-      (ALLGATHER_NAMES, info, request, ierr),
-      MPI_Neighbor_alltoall_init(ALLGATHER_ARGS, (MPI_Info)*info, REQUEST(request)))
-
-/* ---- allgatherv ---------------------------------------------------------------------------- */
-
-#define ALLGATHERV_PARAMS(...)                                                                                         \
+#define M_PARAMS_GATHERV(...)                                                                                          \
   (gfc_array * sb, MPI_Fint * sc, MPI_Fint * st, gfc_array * rb, MPI_Fint * rcounts, MPI_Fint * displs, MPI_Fint * rt, \
    MPI_Fint * comm, __VA_ARGS__)
-#define ALLGATHERV_NAMES sb, sc, st, rb, rcounts, displs, rt, comm
-#define ALLGATHERV_ARGS s, *sc, (MPI_Datatype)*st, r, rcounts, displs, (MPI_Datatype)*rt, (MPI_Comm)*comm
+#define M_NAMES_GATHERV sb, sc, st, rb, rcounts, displs, rt, comm
+#define M_C_GATHERV s, *sc, (MPI_Datatype)*st, r, rcounts, displs, (MPI_Datatype)*rt, (MPI_Comm)*comm
 
-F08TS_BLOCKING(neighbor_allgatherv, ALLGATHERV_PARAMS(MPI_Fint *ierr), (ALLGATHERV_NAMES, ierr),
-               MPI_Neighbor_allgatherv(ALLGATHERV_ARGS))
-F08TS(ineighbor_allgatherv, ALLGATHERV_PARAMS(MPI_Fint *request, MPI_Fint *ierr), (ALLGATHERV_NAMES, request, ierr),
-      MPI_Ineighbor_allgatherv(ALLGATHERV_ARGS, REQUEST(request)))
-F08TS(neighbor_allgatherv_init, ALLGATHERV_PARAMS(MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr),
-      (ALLGATHERV_NAMES, info, request, ierr),
-      MPI_Neighbor_allgatherv_init(ALLGATHERV_ARGS, (MPI_Info)*info, REQUEST(request)))
-
-/* ---- alltoallv and alltoallw ----------------------------------------------------------------- */
-
-#define ALLTOALLV_PARAMS(...)                                                                                 \
+#define M_PARAMS_V(...)                                                                                       \
   (gfc_array * sb, MPI_Fint * scounts, MPI_Fint * sdispls, MPI_Fint * st, gfc_array * rb, MPI_Fint * rcounts, \
    MPI_Fint * rdispls, MPI_Fint * rt, MPI_Fint * comm, __VA_ARGS__)
-#define ALLTOALLV_NAMES sb, scounts, sdispls, st, rb, rcounts, rdispls, rt, comm
-#define ALLTOALLV_ARGS s, scounts, sdispls, (MPI_Datatype)*st, r, rcounts, rdispls, (MPI_Datatype)*rt, (MPI_Comm)*comm
+#define M_NAMES_V sb, scounts, sdispls, st, rb, rcounts, rdispls, rt, comm
+#define M_C_V s, scounts, sdispls, (MPI_Datatype)*st, r, rcounts, rdispls, (MPI_Datatype)*rt, (MPI_Comm)*comm
 
-F08TS_BLOCKING(neighbor_alltoallv, ALLTOALLV_PARAMS(MPI_Fint *ierr), (ALLTOALLV_NAMES, ierr),
-               MPI_Neighbor_alltoallv(ALLTOALLV_ARGS))
-F08TS(ineighbor_alltoallv, ALLTOALLV_PARAMS(MPI_Fint *request, MPI_Fint *ierr), (ALLTOALLV_NAMES, request, ierr),
-      MPI_Ineighbor_alltoallv(ALLTOALLV_ARGS, REQUEST(request)))
-F08TS(neighbor_alltoallv_init, ALLTOALLV_PARAMS(MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr),
-      (ALLTOALLV_NAMES, info, request, ierr),
-      MPI_Neighbor_alltoallv_init(ALLTOALLV_ARGS, (MPI_Info)*info, REQUEST(request)))
-
-/* alltoallw: arrays of datatypes, which are MPICH's C handles as they are. */
-#define ALLTOALLW_PARAMS(...)                                                                                     \
+/* W: arrays of datatypes, which are MPICH's C handles as they are. */
+#define M_PARAMS_W(...)                                                                                           \
   (gfc_array * sb, MPI_Fint * scounts, MPI_Aint * sdispls, MPI_Fint * stypes, gfc_array * rb, MPI_Fint * rcounts, \
    MPI_Aint * rdispls, MPI_Fint * rtypes, MPI_Fint * comm, __VA_ARGS__)
-#define ALLTOALLW_NAMES sb, scounts, sdispls, stypes, rb, rcounts, rdispls, rtypes, comm
-#define ALLTOALLW_ARGS \
-  s, scounts, sdispls, (MPI_Datatype *)stypes, r, rcounts, rdispls, (MPI_Datatype *)rtypes, (MPI_Comm)*comm
+#define M_NAMES_W sb, scounts, sdispls, stypes, rb, rcounts, rdispls, rtypes, comm
+#define M_C_W s, scounts, sdispls, (MPI_Datatype *)stypes, r, rcounts, rdispls, (MPI_Datatype *)rtypes, (MPI_Comm)*comm
 
-F08TS_BLOCKING(neighbor_alltoallw, ALLTOALLW_PARAMS(MPI_Fint *ierr), (ALLTOALLW_NAMES, ierr),
-               MPI_Neighbor_alltoallw(ALLTOALLW_ARGS))
-F08TS(ineighbor_alltoallw, ALLTOALLW_PARAMS(MPI_Fint *request, MPI_Fint *ierr), (ALLTOALLW_NAMES, request, ierr),
-      MPI_Ineighbor_alltoallw(ALLTOALLW_ARGS, REQUEST(request)))
-F08TS(neighbor_alltoallw_init, ALLTOALLW_PARAMS(MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr),
-      (ALLTOALLW_NAMES, info, request, ierr),
-      MPI_Neighbor_alltoallw_init(ALLTOALLW_ARGS, (MPI_Info)*info, REQUEST(request)))
+/* ---- the procedures, from functions.h's list -------------------------------------------------- */
+
+#define M_BLOCKING(name, NAME, SHAPE)                                                        \
+  F08TS_BLOCKING(neighbor_##name, M_PARAMS_##SHAPE(MPI_Fint *ierr), (M_NAMES_##SHAPE, ierr), \
+                 MPI_Neighbor_##name(M_C_##SHAPE))
+IP_NEIGHBOR_COLLECTIVES(M_BLOCKING)
+
+#define M_NONBLOCKING(name, NAME, SHAPE)                                                                         \
+  F08TS(ineighbor_##name, M_PARAMS_##SHAPE(MPI_Fint *request, MPI_Fint *ierr), (M_NAMES_##SHAPE, request, ierr), \
+        MPI_Ineighbor_##name(M_C_##SHAPE, REQUEST(request)))
+IP_NEIGHBOR_COLLECTIVES(M_NONBLOCKING)
+
+#define M_PERSISTENT(name, NAME, SHAPE)                                                              \
+  F08TS(neighbor_##name##_init, M_PARAMS_##SHAPE(MPI_Fint *info, MPI_Fint *request, MPI_Fint *ierr), \
+        (M_NAMES_##SHAPE, info, request, ierr),                                                      \
+        MPI_Neighbor_##name##_init(M_C_##SHAPE, (MPI_Info)*info, REQUEST(request)))
+IP_NEIGHBOR_COLLECTIVES(M_PERSISTENT)
 
 #endif

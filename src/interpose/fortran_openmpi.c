@@ -21,6 +21,7 @@
 #include <stdlib.h>
 
 #include "interpose/fortran.h"
+#include "interpose/functions.h"
 
 #if defined(OPEN_MPI) && OPEN_MPI
 #include <mpi-ext.h> /* MPIX_Neighbor_*_init */
@@ -131,70 +132,45 @@ static inline int quick(MPI_Fint comm, MPI_Fint st, MPI_Fint rt, const void *sb,
     }                                                                             \
   }
 
-/* Plain arguments (interpose.h) on the quick path, whose handles are known and buffers no
- * sentinel. */
-#define F_PLAIN_ONE (ip_plain_buffers(sb, rb) && q.s != MPI_DATATYPE_NULL && q.r != MPI_DATATYPE_NULL)
+/* ---- what each shape of arguments (functions.h) is in Fortran -------------------------------
+ *
+ * F_PARAMS_<SHAPE>: the parameters before the request, info and ierror; F_NAMES_<SHAPE>: them
+ * as arguments; F_C_<SHAPE>: the C call's arguments, converted (c: the communicator); and, for
+ * the blocking quick path, F_QUICK_<SHAPE> (the handles in q) and F_PLAIN_<SHAPE>, its
+ * plain-arguments test (interpose.h), on handles known and buffers no sentinel. */
+#define F_PLAIN_BUFFERS (ip_plain_buffers(sb, rb) && q.s != MPI_DATATYPE_NULL && q.r != MPI_DATATYPE_NULL)
 
-#define F_ALLGATHER_PARAMS \
-  (void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt, MPI_Fint *comm, MPI_Fint *ierr)
-#define C_ALLGATHER_ARGS buf(sb), *sc, type_f2c(*st), buf(rb), *rc, type_f2c(*rt), c
-#define QUICK_ALLGATHER_ARGS sb, *sc, q.s, rb, *rc, q.r, q.c
+#define F_PARAMS_ONE void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt, MPI_Fint *comm
+#define F_NAMES_ONE sb, sc, st, rb, rc, rt, comm
+#define F_C_ONE buf(sb), *sc, type_f2c(*st), buf(rb), *rc, type_f2c(*rt), c
+#define F_QUICK_ONE sb, *sc, q.s, rb, *rc, q.r, q.c
+#define F_PLAIN_ONE (F_PLAIN_BUFFERS && *sc >= 0 && *rc >= 0)
 
-#define F_PLAIN_ALLGATHER (F_PLAIN_ONE && *sc >= 0 && *rc >= 0)
-F_BLOCKING(neighbor_allgather, MPI_NEIGHBOR_ALLGATHER, IP_ALLGATHER, F_ALLGATHER_PARAMS,
-           (sb, sc, st, rb, rc, rt, comm, ierr), F_PLAIN_ALLGATHER, MPI_Neighbor_allgather(QUICK_ALLGATHER_ARGS),
-           MPI_Neighbor_allgather(C_ALLGATHER_ARGS))
-F_BLOCKING(neighbor_alltoall, MPI_NEIGHBOR_ALLTOALL, IP_ALLTOALL, F_ALLGATHER_PARAMS,
-           (sb, sc, st, rb, rc, rt, comm, ierr), F_PLAIN_ALLGATHER, MPI_Neighbor_alltoall(QUICK_ALLGATHER_ARGS),
-           MPI_Neighbor_alltoall(C_ALLGATHER_ARGS))
-
-#define F_REQUEST_PARAMS(...) (__VA_ARGS__, MPI_Fint * request, MPI_Fint * ierr)
-#define F_ALLGATHER_PARAMS_REQ \
-  F_REQUEST_PARAMS(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt, MPI_Fint *comm)
-
-/* A request-making body: `r` the C request, handed back. */
-#define FREQUEST(call) \
-  FCOMM;               \
-  MPI_Request r;       \
-  ip_f_request_out(FCALL(call), &r, request, ierr)
-
-IP_FORTRAN_08(ompi, mpi, ineighbor_allgather, MPI_INEIGHBOR_ALLGATHER, F_ALLGATHER_PARAMS_REQ) {
-  FREQUEST(MPI_Ineighbor_allgather(C_ALLGATHER_ARGS, &r));
-}
-IP_FORTRAN_08(ompi, mpi, ineighbor_alltoall, MPI_INEIGHBOR_ALLTOALL, F_ALLGATHER_PARAMS_REQ) {
-  FREQUEST(MPI_Ineighbor_alltoall(C_ALLGATHER_ARGS, &r));
-}
-
-#define F_ALLGATHERV_ARGS \
+#define F_PARAMS_GATHERV \
   void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rcounts, MPI_Fint *displs, MPI_Fint *rt, MPI_Fint *comm
-#define C_ALLGATHERV_ARGS buf(sb), *sc, type_f2c(*st), buf(rb), rcounts, displs, type_f2c(*rt), c
+#define F_NAMES_GATHERV sb, sc, st, rb, rcounts, displs, rt, comm
+#define F_C_GATHERV buf(sb), *sc, type_f2c(*st), buf(rb), rcounts, displs, type_f2c(*rt), c
+#define F_QUICK_GATHERV sb, *sc, q.s, rb, rcounts, displs, q.r, q.c
+#define F_PLAIN_GATHERV (F_PLAIN_BUFFERS && *sc >= 0 && ip_plain_counts(rcounts, m->indegree) && displs != NULL)
 
-F_BLOCKING(neighbor_allgatherv, MPI_NEIGHBOR_ALLGATHERV, IP_ALLGATHERV, (F_ALLGATHERV_ARGS, MPI_Fint *ierr),
-           (sb, sc, st, rb, rcounts, displs, rt, comm, ierr),
-           (F_PLAIN_ONE && *sc >= 0 && ip_plain_counts(rcounts, m->indegree) && displs != NULL),
-           MPI_Neighbor_allgatherv(sb, *sc, q.s, rb, rcounts, displs, q.r, q.c),
-           MPI_Neighbor_allgatherv(C_ALLGATHERV_ARGS))
-IP_FORTRAN_08(ompi, mpi, ineighbor_allgatherv, MPI_INEIGHBOR_ALLGATHERV, F_REQUEST_PARAMS(F_ALLGATHERV_ARGS)) {
-  FREQUEST(MPI_Ineighbor_allgatherv(C_ALLGATHERV_ARGS, &r));
-}
-
-#define F_ALLTOALLV_ARGS                                                                                        \
+#define F_PARAMS_V                                                                                              \
   void *sb, MPI_Fint *scounts, MPI_Fint *sdispls, MPI_Fint *st, void *rb, MPI_Fint *rcounts, MPI_Fint *rdispls, \
       MPI_Fint *rt, MPI_Fint *comm
-#define C_ALLTOALLV_ARGS buf(sb), scounts, sdispls, type_f2c(*st), buf(rb), rcounts, rdispls, type_f2c(*rt), c
+#define F_NAMES_V sb, scounts, sdispls, st, rb, rcounts, rdispls, rt, comm
+#define F_C_V buf(sb), scounts, sdispls, type_f2c(*st), buf(rb), rcounts, rdispls, type_f2c(*rt), c
+#define F_QUICK_V sb, scounts, sdispls, q.s, rb, rcounts, rdispls, q.r, q.c
+#define F_PLAIN_V                                                                  \
+  (F_PLAIN_BUFFERS && ip_plain_counts(scounts, m->outdegree) && sdispls != NULL && \
+   ip_plain_counts(rcounts, m->indegree) && rdispls != NULL)
 
-F_BLOCKING(neighbor_alltoallv, MPI_NEIGHBOR_ALLTOALLV, IP_ALLTOALLV, (F_ALLTOALLV_ARGS, MPI_Fint *ierr),
-           (sb, scounts, sdispls, st, rb, rcounts, rdispls, rt, comm, ierr),
-           (F_PLAIN_ONE && ip_plain_counts(scounts, m->outdegree) && sdispls != NULL &&
-            ip_plain_counts(rcounts, m->indegree) && rdispls != NULL),
-           MPI_Neighbor_alltoallv(sb, scounts, sdispls, q.s, rb, rcounts, rdispls, q.r, q.c),
-           MPI_Neighbor_alltoallv(C_ALLTOALLV_ARGS))
-IP_FORTRAN_08(ompi, mpi, ineighbor_alltoallv, MPI_INEIGHBOR_ALLTOALLV, F_REQUEST_PARAMS(F_ALLTOALLV_ARGS)) {
-  FREQUEST(MPI_Ineighbor_alltoallv(C_ALLTOALLV_ARGS, &r));
-}
+/* W: a datatype per block, so as many conversions as the communicator has sources and
+ * destinations (its topology says how many; MPI's own reports a communicator without one). No
+ * quick path. */
+#define F_PARAMS_W                                                                                                  \
+  void *sb, MPI_Fint *scounts, MPI_Aint *sdispls, MPI_Fint *stypes, void *rb, MPI_Fint *rcounts, MPI_Aint *rdispls, \
+      MPI_Fint *rtypes, MPI_Fint *comm
+#define F_C_W buf(sb), scounts, sdispls, w.send, buf(rb), rcounts, rdispls, w.recv, c
 
-/* alltoallw: a datatype per block, so as many conversions as the communicator has sources and
- * destinations (its topology says how many; MPI's own reports a communicator without one). */
 #define F_ALLTOALLW_ARGS                                                                                            \
   void *sb, MPI_Fint *scounts, MPI_Aint *sdispls, MPI_Fint *stypes, void *rb, MPI_Fint *rcounts, MPI_Aint *rdispls, \
       MPI_Fint *rtypes, MPI_Fint *comm
@@ -237,22 +213,51 @@ static w_types w_types_of(MPI_Comm comm, const MPI_Fint *stypes, const MPI_Fint 
   FCOMM;        \
   w_types w = w_types_of(c, stypes, rtypes)
 
-#define C_ALLTOALLW_ARGS buf(sb), scounts, sdispls, w.send, buf(rb), rcounts, rdispls, w.recv, c
+/* ---- the procedures, from functions.h's list ------------------------------------------------ */
 
-IP_FORTRAN_08(ompi, mpi, neighbor_alltoallw, MPI_NEIGHBOR_ALLTOALLW, (F_ALLTOALLW_ARGS, MPI_Fint *ierr)) {
-  W_TYPES;
-  ierr_out(ierr, W_CALL(MPI_Neighbor_alltoallw(C_ALLTOALLW_ARGS), "MPI_NEIGHBOR_ALLTOALLW"));
-  free(w.send), free(w.recv);
-}
-/* The arrays of converted datatypes may go once the call returned, as in Open MPI's own
+#define F_STR(x) F_STR_(x)
+#define F_STR_(x) #x
+#define F_REQUEST_PARAMS(...) (__VA_ARGS__, MPI_Fint * request, MPI_Fint * ierr)
+
+/* A request-making body: `r` the C request, handed back. */
+#define FREQUEST(call) \
+  FCOMM;               \
+  MPI_Request r;       \
+  ip_f_request_out(FCALL(call), &r, request, ierr)
+/* The same with W's datatype arrays, which may go once the call returned, as in Open MPI's own
  * binding: a request keeps what it needs (nhood's schedules hold the datatypes; a persistent
  * request copies the arrays; MPI's own reads them when called). */
-IP_FORTRAN_08(ompi, mpi, ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW, F_REQUEST_PARAMS(F_ALLTOALLW_ARGS)) {
-  W_TYPES;
-  MPI_Request r = MPI_REQUEST_NULL;
-  ip_f_request_out(W_CALL(MPI_Ineighbor_alltoallw(C_ALLTOALLW_ARGS, &r), "MPI_INEIGHBOR_ALLTOALLW"), &r, request, ierr);
-  free(w.send), free(w.recv);
-}
+#define FREQUEST_W(call, UPPER)                                    \
+  W_TYPES;                                                         \
+  MPI_Request r = MPI_REQUEST_NULL;                                \
+  ip_f_request_out(W_CALL(call, F_STR(UPPER)), &r, request, ierr); \
+  free(w.send), free(w.recv)
+#define FREQUEST_ONE(call, UPPER) FREQUEST(call)
+#define FREQUEST_GATHERV(call, UPPER) FREQUEST(call)
+#define FREQUEST_V(call, UPPER) FREQUEST(call)
+
+/* Blocking: with the quick path, or (W) without. */
+#define F_BLOCKING_OF(name, NAME, SHAPE) F_BLOCKING_##SHAPE(name, NAME, SHAPE)
+#define F_BLOCKING_QUICK(name, NAME, SHAPE)                                                        \
+  F_BLOCKING(neighbor_##name, MPI_NEIGHBOR_##NAME, IP_##NAME, (F_PARAMS_##SHAPE, MPI_Fint * ierr), \
+             (F_NAMES_##SHAPE, ierr), F_PLAIN_##SHAPE, MPI_Neighbor_##name(F_QUICK_##SHAPE),       \
+             MPI_Neighbor_##name(F_C_##SHAPE))
+#define F_BLOCKING_ONE F_BLOCKING_QUICK
+#define F_BLOCKING_GATHERV F_BLOCKING_QUICK
+#define F_BLOCKING_V F_BLOCKING_QUICK
+#define F_BLOCKING_W(name, NAME, SHAPE)                                                           \
+  IP_FORTRAN_08(ompi, mpi, neighbor_##name, MPI_NEIGHBOR_##NAME, (F_PARAMS_W, MPI_Fint * ierr)) { \
+    W_TYPES;                                                                                      \
+    ierr_out(ierr, W_CALL(MPI_Neighbor_##name(F_C_W), F_STR(MPI_NEIGHBOR_##NAME)));               \
+    free(w.send), free(w.recv);                                                                   \
+  }
+IP_NEIGHBOR_COLLECTIVES(F_BLOCKING_OF)
+
+#define F_NONBLOCKING(name, NAME, SHAPE)                                                                 \
+  IP_FORTRAN_08(ompi, mpi, ineighbor_##name, MPI_INEIGHBOR_##NAME, F_REQUEST_PARAMS(F_PARAMS_##SHAPE)) { \
+    FREQUEST_##SHAPE(MPI_Ineighbor_##name(F_C_##SHAPE, &r), MPI_INEIGHBOR_##NAME);                       \
+  }
+IP_NEIGHBOR_COLLECTIVES(F_NONBLOCKING)
 
 /* The persistent collectives: Open MPI 4.1's MPIX_ ones (from `use mpi_f08` and Open MPI's
  * extension headers), Open MPI 5's MPI-4 ones (its Fortran bindings call PMPI_Neighbor_*_init
@@ -271,34 +276,12 @@ IP_FORTRAN_08(ompi, mpi, ineighbor_alltoallw, MPI_INEIGHBOR_ALLTOALLW, F_REQUEST
 #endif
 #ifdef INIT_C
 #define F_INIT_PARAMS(...) F_REQUEST_PARAMS(__VA_ARGS__, MPI_Fint *info)
-
-IP_FORTRAN_08(INIT_BODY, INIT_LOWER, neighbor_allgather_init, INIT_UPPER(NEIGHBOR_ALLGATHER_INIT),
-              F_INIT_PARAMS(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt,
-                            MPI_Fint *comm)) {
-  FREQUEST(INIT_C(allgather)(C_ALLGATHER_ARGS, PMPI_Info_f2c(*info), &r));
-}
-IP_FORTRAN_08(INIT_BODY, INIT_LOWER, neighbor_alltoall_init, INIT_UPPER(NEIGHBOR_ALLTOALL_INIT),
-              F_INIT_PARAMS(void *sb, MPI_Fint *sc, MPI_Fint *st, void *rb, MPI_Fint *rc, MPI_Fint *rt,
-                            MPI_Fint *comm)) {
-  FREQUEST(INIT_C(alltoall)(C_ALLGATHER_ARGS, PMPI_Info_f2c(*info), &r));
-}
-IP_FORTRAN_08(INIT_BODY, INIT_LOWER, neighbor_allgatherv_init, INIT_UPPER(NEIGHBOR_ALLGATHERV_INIT),
-              F_INIT_PARAMS(F_ALLGATHERV_ARGS)) {
-  FREQUEST(INIT_C(allgatherv)(C_ALLGATHERV_ARGS, PMPI_Info_f2c(*info), &r));
-}
-IP_FORTRAN_08(INIT_BODY, INIT_LOWER, neighbor_alltoallv_init, INIT_UPPER(NEIGHBOR_ALLTOALLV_INIT),
-              F_INIT_PARAMS(F_ALLTOALLV_ARGS)) {
-  FREQUEST(INIT_C(alltoallv)(C_ALLTOALLV_ARGS, PMPI_Info_f2c(*info), &r));
-}
-IP_FORTRAN_08(INIT_BODY, INIT_LOWER, neighbor_alltoallw_init, INIT_UPPER(NEIGHBOR_ALLTOALLW_INIT),
-              F_INIT_PARAMS(F_ALLTOALLW_ARGS)) {
-  W_TYPES;
-  MPI_Request r = MPI_REQUEST_NULL;
-  ip_f_request_out(W_CALL(INIT_C(alltoallw)(C_ALLTOALLW_ARGS, PMPI_Info_f2c(*info), &r), "MPI_NEIGHBOR_ALLTOALLW_INIT"),
-                   &r, request, ierr);
-  free(w.send), free(w.recv);
-}
-
+#define F_PERSISTENT(name, NAME, SHAPE)                                                                        \
+  IP_FORTRAN_08(INIT_BODY, INIT_LOWER, neighbor_##name##_init, INIT_UPPER(NEIGHBOR_##NAME##_INIT),             \
+                F_INIT_PARAMS(F_PARAMS_##SHAPE)) {                                                             \
+    FREQUEST_##SHAPE(INIT_C(name)(F_C_##SHAPE, PMPI_Info_f2c(*info), &r), INIT_UPPER(NEIGHBOR_##NAME##_INIT)); \
+  }
+IP_NEIGHBOR_COLLECTIVES(F_PERSISTENT)
 #endif /* persistent */
 
 #endif

@@ -9,6 +9,9 @@
  * calls the functions defined here by other names (pmpi_calls.h), so nhood's own traffic
  * never comes back through them.
  *
+ *   functions.h    MPI's neighborhood collectives and their arguments: the one list the
+ *                  entry points below (C and Fortran) and the renames of pmpi_calls.h are
+ *                  generated from
  *   collectives.c  the neighborhood collectives: blocking, non-blocking, persistent
  *   large_count.c  their large-count forms (MPI_Neighbor_*_c)
  *   route.h        what every one of them does: its route, its body, its arguments' checks
@@ -37,6 +40,7 @@
 #include "api/payback.h"     /* nhood_payback */
 #include "common/hot.h"      /* NHOOD_FAST_TLS */
 #include "common/mpi_util.h" /* NHOOD_OR_EMPTY */
+#include "interpose/functions.h"
 #include "interpose/mpi_own.h"
 #include "nhood.h"
 #include "selection/cold.h" /* NHOOD_COLD_PROBE_WINDOW */
@@ -54,8 +58,9 @@
 #define IP_PMPI_PERSISTENT(coll) PMPIX_Neighbor_##coll##_init
 #endif
 
-/* The collectives, for statistics. */
-typedef enum { IP_ALLGATHER, IP_ALLGATHERV, IP_ALLTOALL, IP_ALLTOALLV, IP_ALLTOALLW, IP_NCOLLS } ip_coll;
+/* The collectives (functions.h's list), for statistics and the cold path's tables. */
+#define IP_COLL_ENUM(name, NAME, SHAPE) IP_##NAME,
+typedef enum { IP_NEIGHBOR_COLLECTIVES(IP_COLL_ENUM) IP_NCOLLS } ip_coll;
 typedef enum { IP_BLOCKING, IP_NONBLOCKING, IP_PERSISTENT, IP_NMODES } ip_mode;
 
 /* The most calls between posting an asking's allreduce and reading its verdict (control.c,

@@ -1,9 +1,8 @@
 /*
  * What every interposed neighborhood collective does (collectives.c, large_count.c): the block
  * sizes it reports, its route (ROUTE: MPI's own, nhood's direct in its place, or nhood), and its
- * body, blocking or through a request (BLOCKING_BODY, REQUEST_BODY); each collective's plain
- * arguments (PLAIN_*), the call as nhood_coll_args for the checks (ARGS_*) and the empty arrays
- * put where MPI's own may refuse NULL (EMPTIES_*). Included by those two files only.
+ * body, blocking or through a request (BLOCKING_BODY, REQUEST_BODY), given what functions.h
+ * says of each collective's arguments. Included by those two files only.
  */
 #ifndef NHOOD_INTERPOSE_ROUTE_H
 #define NHOOD_INTERPOSE_ROUTE_H
@@ -117,70 +116,5 @@ int ip_request_done(MPI_Comm comm, int rc, int slot, NHOOD_Request nreq, int per
   rc = nhood_call;                                                                                  \
   return ip_request_done(comm, rc, slot, nreq, persistent, request, coll,                           \
                          rc == MPI_SUCCESS && ip_stats_on() ? (block) : 0, t0, __func__)
-
-/* The plain arguments (interpose.h) of each collective, c being comm's state, and the call as
- * nhood_coll_args for its checks. */
-#define PLAIN_ALLGATHER                                                                                       \
-  (ip_plain_buffers(sendbuf, recvbuf) && sendcount >= 0 && recvcount >= 0 && sendtype != MPI_DATATYPE_NULL && \
-   recvtype != MPI_DATATYPE_NULL)
-#define PLAIN_ALLGATHERV                                                                    \
-  (ip_plain_buffers(sendbuf, recvbuf) && sendcount >= 0 && sendtype != MPI_DATATYPE_NULL && \
-   recvtype != MPI_DATATYPE_NULL && ip_plain_counts(recvcounts, c->indegree) && displs != NULL)
-#define PLAIN_ALLTOALLV                                                                                        \
-  (ip_plain_buffers(sendbuf, recvbuf) && sendtype != MPI_DATATYPE_NULL && recvtype != MPI_DATATYPE_NULL &&     \
-   ip_plain_counts(sendcounts, c->outdegree) && sdispls != NULL && ip_plain_counts(recvcounts, c->indegree) && \
-   rdispls != NULL)
-#define PLAIN_ALLTOALLW                                                                                      \
-  (ip_plain_buffers(sendbuf, recvbuf) && ip_plain_counts(sendcounts, c->outdegree) && sdispls != NULL &&     \
-   ip_plain_types(sendtypes, c->outdegree) && ip_plain_counts(recvcounts, c->indegree) && rdispls != NULL && \
-   ip_plain_types(recvtypes, c->indegree))
-#define EMPTIES_ALLGATHERV \
-  (recvcounts = NHOOD_OR_EMPTY(recvcounts, nhood_no_ints), displs = NHOOD_OR_EMPTY(displs, nhood_no_ints))
-#define EMPTIES_ALLTOALLV                                                                                    \
-  (sendcounts = NHOOD_OR_EMPTY(sendcounts, nhood_no_ints), sdispls = NHOOD_OR_EMPTY(sdispls, nhood_no_ints), \
-   recvcounts = NHOOD_OR_EMPTY(recvcounts, nhood_no_ints), rdispls = NHOOD_OR_EMPTY(rdispls, nhood_no_ints))
-#define EMPTIES_ALLTOALLW                                                                                         \
-  (sendcounts = NHOOD_OR_EMPTY(sendcounts, nhood_no_ints), sdispls = NHOOD_OR_EMPTY(sdispls, nhood_no_aints),     \
-   sendtypes = NHOOD_OR_EMPTY(sendtypes, nhood_no_types), recvcounts = NHOOD_OR_EMPTY(recvcounts, nhood_no_ints), \
-   rdispls = NHOOD_OR_EMPTY(rdispls, nhood_no_aints), recvtypes = NHOOD_OR_EMPTY(recvtypes, nhood_no_types))
-#define ARGS_ALLGATHER(T, K)   \
-  ((T){.kind = (K),            \
-       .sendbuf = sendbuf,     \
-       .recvbuf = recvbuf,     \
-       .sendcount = sendcount, \
-       .sendtype = sendtype,   \
-       .recvcount = recvcount, \
-       .recvtype = recvtype})
-#define ARGS_ALLGATHERV(T)       \
-  ((T){.kind = NHOOD_ALLGATHERV, \
-       .sendbuf = sendbuf,       \
-       .recvbuf = recvbuf,       \
-       .sendcount = sendcount,   \
-       .sendtype = sendtype,     \
-       .recvcounts = recvcounts, \
-       .rdispls = displs,        \
-       .recvtype = recvtype})
-#define ARGS_ALLTOALLV(T)        \
-  ((T){.kind = NHOOD_ALLTOALLV,  \
-       .sendbuf = sendbuf,       \
-       .recvbuf = recvbuf,       \
-       .sendcounts = sendcounts, \
-       .sdispls = sdispls,       \
-       .sendtype = sendtype,     \
-       .recvcounts = recvcounts, \
-       .rdispls = rdispls,       \
-       .recvtype = recvtype})
-#define ARGS_ALLTOALLW                              \
-  ((nhood_coll_args){.kind = NHOOD_ALLTOALLW,       \
-                     .sendbuf = sendbuf,            \
-                     .recvbuf = recvbuf,            \
-                     .sendcounts = sendcounts,      \
-                     .sdispls_bytes = sdispls,      \
-                     .sendtypes = sendtypes,        \
-                     .recvcounts = recvcounts,      \
-                     .rdispls_bytes = rdispls,      \
-                     .recvtypes = recvtypes,        \
-                     .sendtype = MPI_DATATYPE_NULL, \
-                     .recvtype = MPI_DATATYPE_NULL})
 
 #endif

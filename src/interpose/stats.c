@@ -107,7 +107,6 @@ void ip_stats_selection(const char *where, const char *text) {
 }
 
 void ip_stats_print(void) {
-  static const char *const colls[IP_NCOLLS] = {"allgather", "allgatherv", "alltoall", "alltoallv", "alltoallw"};
   static const char *const modes[IP_NMODES] = {"blocking", "non-blocking", "persistent"};
   int rank = 0, size = 1, initialized = 0, finalized = 0;
   PMPI_Initialized(&initialized);
@@ -142,8 +141,8 @@ void ip_stats_print(void) {
                    "calls/proc", "bytes/block", "seconds (max)");
           const char *name = k == IP_COLD ? "cold: MPI's own" : "other";
           if (k < count) NHOOD_Algorithm_get(k, &name, NULL);
-          printf("  %-10s %-12s %-16s %12.0f %14.1f %14.6f\n", colls[c], modes[m], name, n / users[slot][c][m][k],
-                 bytes[slot][c][m][k] / n, seconds[slot][c][m][k]);
+          printf("  %-10s %-12s %-16s %12.0f %14.1f %14.6f\n", ip_coll_names[c], modes[m], name,
+                 n / users[slot][c][m][k], bytes[slot][c][m][k] / n, seconds[slot][c][m][k]);
           rows++;
         }
     if (header && slot < IP_MAX_COMMS - 1) {

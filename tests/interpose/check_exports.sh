@@ -4,11 +4,12 @@
 # other exports are Fortran's names of MPI functions (src/interpose/fortran_*.c) and the PMPI
 # names of the functions that free a communicator (src/interpose/control.c, release), make a
 # distributed graph or read its lists (own_right.c, proc_null.c), whose MPI names it exports too:
-#   check_exports.sh LIBRARY PMPI_CALLS_H
+#   check_exports.sh LIBRARY PMPI_CALLS_H [GENERATED_RENAMES_H ...]
 set -euo pipefail
-lib=$1 header=$2
+lib=$1
+shift
 exported=$(nm -D --defined-only "$lib" | awk '{print $3}' | grep -E '^MPIX?_[A-Z][a-z]' | sort)
-renamed=$(sed -n 's/^#define \(MPIX\?_[A-Za-z_]*\) \(PMPIX\?_\|ip_\).*/\1/p' "$header" | sort)
+renamed=$(sed -n 's/^#define \(MPIX\?_[A-Za-z_]*\) \(PMPIX\?_\|ip_\).*/\1/p' "$@" | sort)
 called=$(nm -D --undefined-only "$lib" | awk '{print $2}' | sort)
 status=0
 # Every export is renamed (the MPIX_ names exist only with Open MPI, so renamed may hold more).
