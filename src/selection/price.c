@@ -96,8 +96,7 @@ int nhood_auto_costs(const nhood_topo *t, const nhood_topo *grid, nhood_coll_kin
                       .nic = nic};
   for (int k = 0; k < nhood_algorithm_count(); k++) {
     if (nic) memset(nic + 4 * k, 0, 4 * sizeof *nic);
-    const nhood_algorithm *alg = nhood_algorithm_at(k);
-    NHOOD_TRY(alg->family->price(alg, k, &in));
+    NHOOD_TRY(nhood_algorithm_price(nhood_algorithm_at(k), k, &in));
   }
 cleanup:
   free(ones);

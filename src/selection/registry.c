@@ -140,6 +140,10 @@ int nhood_algorithm_priced(const nhood_algorithm *alg, nhood_learner *l, nhood_c
   return alg->family->priced ? alg->family->priced(alg, l, kind, everywhere) : MPI_SUCCESS;
 }
 
+int nhood_algorithm_price(const nhood_algorithm *alg, int k, const struct nhood_pricing *in) {
+  return alg->family->price(alg, k, in);
+}
+
 int nhood_algorithm_has_schedule(const nhood_algorithm *alg) { return alg->family->build != NULL; }
 
 int nhood_algorithm_needs_size_pass(const nhood_algorithm *alg, const nhood_topo *t, const nhood_coll_args *a) {

@@ -89,6 +89,10 @@ int nhood_algorithm_agree(const nhood_algorithm *alg, nhood_learner *l, const nh
 /* What "auto"'s prices, agreed over processes, tell alg: whether it runs on every process. */
 int nhood_algorithm_priced(const nhood_algorithm *alg, nhood_learner *l, nhood_coll_kind kind, int everywhere);
 
+/* alg's rows at table index k of "auto"'s prices (selection/family.h, nhood_pricing). */
+struct nhood_pricing;
+int nhood_algorithm_price(const nhood_algorithm *alg, int k, const struct nhood_pricing *in);
+
 /* ---- schedules -------------------------------------------------------------------------- */
 
 /* 1 where alg builds schedules (every algorithm but MPI's own). */
