@@ -5,10 +5,12 @@
  * the entry adds what is the algorithm's own (a builder, a kind of pattern). Tests,
  * nhood-bench, nhood-sim, nhood-info and the plots enumerate the table (`--algo all`).
  *
- * Adding an algorithm of an existing family: its own file, one entry in registry.c, one
- * test line. A new family: its ops in selection/families/ and its entries. Nothing outside
- * the families and the registry reads an entry's family data; everything else goes through
- * the functions below.
+ * Adding an algorithm of an existing family: its own file (for a schedule, a builder in
+ * schedule/, declared in schedule/algorithms.h), one entry in registry.c, one line in
+ * tests/algorithms/CMakeLists.txt (and its name in the README's list, which
+ * algorithm.registry checks). A new family: its ops in selection/families/ and its entries.
+ * Nothing outside the families and the registry reads an entry's family or its data
+ * (scripts/check_layers.sh); everything else goes through the functions below.
  */
 #ifndef NHOOD_SELECTION_REGISTRY_H
 #define NHOOD_SELECTION_REGISTRY_H
