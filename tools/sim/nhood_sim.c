@@ -8,7 +8,7 @@
  *       --coll allgather|allgatherv|alltoall|alltoallv|alltoallw[,...] --sizes B[,...]
  *       --algo direct[,...]|all|applicable [--theta 4]
  *       [--model loggp:preset=NAME | loggp:L=..,o=..,g=..,G=..] [--ranks-per-node K]
- *       [--mode blocking|persistent] [--json FILE] [--no-verify] [--bound]
+ *       [--mode blocking|persistent] [--json FILE] [--goal PREFIX] [--no-verify] [--bound]
  *
  * --bytes is an alias of --sizes (its name before nhood-bench's and nhood-info's spelling
  * became the one).
@@ -26,6 +26,7 @@
 #include <time.h>
 
 #include "cli.h"
+#include "goal.h"
 #include "loggp.h"
 #include "pattern/kind.h"
 #include "schedule/algorithms.h"
@@ -166,6 +167,7 @@ typedef struct case_row {
   int verified; /* 1 yes, 0 no, -1 not checked (--no-verify, or no memory) */
   double verify_s;
   phase1_stats phase1;
+  char goal[512];          /* the GOAL file written (--goal); empty: none */
   char error[MESSAGE_LEN]; /* empty when all went well */
 } case_row;
 
@@ -288,6 +290,22 @@ static int build_schedules(const options *opt, const topo_set *ts, const sim_cal
   return 0;
 }
 
+/* --goal: the case's schedules as LogGOPSim's input (goal.h), what a call runs: a persistent
+ * request's start without its size pass. */
+static int write_goal(const options *opt, const topo_set *ts, const case_scheds *cs, case_row *row) {
+  static int cases;
+  snprintf(row->goal, sizeof row->goal, "%s-%d.goal", opt->goal_prefix, ++cases);
+  FILE *out = fopen(row->goal, "w");
+  if (out == NULL) {
+    snprintf(row->error, sizeof row->error, "cannot write %s", row->goal);
+    return 1;
+  }
+  int rc = goal_write(out, ts->nranks, cs->npasses && !opt->persistent ? cs->pass : NULL, cs->data, opt->model.Gcopy,
+                      row->error, sizeof row->error);
+  if (fclose(out) != 0 && rc == 0) rc = 1, snprintf(row->error, sizeof row->error, "cannot write %s", row->goal);
+  return rc;
+}
+
 static void run_case(const options *opt, topo_set *ts, const sim_call *call, int a, int sabotage, case_row *row) {
   case_scheds cs = {.nranks = ts->nranks};
   cs.data = calloc((size_t)ts->nranks, sizeof *cs.data);
@@ -300,6 +318,7 @@ static void run_case(const options *opt, topo_set *ts, const sim_call *call, int
   if (learn(opt, ts, a, 1, row->error, sizeof row->error) != 0) goto cleanup;
   row->phase1 = ts->phase1[a];
   if (build_schedules(opt, ts, call, opt->algos[a], &cs, row) != 0) goto cleanup;
+  if (opt->goal_prefix && write_goal(opt, ts, &cs, row) != 0) goto cleanup;
   if (opt->verify) {
     double t0 = now_s();
     sim_verdict verdict = sim_exec_verify(call, cs.data, sabotage, row->error, sizeof row->error);
@@ -429,6 +448,10 @@ static void json_row(FILE *out, const options *opt, const topo_set *ts, const ca
   else
     fprintf(out, ",\"ranks_per_node\":null");
   fprintf(out, ",\"topo_edges\":%lld,\"verify_wall_s\":%.3f", ts->edges, row->verify_s);
+  if (row->goal[0] != '\0') {
+    fprintf(out, ",\"goal\":");
+    cli_json_string(out, row->goal);
+  }
   if (row->error[0] != '\0') {
     fprintf(out, ",\"error\":");
     cli_json_string(out, row->error);

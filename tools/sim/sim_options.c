@@ -78,6 +78,8 @@ void print_usage(FILE *out) {
           "                   persistent: a call is a persistent request's start, the size pass\n"
           "                   ran once at init (its time is shown apart)\n"
           "  --json FILE      also write one JSON object per case to FILE (truncated)\n"
+          "  --goal PREFIX    also write each case's schedules as a GOAL schedule, LogGOPSim's\n"
+          "                   input, to PREFIX-N.goal (N counts the cases from 1; the JSON's goal)\n"
           "  --no-verify      skip the execution check (predictions only; for sizes whose buffers\n"
           "                   do not fit in memory)\n"
           "  --bound          before each call's rows, a lower bound on any schedule's time under\n"
@@ -225,9 +227,9 @@ int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen)
       opt->bound = 1;
       continue;
     }
-    static const char *const with_value[] = {"--ranks",          "--topo",      "--coll",  "--sizes",
-                                             "--bytes",          "--algo",      "--theta", "--model",
-                                             "--ranks-per-node", "--per-entry", "--json",  "--mode"};
+    static const char *const with_value[] = {"--ranks", "--topo",  "--coll",  "--sizes",          "--bytes",
+                                             "--algo",  "--theta", "--model", "--ranks-per-node", "--per-entry",
+                                             "--json",  "--mode",  "--goal"};
     const char *name, *value;
     if (cli_option_with_value(argc, argv, &i, with_value, sizeof with_value / sizeof with_value[0], &name, &value, err,
                               errlen) != 0)
@@ -253,6 +255,8 @@ int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen)
       rc = cli_parse_int(name, value, 1, &opt->per_entry, err, errlen);
     else if (strcmp(name, "--mode") == 0)
       rc = cli_parse_mode(name, value, &opt->persistent, err, errlen);
+    else if (strcmp(name, "--goal") == 0)
+      opt->goal_prefix = value;
     else
       opt->json_path = value;
     if (rc != 0) return 1;

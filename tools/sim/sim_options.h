@@ -40,6 +40,7 @@ typedef struct options {
   int ranks_per_node; /* --ranks-per-node K (>= 1), copied into model; 0 when not given: one level */
   int per_entry;      /* --per-entry B: alltoallv/w blocks of a halo are B bytes per entry; 0: not given */
   const char *json_path;
+  const char *goal_prefix; /* --goal PREFIX: each case's schedules as GOAL (goal.h), PREFIX-N.goal */
   int verify;
   int bound;      /* --bound: print each call's lower bound (sim_bound.h) */
   int persistent; /* --mode persistent: a call is a persistent request's start (size pass at init) */
