@@ -166,6 +166,7 @@ typedef struct case_row {
   double build_us_per_nbr;
   int verified; /* 1 yes, 0 no, -1 not checked (--no-verify, or no memory) */
   double verify_s;
+  double predict_s; /* the LogGP evaluation's wall time */
   phase1_stats phase1;
   char goal[512];          /* the GOAL file written (--goal); empty: none */
   char error[MESSAGE_LEN]; /* empty when all went well */
@@ -330,11 +331,13 @@ static void run_case(const options *opt, topo_set *ts, const sim_call *call, int
    * persistent request runs its size pass once, at init: its starts cost the data schedule. */
   loggp_prediction prediction, pass_prediction = {0};
   char err[NHOOD_MAX_ERROR_STRING];
+  double t0 = now_s();
   if (loggp_predict(ts->nranks, cs.data, &opt->model, &prediction, err, sizeof err) != 0 ||
       (cs.npasses && loggp_predict(ts->nranks, cs.pass, &opt->model, &pass_prediction, err, sizeof err) != 0)) {
     if (row->error[0] == '\0') snprintf(row->error, sizeof row->error, "LogGP: %s", err);
     goto cleanup;
   }
+  row->predict_s = now_s() - t0;
   row->pred_us = prediction.time_us + (opt->persistent ? 0 : pass_prediction.time_us);
   row->pass_us = cs.npasses ? pass_prediction.time_us : -1;
   row->predicted = 1;
@@ -447,7 +450,8 @@ static void json_row(FILE *out, const options *opt, const topo_set *ts, const ca
     fprintf(out, ",\"ranks_per_node\":%d", opt->ranks_per_node);
   else
     fprintf(out, ",\"ranks_per_node\":null");
-  fprintf(out, ",\"topo_edges\":%lld,\"verify_wall_s\":%.3f", ts->edges, row->verify_s);
+  fprintf(out, ",\"topo_edges\":%lld,\"verify_wall_s\":%.3f,\"predict_wall_s\":%.6f", ts->edges, row->verify_s,
+          row->predict_s);
   if (row->goal[0] != '\0') {
     fprintf(out, ",\"goal\":");
     cli_json_string(out, row->goal);
