@@ -6,7 +6,7 @@
 # above every message). Prints, per case, both predictions, their ratio and each simulator's
 # events per second.
 #
-#   LOGGOPSIM_SRC=DIR scripts/loggopsim_compare.sh [CASES]
+#   LOGGOPSIM_SRC=DIR [NHOOD_SIM=PATH] scripts/loggopsim_compare.sh [CASES]
 #
 # DIR is a clone of https://github.com/spcl/LogGOPSim (not part of nhood, not in any package
 # registry, so not in CI); its LogGOPSim and txt2bin are built in build/loggopsim (needs
@@ -30,12 +30,14 @@ if [ ! -x "$lgs/LogGOPSim" ] || [ ! -x "$lgs/txt2bin" ]; then
     exit 1
   }
 fi
-cmake -S . -B "$nhood_build" -DCMAKE_BUILD_TYPE=Release -DMPI_C_COMPILER=mpicc.openmpi -DNHOOD_BUILD_TESTS=OFF \
-  >"$nhood_build.log" 2>&1 && cmake --build "$nhood_build" --target nhood-sim -j"$(nproc)" >>"$nhood_build.log" 2>&1 || {
-  tail -30 "$nhood_build.log"
-  exit 1
-}
-sim=$nhood_build/tools/sim/nhood-sim
+sim=${NHOOD_SIM:-$nhood_build/tools/sim/nhood-sim} # NHOOD_SIM: a nhood-sim already built
+if [ -z "${NHOOD_SIM:-}" ]; then
+  cmake -S . -B "$nhood_build" -DCMAKE_BUILD_TYPE=Release -DMPI_C_COMPILER=mpicc.openmpi -DNHOOD_BUILD_TESTS=OFF \
+    >"$nhood_build.log" 2>&1 && cmake --build "$nhood_build" --target nhood-sim -j"$(nproc)" >>"$nhood_build.log" 2>&1 || {
+    tail -30 "$nhood_build.log"
+    exit 1
+  }
+fi
 
 if [ "$cases" = small ]; then
   runs=("--ranks 256 --topo er:density=0.05,seed=1 --topo moore:d=2,r=1 --coll allgather,alltoall --sizes 4,1024 --algo direct,combine,cart-dim-batch")
