@@ -174,7 +174,7 @@ int nhood_auto_resolve(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_arg
   }
   /* The margin of the parameters the table was priced with (decide chose them on ctx). */
   const double *costs = (*d)->costs + (persistent ? table_entries() : 0);
-  int n = nhood_auto_shortlist(costs, cls, persistent, ctx->params.margin, list);
+  int n = nhood_auto_shortlist(costs, cls, ctx->params.margin, list);
   *alg = list[0];
   if (mode == NHOOD_NONBLOCKING || n == 1 || nhood_trial_rounds() == 0) return MPI_SUCCESS;
   if (persistent) { /* the request's own trial, which its task copies */

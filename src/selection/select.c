@@ -82,54 +82,49 @@ double nhood_call_block_bytes(const nhood_coll_args *a, const nhood_topo *t) {
 
 /* What auto would pay for table entry k: INFINITY where it cannot run (for a persistent
  * request, its persistent row says so). */
-static double price(const double *costs, int k, int cls, int persistent) {
-  (void)persistent;
-  return costs[(size_t)k * NHOOD_SIZE_CLASSES + cls];
-}
+static double price(const double *costs, int k, int cls) { return costs[(size_t)k * NHOOD_SIZE_CLASSES + cls]; }
 
 static int is_baseline(int k) { return nhood_algorithm_is_baseline(nhood_algorithm_at(k)); }
 
-static int cheapest(const double *costs, int cls, int persistent, int baseline_only, int skip[]) {
+static int cheapest(const double *costs, int cls, int baseline_only, int skip[]) {
   int best = -1;
   double best_cost = INFINITY;
   for (int k = 0; k < nhood_algorithm_count(); k++) {
-    double c = price(costs, k, cls, persistent);
+    double c = price(costs, k, cls);
     if ((baseline_only && !is_baseline(k)) || (skip && skip[k])) continue;
     if (c < best_cost) best = k, best_cost = c;
   }
   return best;
 }
 
-static int choose_index(const double *costs, int cls, int persistent, double margin) {
-  int best = cheapest(costs, cls, persistent, 0, NULL), base = cheapest(costs, cls, persistent, 1, NULL);
+static int choose_index(const double *costs, int cls, double margin) {
+  int best = cheapest(costs, cls, 0, NULL), base = cheapest(costs, cls, 1, NULL);
   if (best < 0) return 0; /* nothing priced: direct always runs */
-  if (base >= 0 && !is_baseline(best) &&
-      price(costs, best, cls, persistent) * (1 + margin) > price(costs, base, cls, persistent))
-    return base;
+  if (base >= 0 && !is_baseline(best) && price(costs, best, cls) * (1 + margin) > price(costs, base, cls)) return base;
   return best;
 }
 
-const nhood_algorithm *nhood_auto_choose(const double *costs, int cls, int persistent, double margin) {
-  return nhood_algorithm_at(choose_index(costs, cls, persistent, margin));
+const nhood_algorithm *nhood_auto_choose(const double *costs, int cls, double margin) {
+  return nhood_algorithm_at(choose_index(costs, cls, margin));
 }
 
-int nhood_auto_shortlist(const double *costs, int cls, int persistent, double margin,
+int nhood_auto_shortlist(const double *costs, int cls, double margin,
                          const nhood_algorithm *list[NHOOD_SHORTLIST_MAX]) {
   int taken[NHOOD_ALGORITHMS_MAX] = {0}, n = 0;
-  int first = choose_index(costs, cls, persistent, margin);
-  double first_cost = price(costs, first, cls, persistent);
+  int first = choose_index(costs, cls, margin);
+  double first_cost = price(costs, first, cls);
   taken[first] = 1;
   list[n++] = nhood_algorithm_at(first);
   /* The baselines next: direct and MPI's own send the same messages, but their
    * implementations differ measurably (docs/PERFORMANCE.md), and MPI's own is what "auto"
    * must not lose to. */
-  for (int base; n < NHOOD_SHORTLIST_MAX && (base = cheapest(costs, cls, persistent, 1, taken)) >= 0;) {
+  for (int base; n < NHOOD_SHORTLIST_MAX && (base = cheapest(costs, cls, 1, taken)) >= 0;) {
     taken[base] = 1;
     list[n++] = nhood_algorithm_at(base);
   }
   while (n < NHOOD_SHORTLIST_MAX) {
-    int next = cheapest(costs, cls, persistent, 0, taken);
-    if (next < 0 || !(price(costs, next, cls, persistent) <= NHOOD_SHORTLIST_SPREAD * first_cost)) break;
+    int next = cheapest(costs, cls, 0, taken);
+    if (next < 0 || !(price(costs, next, cls) <= NHOOD_SHORTLIST_SPREAD * first_cost)) break;
     taken[next] = 1;
     list[n++] = nhood_algorithm_at(next);
   }

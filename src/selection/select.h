@@ -61,13 +61,13 @@ int nhood_auto_costs(const nhood_topo *t, const nhood_topo *grid, nhood_coll_kin
  * network interface takes for the node's traffic, nic summed over the node's processes. */
 void nhood_auto_add_nic(const nhood_cost_params *p, const double *nic, double *costs);
 
-/* The cheapest algorithm at class cls in costs (the maximum over processes), ties going to
- * the earlier table entry; "mpi" only where it can run persistent requests when persistent
- * is set. A margin: an algorithm with more rounds or copies than one message per neighbor
- * (anything but direct and "mpi") is chosen only where it is predicted faster than the
- * cheaper of those two by more than `margin` (relative: 0.25 = 25%); else that one. The
- * margin is the error the model is known to make (common/cost_model.h). */
-const nhood_algorithm *nhood_auto_choose(const double *costs, int cls, int persistent, double margin);
+/* The cheapest algorithm at class cls in costs (the maximum over processes; for a persistent
+ * request's starts, the persistent table, which prices "mpi" only where it can run them),
+ * ties going to the earlier table entry. A margin: an algorithm with more rounds or copies than one message per
+ * neighbor (anything but direct and "mpi") is chosen only where it is predicted faster than the cheaper of those two by
+ * more than `margin` (relative: 0.25 = 25%); else that one. The margin is the error the model is known to make
+ * (common/cost_model.h). */
+const nhood_algorithm *nhood_auto_choose(const double *costs, int cls, double margin);
 
 /* The candidates measured selection tries (selection/trial.h), best first: the choice
  * above; then direct and "mpi" (where it can run), cheaper first: they send the same messages,
@@ -77,8 +77,7 @@ const nhood_algorithm *nhood_auto_choose(const double *costs, int cls, int persi
  * list. */
 #define NHOOD_SHORTLIST_MAX 3
 #define NHOOD_SHORTLIST_SPREAD 2.0
-int nhood_auto_shortlist(const double *costs, int cls, int persistent, double margin,
-                         const nhood_algorithm *list[NHOOD_SHORTLIST_MAX]);
+int nhood_auto_shortlist(const double *costs, int cls, double margin, const nhood_algorithm *list[NHOOD_SHORTLIST_MAX]);
 
 /* The algorithm named `requested` (not "auto", which selection/auto.h resolves), after its
  * fallbacks (nhood_select_fallback); MPI_ERR_INFO for an unknown name. */

@@ -247,7 +247,7 @@ static const nhood_algorithm *choose(const nhood_cost_params *p, double bytes) {
     for (size_t i = 0; i < n; i++) costs[i] = mine[i] > costs[i] ? mine[i] : costs[i];
     NHOOD_Topo_free(&t);
   }
-  const nhood_algorithm *a = nhood_auto_choose(costs, nhood_size_class(bytes), 0, 0);
+  const nhood_algorithm *a = nhood_auto_choose(costs, nhood_size_class(bytes), 0);
   free(costs);
   free(mine);
   return a;
@@ -289,30 +289,30 @@ static void test_margin_and_trial(void) {
   const char *const names[] = {"direct", "combine", "cart-dim-batch", "cart-direct"};
   const double near[] = {100, 85, 90, 300}, far[] = {100, 70, 90, 300};
   double *c = prices(names, near, 4);
-  CHECK(strcmp(nhood_auto_choose(c, 3, 0, 0)->name, "combine") == 0, "no margin: the cheapest");
-  CHECK(strcmp(nhood_auto_choose(c, 3, 0, 0.25)->name, "direct") == 0, "15%% gain under a 25%% margin: direct");
+  CHECK(strcmp(nhood_auto_choose(c, 3, 0)->name, "combine") == 0, "no margin: the cheapest");
+  CHECK(strcmp(nhood_auto_choose(c, 3, 0.25)->name, "direct") == 0, "15%% gain under a 25%% margin: direct");
   const nhood_algorithm *list[NHOOD_SHORTLIST_MAX];
-  int n = nhood_auto_shortlist(c, 3, 0, 0.25, list);
+  int n = nhood_auto_shortlist(c, 3, 0.25, list);
   CHECK(n == 3 && strcmp(list[0]->name, "direct") == 0 && strcmp(list[1]->name, "combine") == 0 &&
             strcmp(list[2]->name, "cart-dim-batch") == 0,
         "short list: the choice, then the next cheapest; cart-direct (3x) is out");
   free(c);
   c = prices(names, far, 4);
-  CHECK(strcmp(nhood_auto_choose(c, 3, 0, 0.25)->name, "combine") == 0, "30%% gain beats a 25%% margin");
-  n = nhood_auto_shortlist(c, 3, 0, 0.25, list);
+  CHECK(strcmp(nhood_auto_choose(c, 3, 0.25)->name, "combine") == 0, "30%% gain beats a 25%% margin");
+  n = nhood_auto_shortlist(c, 3, 0.25, list);
   CHECK(n == 3 && strcmp(list[0]->name, "combine") == 0 && strcmp(list[1]->name, "direct") == 0,
         "short list: the choice, then the plain schedule");
   free(c);
   const char *const with_mpi[] = {"direct", "mpi", "combine", "cart-dim"};
   const double mpi_cheaper[] = {100, 95, 70, 80}, all_plain[] = {100, 100, 300, 400};
   c = prices(with_mpi, mpi_cheaper, 4);
-  n = nhood_auto_shortlist(c, 3, 0, 0.25, list);
+  n = nhood_auto_shortlist(c, 3, 0.25, list);
   CHECK(n == 3 && strcmp(list[0]->name, "combine") == 0 && strcmp(list[1]->name, "mpi") == 0 &&
             strcmp(list[2]->name, "direct") == 0,
         "both baselines, the cheaper first, before other schedules");
   free(c);
   c = prices(with_mpi, all_plain, 4);
-  n = nhood_auto_shortlist(c, 3, 0, 0.25, list);
+  n = nhood_auto_shortlist(c, 3, 0.25, list);
   CHECK(n == 2 && strcmp(list[0]->name, "direct") == 0 && strcmp(list[1]->name, "mpi") == 0,
         "direct and mpi alone: both measured, ties to the earlier");
   free(c);

@@ -372,9 +372,9 @@ static void print_table(const options *opt, const char *topo, nhood_coll_kind ki
   const nhood_algorithm *previous = NULL;
   for (int s = 0; s < opt->nsizes; s++) {
     int cls = nhood_size_class(opt->sizes[s]);
-    const nhood_algorithm *choice = nhood_auto_choose(costs, cls, opt->persistent, opt->params.margin);
+    const nhood_algorithm *choice = nhood_auto_choose(costs, cls, opt->params.margin);
     const nhood_algorithm *list[NHOOD_SHORTLIST_MAX];
-    int nlist = nhood_auto_shortlist(costs, cls, opt->persistent, opt->params.margin, list);
+    int nlist = nhood_auto_shortlist(costs, cls, opt->params.margin, list);
     printf("%9.0f", opt->sizes[s]);
     for (int k = 0; k < nalg; k++) {
       double c = costs[(size_t)k * NHOOD_SIZE_CLASSES + cls];
