@@ -38,11 +38,8 @@ int NHOOD_Topo_algorithm_applies(NHOOD_Topo topo, MPI_Comm comm, const char *alg
   /* What the registry's reasons read: the collective and the isomorphic-sizes assertion. */
   nhood_coll_args a = {.kind = (nhood_coll_kind)kind, .isomorphic_sizes = topo->isomorphic_sizes};
   NHOOD_TRY(nhood_info_bool(info, NHOOD_INFO_ASSERT_ISOMORPHIC_SIZES, &a.isomorphic_sizes));
-  nhood_learner l = nhood_learner_on(topo, ctx);
-  nhood_ready r = {.on = topo};
-  NHOOD_TRY(nhood_algorithm_learn(alg, &l));
-  r.on = nhood_algorithm_on(alg, topo, l.view, &a); /* on a graph, the grid found under it, where there is one */
-  NHOOD_TRY(nhood_algorithm_agree(alg, &l, &a, NHOOD_BLOCKING, &r));
+  nhood_ready r; /* on a graph, r.on is the grid found under it, where there is one */
+  NHOOD_TRY(nhood_algorithm_prepare(topo, ctx, &a, NHOOD_BLOCKING, alg, &r));
   const nhood_algorithm *ran = nhood_algorithm_resolve(alg, r.why_not, r.on, &a);
   if (ran == NULL) return nhood_error(MPI_ERR_INTERN, "no algorithm applies after \"%s\"'s fallbacks", alg->name);
   *applies = ran == alg;

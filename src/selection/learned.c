@@ -233,15 +233,20 @@ nhood_learner nhood_learner_on(NHOOD_Topo topo, nhood_commctx *ctx) {
   return (nhood_learner){.pattern = learn_pattern, .grid = learn_grid, .topo = topo, .ctx = ctx};
 }
 
-int nhood_algorithm_ready(NHOOD_Topo topo, nhood_commctx *ctx, nhood_coll_args *a, nhood_mode mode,
-                          const nhood_algorithm **alg, nhood_ready *r) {
+int nhood_algorithm_prepare(NHOOD_Topo topo, nhood_commctx *ctx, nhood_coll_args *a, nhood_mode mode,
+                            const nhood_algorithm *alg, nhood_ready *r) {
   int rc = MPI_SUCCESS;
   nhood_learner l = nhood_learner_on(topo, ctx);
   *r = (nhood_ready){.on = topo};
-  NHOOD_TRY(nhood_algorithm_learn(*alg, &l));
-  r->on = nhood_algorithm_on(*alg, topo, l.view, a);
-  NHOOD_TRY(nhood_algorithm_agree(*alg, &l, a, mode, r));
-  NHOOD_TRY(nhood_select_fallback(*alg, r->why_not, r->on, a, alg));
+  NHOOD_TRY(nhood_algorithm_learn(alg, &l));
+  r->on = nhood_algorithm_on(alg, topo, l.view, a);
+  NHOOD_TRY(nhood_algorithm_agree(alg, &l, a, mode, r));
 cleanup:
   return rc;
+}
+
+int nhood_algorithm_ready(NHOOD_Topo topo, nhood_commctx *ctx, nhood_coll_args *a, nhood_mode mode,
+                          const nhood_algorithm **alg, nhood_ready *r) {
+  int rc = nhood_algorithm_prepare(topo, ctx, a, mode, *alg, r);
+  return rc == MPI_SUCCESS ? nhood_select_fallback(*alg, r->why_not, r->on, a, alg) : rc;
 }

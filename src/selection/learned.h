@@ -67,6 +67,12 @@ int nhood_native_agree(NHOOD_Topo topo, nhood_commctx *ctx, const nhood_coll_arg
 /* The learner (selection/registry.h) of topo on ctx: its services learn collectively. */
 nhood_learner nhood_learner_on(NHOOD_Topo topo, nhood_commctx *ctx);
 
+/* What alg learns for call a in mode (collectively the first time), where its schedule is
+ * built (r->on, mapping a's blocks to a grid view's) and what it agrees (r->why_not,
+ * r->graph); no fallback yet. */
+int nhood_algorithm_prepare(NHOOD_Topo topo, nhood_commctx *ctx, nhood_coll_args *a, nhood_mode mode,
+                            const nhood_algorithm *alg, nhood_ready *r);
+
 /* Gets *alg ready for call a in mode: what it learns collectively comes first (where it
  * applies may depend on it: the pattern's depth, whether every process can run MPI's own),
  * then what it agrees, then its fallback (selection/select.h) where it does not apply, so
