@@ -24,19 +24,21 @@ typedef struct {
   long long next;     /* the next label's number */
   long long prev_end; /* the label of the previous round's end, -1 before the first */
   double gcopy_ps;    /* per byte */
+  double round_ps;    /* per round with messages */
 } writer;
 
 static long long bytes_of(const nhood_op *op) { return op->count; } /* MPI_BYTE only (checked) */
 
-/* One round: its copies as one calc, its messages, its end. */
+/* One round: its round cost and copies as one calc, its messages, its end. */
 static void write_round(writer *w, const nhood_sched *s, int q, int tag_offset) {
   int first = q ? s->round_end[q - 1] : 0, comm = s->comm_begin[q], end = s->round_end[q];
   long long copy_bytes = 0, calc = -1, start = w->next;
   for (int k = first; k < comm; k++)
     if (s->ops[k].kind == NHOOD_OP_COPY || s->ops[k].kind == NHOOD_OP_REDUCE) copy_bytes += bytes_of(&s->ops[k]);
-  if (copy_bytes > 0) {
+  double work = (double)copy_bytes * w->gcopy_ps + (comm < end ? w->round_ps : 0);
+  if (work > 0) {
     calc = w->next++;
-    fprintf(w->out, "l%lld: calc %lld\n", calc, llround((double)copy_bytes * w->gcopy_ps));
+    fprintf(w->out, "l%lld: calc %lld\n", calc, llround(work));
     if (w->prev_end >= 0) fprintf(w->out, "l%lld requires l%lld\n", calc, w->prev_end);
   }
   for (int k = comm; k < end; k++) {
@@ -64,12 +66,12 @@ static int bytes_only(const nhood_sched *s, int r, char *err, size_t errlen) {
 }
 
 int goal_write(FILE *out, int nranks, const nhood_sched *passes, const nhood_sched *scheds, double gcopy_us_per_byte,
-               char *err, size_t errlen) {
+               double round_us, char *err, size_t errlen) {
   fprintf(out, "num_ranks %d\n", nranks);
   for (int r = 0; r < nranks; r++) {
     const nhood_sched *pass = passes ? &passes[r] : NULL;
     if (bytes_only(pass, r, err, errlen) || bytes_only(&scheds[r], r, err, errlen)) return 1;
-    writer w = {.out = out, .next = 1, .prev_end = -1, .gcopy_ps = gcopy_us_per_byte * 1e6};
+    writer w = {.out = out, .next = 1, .prev_end = -1, .gcopy_ps = gcopy_us_per_byte * 1e6, .round_ps = round_us * 1e6};
     fprintf(out, "\nrank %d {\n", r);
     for (int q = 0; pass && q < pass->nrounds; q++) write_round(&w, pass, q, 0);
     for (int q = 0; q < scheds[r].nrounds; q++) write_round(&w, &scheds[r], q, pass ? pass->ntags : 0);

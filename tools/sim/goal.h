@@ -11,7 +11,8 @@
  *   s1 requires e0                 s1 starts once e0 completed
  *   }
  *
- * nhood's rounds become dependencies: round q's copies (one calc, bytes x Gcopy) and receives
+ * nhood's rounds become dependencies: round q's copies (one calc, bytes x Gcopy, plus the
+ * model's round cost where the round has messages; its noise is not written) and receives
  * require the end of round q - 1, its sends require its copies, and the round's end (a calc
  * of 0) requires all of them, as nhood's engine runs a round (schedule/schedule.h). A call
  * that takes a size pass is the pass's rounds, then the data schedule's. Tags are nhood's
@@ -28,9 +29,10 @@
 #include "schedule/schedule.h"
 
 /* Writes the call on nranks ranks: passes (NULL: none) then scheds, every count in bytes
- * (MPI_BYTE); gcopy_us_per_byte prices copies. 0, or 1 with a message. */
+ * (MPI_BYTE); gcopy_us_per_byte prices copies, round_us each round with messages. 0, or 1
+ * with a message. */
 int goal_write(FILE *out, int nranks, const nhood_sched *passes, const nhood_sched *scheds, double gcopy_us_per_byte,
-               char *err, size_t errlen);
+               double round_us, char *err, size_t errlen);
 
 /* Reads a GOAL file back (the subset goal_write writes) and checks it: every rank once,
  * every dependency naming a label of its rank, every send received by exactly one receive of

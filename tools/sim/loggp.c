@@ -28,11 +28,17 @@ enum {
   KEY_NODE_G,
   KEY_NIC_O,
   KEY_NIC_G,
+  KEY_ROUND,
+  KEY_NOISE,
   KEY_PRESET,
   NKEYS
 };
-static const char *const key_names[NKEYS] = {"L",      "o",      "g",      "G",     "Gcopy", "node_L",
-                                             "node_o", "node_g", "node_G", "nic_o", "nic_G", "preset"};
+static const char *const key_names[NKEYS] = {"L",      "o",      "g",     "G",     "Gcopy", "node_L", "node_o",
+                                             "node_g", "node_G", "nic_o", "nic_G", "round", "noise",  "preset"};
+
+const double loggp_noise_p[LOGGP_NOISE_POINTS] = {0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1};
+
+int loggp_has_noise(const loggp_params *p) { return p->noise[LOGGP_NOISE_POINTS - 1] > 0; }
 
 static int parse_value(const char *key, const char *value, double *out, char *err, size_t errlen) {
   char *end;
@@ -78,6 +84,37 @@ void loggp_to_cost(const loggp_params *m, nhood_cost_params *p) {
   p->nic_G = m->nic_G;
 }
 
+/* noise=Q0/.../Q12: the quantiles at loggp_noise_p, non-decreasing. */
+static int parse_noise(const char *value, double *noise, char *err, size_t errlen) {
+  char copy[512];
+  int n = 0, extra = 0;
+  if (strlen(value) >= sizeof copy) {
+    snprintf(err, errlen, "--model: noise= is too long");
+    return 1;
+  }
+  strcpy(copy, value);
+  char *save = NULL;
+  for (char *q = strtok_r(copy, "/", &save); q != NULL; q = strtok_r(NULL, "/", &save)) {
+    if (n == LOGGP_NOISE_POINTS) {
+      extra = 1;
+      break;
+    }
+    if (parse_value("noise", q, &noise[n], err, errlen) != 0) return 1;
+    if (n > 0 && noise[n] < noise[n - 1]) {
+      snprintf(err, errlen, "--model: noise= quantiles must not decrease (%g after %g)", noise[n], noise[n - 1]);
+      return 1;
+    }
+    n++;
+  }
+  if (n != LOGGP_NOISE_POINTS || extra) {
+    snprintf(err, errlen,
+             "--model: noise= takes %d quantiles separated by '/' (at probabilities 0, 0.1, ..., 0.9, 0.95, 0.99, 1)",
+             LOGGP_NOISE_POINTS);
+    return 1;
+  }
+  return 0;
+}
+
 /* The library's presets (common/cost_model.h), so that nhood-sim predicts with the numbers the
  * cost model of "auto" uses. */
 static int apply_preset(const char *name, loggp_params *out, char *err, size_t errlen) {
@@ -104,7 +141,7 @@ static int parse_item(char *item, loggp_params *out, int seen[NKEYS], char *err,
   if (key == NKEYS) {
     snprintf(err, errlen,
              "--model: unknown key '%s' (expected preset, L, o, g, G, Gcopy, node_L, node_o, node_g, node_G, "
-             "nic_o, nic_G)",
+             "nic_o, nic_G, round, noise)",
              item);
     return 1;
   }
@@ -119,15 +156,17 @@ static int parse_item(char *item, loggp_params *out, int seen[NKEYS], char *err,
     return 1;
   }
   seen[key] = 1;
-  double *field[NKEYS] = {&out->L,      &out->o,      &out->g,      &out->G,     &out->Gcopy, &out->node_L,
-                          &out->node_o, &out->node_g, &out->node_G, &out->nic_o, &out->nic_G, NULL};
+  double *field[NKEYS] = {&out->L,      &out->o,      &out->g,     &out->G,     &out->Gcopy,
+                          &out->node_L, &out->node_o, &out->node_g, &out->node_G, &out->nic_o,
+                          &out->nic_G,  &out->round,  NULL,         NULL};
   if (key == KEY_PRESET) return apply_preset(value, out, err, errlen);
+  if (key == KEY_NOISE) return parse_noise(value, out->noise, err, errlen);
   return parse_value(item, value, field[key], err, errlen);
 }
 
 int loggp_parse(const char *spec, loggp_params *out, char *err, size_t errlen) {
   static const char prefix[] = "loggp:";
-  char items[256];
+  char items[1024];
   int seen[NKEYS] = {0};
   memset(out, 0, sizeof *out);
   if (strncmp(spec, prefix, sizeof prefix - 1) != 0) {
@@ -192,9 +231,10 @@ typedef struct price {
   int via_nic; /* between two nodes of a two-level model */
 } price;
 
-/* A receive's message: when it arrives and the o it costs the receiver (node_o or o). */
+/* A receive's message: when its first byte arrives, and what it costs the receiver: o, the
+ * gap g and the time of its bytes after the first, (m - 1) G, at its level. */
 typedef struct arrival {
-  double time, o;
+  double time, o, g, stream;
 } arrival;
 
 #define NIC_BIT (UINT64_C(1) << 63)
@@ -230,6 +270,7 @@ typedef struct rank_clock {
   double cpu;       /* when the CPU is free next */
   double next_send; /* earliest start of the next injection: g + (m - 1) G after the last */
   double sends_out; /* when the last byte of the current round's sends has left */
+  double next_recv; /* earliest start of taking the next message: g + (m - 1) G after the last */
   size_t arrivals;  /* where the current round's arrival times start in evaluation.arrival */
 } rank_clock;
 
@@ -380,7 +421,8 @@ static int serve(evaluation *ev, const nic_event *e) {
   double *free_at = &ev->eject_free[m->dest / ev->per_node];
   double start = max_time(e->time, *free_at);
   *free_at = start + busy;
-  m->done = max_time(m->done + p->L, start + busy);
+  /* its last byte at the process, less the bytes the receiver pays: its first byte's arrival */
+  m->done = max_time(m->done + p->L, start + busy) - (m->count > 0 ? m->count - 1 : 0) * p->G;
   if (m->slot == NO_SLOT) { /* its receive is not posted yet: post_recv takes the time */
     m->arrived = 1;
     return 0;
@@ -403,7 +445,8 @@ static int post_recv(evaluation *ev, int r, const nhood_op *op) {
   size_t slot = c->arrivals + (size_t)c->nposted++;
   sim_item receive = {slot, op->count}, message;
   int matched;
-  ev->arrival[slot].o = price_of(ev, op->peer, r).o;
+  price k = price_of(ev, op->peer, r);
+  ev->arrival[slot] = (arrival){0, k.o, k.g, (op->count > 0 ? op->count - 1 : 0) * k.G};
   if (sim_mailbox_recv(&ev->mailbox, r, op->peer, op->tag, receive, &message, &matched) != 0) return out_of_memory(ev);
   if (!matched) {
     c->pending++;
@@ -432,7 +475,8 @@ static int post_send(evaluation *ev, int r, const nhood_op *op) {
   double out = start + k.o + stream;
   if (out > c->sends_out) c->sends_out = out;
   int seq = c->nsent++, m = -1;
-  uint64_t word = time_bits(out + k.L);
+  double first = start + k.o + k.L; /* its first byte at the destination */
+  uint64_t word = time_bits(first);
   if (k.via_nic) { /* handed to the NIC once the CPU has posted it: h = start + o */
     if ((m = new_message(ev, op->peer, op->count, out)) < 0) return out_of_memory(ev);
     if (heap_push(ev, (nic_event){start + k.o, r, seq, m, NIC_INJECT}) != 0) return 1;
@@ -445,7 +489,7 @@ static int post_send(evaluation *ev, int r, const nhood_op *op) {
     if (m >= 0)
       ev->msgs[m].slot = receive.word; /* the receive stays pending until serve() */
     else
-      arrived(ev, op->peer, receive.word, out + k.L);
+      arrived(ev, op->peer, receive.word, first);
   }
   return 0;
 }
@@ -456,9 +500,31 @@ static void end_round(evaluation *ev, int r) {
   rank_clock *c = &ev->clock[r];
   arrival *a = ev->arrival + c->arrivals;
   qsort(a, (size_t)c->nposted, sizeof *a, compare_arrival);
-  for (int k = 0; k < c->nposted; k++) c->cpu = max_time(c->cpu, a[k].time) + a[k].o;
+  for (int k = 0; k < c->nposted; k++) {
+    double start = max_time(max_time(c->cpu, a[k].time), c->next_recv);
+    c->cpu = start + a[k].o + a[k].stream;
+    c->next_recv = start + a[k].g + a[k].stream;
+  }
   if (c->sends_out > c->cpu) c->cpu = c->sends_out;
   c->round++;
+}
+
+/* Rank r's delay in one round: noise's quantile at a probability drawn from (seed, rank,
+ * round) by a hash (SplitMix64's finalizer), so that every seed is one reproducible run. */
+static double delay(const loggp_params *p, int r, int round) {
+  if (p->seed == 0 || !loggp_has_noise(p)) return 0;
+  uint64_t z = (uint64_t)p->seed * UINT64_C(0x9E3779B97F4A7C15) ^ (uint64_t)(unsigned)r << 32 ^ (unsigned)round;
+  for (int k = 0; k < 2; k++) { /* twice: seeds, ranks and rounds are small numbers */
+    z += UINT64_C(0x9E3779B97F4A7C15);
+    z = (z ^ (z >> 30)) * UINT64_C(0xBF58476D1CE4E5B9);
+    z = (z ^ (z >> 27)) * UINT64_C(0x94D049BB133111EB);
+    z ^= z >> 31;
+  }
+  double u = (double)(z >> 11) * 0x1.0p-53; /* [0, 1) */
+  int i = 0;
+  while (i + 2 < LOGGP_NOISE_POINTS && u >= loggp_noise_p[i + 1]) i++;
+  double t = (u - loggp_noise_p[i]) / (loggp_noise_p[i + 1] - loggp_noise_p[i]);
+  return p->noise[i] + t * (p->noise[i + 1] - p->noise[i]);
 }
 
 /* Runs rank r's rounds until one waits for a message or the schedule is done. 0, or 1 with
@@ -469,6 +535,7 @@ static int run_rounds(evaluation *ev, int r) {
   while (c->round < s->nrounds) {
     int begin = c->round ? s->round_end[c->round - 1] : 0;
     int comm = s->comm_begin[c->round], end = s->round_end[c->round];
+    if (comm < end) c->cpu += ev->p->round + delay(ev->p, r, c->round);
     for (int k = begin; k < comm; k += 2) /* a local operation: source, then target entry */
       c->cpu += s->ops[k].count * ev->p->Gcopy;
     c->nposted = 0;

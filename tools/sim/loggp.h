@@ -9,13 +9,25 @@
  *   G      time per byte of a message (bandwidth 1/G)
  *   Gcopy  time per byte of a local copy (default G/4)
  *
+ *   round  CPU time of one communication round beyond its messages' o: posting the batch and
+ *          completing it (µs; 0 by default)
+ *   noise  a process's delay per communication round, as its distribution: the quantiles at
+ *          the probabilities of LOGGP_NOISE_P (µs; all 0 by default)
+ *
  * A rank runs its rounds in order. A round starts when the previous one ended (the first at
- * 0). Its local copies take bytes * Gcopy. Then its sends go out in schedule order: a send
- * of m bytes starts at max(CPU free, previous start + g + (m_prev - 1) G), keeps the CPU
- * busy o, has its last byte out at start + o + (m - 1) G and at the destination at
- * start + o + (m - 1) G + L. Then the CPU takes each of the round's receives in order of
- * arrival: done at max(CPU free, arrival) + o. The round ends when its receives are done and
- * its sends are out. The call takes as long as the slowest rank.
+ * 0). A round with messages first keeps the CPU busy round + d, d the rank's delay in that
+ * round: noise's quantile at a probability drawn from (seed, rank, round), so that a seed
+ * gives one reproducible run and seed 0 none (d = 0). Its local copies take bytes * Gcopy.
+ * Then its sends go out in schedule order: a send of m bytes starts at max(CPU free,
+ * previous start + g + (m_prev - 1) G), keeps the CPU busy o, has its last byte out at
+ * start + o + (m - 1) G, and its first byte at the destination at start + o + L. Then the
+ * CPU takes each of the round's receives in order of arrival: it starts at max(CPU free,
+ * arrival, previous receive's start + g + (m_prev - 1) G), keeps the CPU busy
+ * o + (m - 1) G and is done then. The receiver pays the bytes again, one message after
+ * another, as LogGOPSim charges them: a lone message costs the same as where only the
+ * sender paid them (o + L + (m - 1) G + o), and messages arriving together at one process
+ * queue for its bandwidth. The round ends when its receives are done and its sends are out.
+ * The call takes as long as the slowest rank.
  *
  * Two levels (ranks_per_node k >= 1; rank r is on node r / k, the last node may have fewer).
  * A message between two ranks of one node is priced as above with node_L, node_o, node_g,
@@ -30,7 +42,10 @@
  *   e  = max(out, s + c)                last byte out of the source NIC, out as above
  *   h' = s + L                          its first byte at the destination NIC
  *   s' = max(h', ejection side free);   that side is then free at s' + c
- *   arrival = max(e + L, s' + c)        then the receiver's CPU takes it as above
+ *   last = max(e + L, s' + c)           its last byte at the destination process
+ *
+ * and the receiver's CPU takes it as above from its arrival, last - (m - 1) G (its first
+ * byte, the receiver paying (m - 1) G as in one level).
  *
  * The NIC streams what the process hands it (cut-through), so it cannot be done before the
  * process's last byte is out (e >= out), nor the destination NIC before the last byte has
@@ -58,6 +73,11 @@
 #include "common/cost_model.h"
 #include "schedule/schedule.h"
 
+/* The probabilities at which noise= gives the delay's quantiles; between two of them the
+ * quantile is interpolated linearly. */
+#define LOGGP_NOISE_POINTS 13
+extern const double loggp_noise_p[LOGGP_NOISE_POINTS]; /* 0, 0.1, ..., 0.9, 0.95, 0.99, 1 */
+
 typedef struct loggp_params {
   double L, o, g;  /* microseconds */
   double G, Gcopy; /* microseconds per byte */
@@ -68,7 +88,13 @@ typedef struct loggp_params {
   double node_L, node_o, node_g, node_G; /* µs, µs per byte */
   double nic_o, nic_G;                   /* µs per message, µs per byte */
   int ranks_per_node;                    /* 0: one level, every message priced with L, o, g, G */
+  double round;                          /* µs per communication round */
+  double noise[LOGGP_NOISE_POINTS];      /* µs: quantiles of the delay per round, non-decreasing */
+  unsigned seed;                         /* 0: no noise drawn */
 } loggp_params;
+
+/* Whether any delay can be drawn (a quantile above 0). */
+int loggp_has_noise(const loggp_params *p);
 
 /* The parameters both models share, copied field by field: a cost-model set (a preset, a
  * file) as LogGP parameters (ranks_per_node 0), and LogGP parameters into a cost-model set
@@ -78,9 +104,10 @@ void loggp_to_cost(const loggp_params *m, nhood_cost_params *p);
 
 /* Parses "loggp:preset=NAME" (ib-edr, shm) or "loggp:L=..,o=..,g=..,G=.." (µs and µs per
  * byte), optionally with Gcopy=.., node_L=.., node_o=.., node_g=.., node_G=.., nic_o=..,
- * nic_G=..; keys after a preset override it. Without a preset node_* default to L, o, g, G
- * and nic_* to 0. ranks_per_node is left 0 (nhood-sim's --ranks-per-node sets it). 0, or 1
- * with a message. */
+ * nic_G=.., round=.. and noise=Q0/Q1/.../Q12 (the quantiles at loggp_noise_p); keys after a
+ * preset override it. Without a preset node_* default to L, o, g, G and nic_*, round and
+ * noise to 0. ranks_per_node and seed are left 0 (nhood-sim's --ranks-per-node and --seeds
+ * set them). 0, or 1 with a message. */
 int loggp_parse(const char *spec, loggp_params *out, char *err, size_t errlen);
 
 typedef struct loggp_prediction {

@@ -160,7 +160,8 @@ typedef struct case_row {
   int bytes;
   int built, predicted;
   double pred_us;
-  double pass_us; /* the size pass's predicted time; -1 where the call takes none */
+  double pass_us;          /* the size pass's predicted time; -1 where the call takes none */
+  double p10_us, p90_us;   /* --seeds: the band of pred_us over the seeds (pred_us their median) */
   int msgs_max, rounds_max;
   long long msgs_total;
   double build_us_per_nbr;
@@ -302,8 +303,54 @@ static int write_goal(const options *opt, const topo_set *ts, const case_scheds 
     return 1;
   }
   int rc = goal_write(out, ts->nranks, cs->npasses && !opt->persistent ? cs->pass : NULL, cs->data, opt->model.Gcopy,
+                      opt->model.round,
                       row->error, sizeof row->error);
   if (fclose(out) != 0 && rc == 0) rc = 1, snprintf(row->error, sizeof row->error, "cannot write %s", row->goal);
+  return rc;
+}
+
+/* The p-quantile of n sorted values, interpolated linearly. */
+static double quantile(const double *v, int n, double p) {
+  double at = p * (n - 1);
+  int i = (int)at;
+  return i + 1 < n ? v[i] + (at - i) * (v[i + 1] - v[i]) : v[n - 1];
+}
+
+static int compare_double(const void *a, const void *b) {
+  double x = *(const double *)a, y = *(const double *)b;
+  return (x > y) - (x < y);
+}
+
+/* pred_us, pass_us and the band. A size pass and its data schedule run one after the other:
+ * their predicted times add up (an upper bound, as a rank may begin its data schedule before
+ * the slowest finishes). A persistent request runs its size pass once, at init: its starts
+ * cost the data schedule. With --seeds, one prediction per seed of the model's noise: pred_us
+ * is their median, pass_us the pass's median. 0, or 1 with the row's error. */
+static int predict(const options *opt, const topo_set *ts, const case_scheds *cs, case_row *row) {
+  int runs = opt->seeds > 0 ? opt->seeds : 1, rc = 1;
+  double *total = malloc(2 * (size_t)runs * sizeof *total), *pass = total + runs;
+  char err[NHOOD_MAX_ERROR_STRING] = "out of memory";
+  loggp_params model = opt->model;
+  for (int k = 0; total != NULL && k < runs; k++) {
+    loggp_prediction prediction, pass_prediction = {0};
+    model.seed = opt->seeds > 0 ? (unsigned)k + 1 : 0;
+    if (loggp_predict(ts->nranks, cs->data, &model, &prediction, err, sizeof err) != 0 ||
+        (cs->npasses && loggp_predict(ts->nranks, cs->pass, &model, &pass_prediction, err, sizeof err) != 0))
+      goto done;
+    total[k] = prediction.time_us + (opt->persistent ? 0 : pass_prediction.time_us);
+    pass[k] = pass_prediction.time_us;
+  }
+  if (total == NULL) goto done;
+  qsort(total, (size_t)runs, sizeof *total, compare_double);
+  qsort(pass, (size_t)runs, sizeof *pass, compare_double);
+  row->pred_us = quantile(total, runs, 0.5);
+  row->p10_us = quantile(total, runs, 0.1);
+  row->p90_us = quantile(total, runs, 0.9);
+  row->pass_us = cs->npasses ? quantile(pass, runs, 0.5) : -1;
+  rc = 0;
+done:
+  if (rc != 0 && row->error[0] == '\0') snprintf(row->error, sizeof row->error, "LogGP: %s", err);
+  free(total);
   return rc;
 }
 
@@ -326,20 +373,9 @@ static void run_case(const options *opt, topo_set *ts, const sim_call *call, int
     row->verify_s = now_s() - t0;
     if (verdict != SIM_CANNOT_RUN) row->verified = verdict == SIM_VERIFIED;
   }
-  /* A size pass and its data schedule run one after the other: their predicted times add up
-   * (an upper bound, as a rank may begin its data schedule before the slowest finishes). A
-   * persistent request runs its size pass once, at init: its starts cost the data schedule. */
-  loggp_prediction prediction, pass_prediction = {0};
-  char err[NHOOD_MAX_ERROR_STRING];
   double t0 = now_s();
-  if (loggp_predict(ts->nranks, cs.data, &opt->model, &prediction, err, sizeof err) != 0 ||
-      (cs.npasses && loggp_predict(ts->nranks, cs.pass, &opt->model, &pass_prediction, err, sizeof err) != 0)) {
-    if (row->error[0] == '\0') snprintf(row->error, sizeof row->error, "LogGP: %s", err);
-    goto cleanup;
-  }
+  if (predict(opt, ts, &cs, row) != 0) goto cleanup;
   row->predict_s = now_s() - t0;
-  row->pred_us = prediction.time_us + (opt->persistent ? 0 : pass_prediction.time_us);
-  row->pass_us = cs.npasses ? pass_prediction.time_us : -1;
   row->predicted = 1;
 cleanup:
   case_scheds_free(&cs);
@@ -394,8 +430,10 @@ static void print_row(const options *opt, const case_row *row) {
   char pass[64] = "";
   if (row->predicted && row->pass_us >= 0)
     snprintf(pass, sizeof pass, "  size pass %.3f us%s", row->pass_us, opt->persistent ? " at init" : " included");
-  printf("%-11s %9d %-*s %12s %9s %6s %12s %-8s %8.2f %s%s%s\n", row->coll, row->bytes, opt->algo_width, row->algo,
-         pred, msgs, rounds, build, verified, row->verify_s, phase1, ran, pass);
+  char band[64] = ""; /* --seeds: the 10th-90th percentile of the noise's runs */
+  if (row->predicted && opt->seeds > 0) snprintf(band, sizeof band, "  band %.3f-%.3f us", row->p10_us, row->p90_us);
+  printf("%-11s %9d %-*s %12s %9s %6s %12s %-8s %8.2f %s%s%s%s\n", row->coll, row->bytes, opt->algo_width, row->algo,
+         pred, msgs, rounds, build, verified, row->verify_s, phase1, ran, pass, band);
   if (row->error[0] != '\0') printf("  %s: %s\n", row->verified == 0 ? "verification failed" : "error", row->error);
   fflush(stdout);
 }
@@ -418,6 +456,11 @@ static void json_row(FILE *out, const options *opt, const topo_set *ts, const ca
     fprintf(out, ",\"pred_us\":%.6f", row->pred_us);
   else
     fprintf(out, ",\"pred_us\":null");
+  /* --seeds: the band over the noise's runs; null without */
+  if (row->predicted && opt->seeds > 0)
+    fprintf(out, ",\"seeds\":%d,\"pred_p10_us\":%.6f,\"pred_p90_us\":%.6f", opt->seeds, row->p10_us, row->p90_us);
+  else
+    fprintf(out, ",\"seeds\":null,\"pred_p10_us\":null,\"pred_p90_us\":null");
   /* size_pass_us: null where the call takes none; included in pred_us unless persistent */
   fprintf(out, ",\"mode\":\"%s\"", opt->persistent ? "persistent" : "blocking");
   if (row->predicted && row->pass_us >= 0)
@@ -443,8 +486,8 @@ static void json_row(FILE *out, const options *opt, const topo_set *ts, const ca
   cli_json_string(out, opt->model_spec);
   fprintf(out,
           ",\"loggp_L_us\":%.9g,\"loggp_o_us\":%.9g,\"loggp_g_us\":%.9g,"
-          "\"loggp_G_us_per_byte\":%.9g,\"loggp_Gcopy_us_per_byte\":%.9g",
-          m->L, m->o, m->g, m->G, m->Gcopy);
+          "\"loggp_G_us_per_byte\":%.9g,\"loggp_Gcopy_us_per_byte\":%.9g,\"loggp_round_us\":%.9g",
+          m->L, m->o, m->g, m->G, m->Gcopy, m->round);
   /* null: not given, one level (model.ranks_per_node 0) */
   if (opt->ranks_per_node > 0)
     fprintf(out, ",\"ranks_per_node\":%d", opt->ranks_per_node);

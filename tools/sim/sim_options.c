@@ -66,7 +66,12 @@ void print_usage(FILE *out) {
           "                   microseconds and microseconds per byte (default %s); with\n"
           "                   --ranks-per-node also node_L, node_o, node_g, node_G (a message within\n"
           "                   a node) and nic_o, nic_G (per message and byte at each node's network\n"
-          "                   interface), which a preset sets\n"
+          "                   interface), which a preset sets; round=.. (per round with messages) and\n"
+          "                   noise=Q0/../Q12 (a process's delay per round, its quantiles at 0, 0.1,\n"
+          "                   .., 0.9, 0.95, 0.99, 1). @FILE: the model on FILE's first line not\n"
+          "                   starting with '#' (what nhood-calibrate --sim-model writes)\n"
+          "  --seeds N        draw the model's noise N times (seeds 1..N): pred_us is the median,\n"
+          "                   and the row gives the 10th-90th percentile band (default: no noise)\n"
           "  --per-entry B    alltoallv and alltoallw on mtx: and rmat: move the halo's own sizes,\n"
           "                   B bytes per entry (8: doubles), instead of --sizes' bytes per edge\n"
           "  --ranks-per-node K\n"
@@ -181,6 +186,28 @@ static int parse_list(const char *value, options *opt, int (*parse_item)(const c
   return 0;
 }
 
+/* --model @FILE: the first line of FILE that is not empty and does not start with '#'. */
+static int read_model_file(options *opt, char *err, size_t errlen) {
+  const char *path = opt->model_spec + 1;
+  FILE *in = fopen(path, "r");
+  if (in == NULL) {
+    snprintf(err, errlen, "--model: cannot read %s", path);
+    return 1;
+  }
+  int found = 0;
+  while (!found && fgets(opt->model_text, sizeof opt->model_text, in) != NULL) {
+    opt->model_text[strcspn(opt->model_text, "\r\n")] = '\0';
+    found = opt->model_text[0] != '\0' && opt->model_text[0] != '#';
+  }
+  fclose(in);
+  if (!found) {
+    snprintf(err, errlen, "--model: %s holds no model line", path);
+    return 1;
+  }
+  opt->model_spec = opt->model_text;
+  return 0;
+}
+
 static int apply_defaults(options *opt, char *err, size_t errlen) {
   if (opt->nranks == 0) {
     snprintf(err, errlen, "no --ranks given (try --help)");
@@ -197,6 +224,7 @@ static int apply_defaults(options *opt, char *err, size_t errlen) {
   opt->algo_width = ALGO_WIDTH;
   for (int a = 0; a < opt->nalgos; a++)
     if ((int)strlen(opt->algos[a]) > opt->algo_width) opt->algo_width = (int)strlen(opt->algos[a]);
+  if (opt->model_spec[0] == '@' && read_model_file(opt, err, errlen) != 0) return 1;
   if (loggp_parse(opt->model_spec, &opt->model, err, errlen) != 0) return 1;
   opt->model.ranks_per_node = opt->ranks_per_node;
   return 0;
@@ -229,7 +257,7 @@ int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen)
     }
     static const char *const with_value[] = {"--ranks", "--topo",  "--coll",  "--sizes",          "--bytes",
                                              "--algo",  "--theta", "--model", "--ranks-per-node", "--per-entry",
-                                             "--json",  "--mode",  "--goal"};
+                                             "--json",  "--mode",  "--goal",  "--seeds"};
     const char *name, *value;
     if (cli_option_with_value(argc, argv, &i, with_value, sizeof with_value / sizeof with_value[0], &name, &value, err,
                               errlen) != 0)
@@ -257,6 +285,8 @@ int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen)
       rc = cli_parse_mode(name, value, &opt->persistent, err, errlen);
     else if (strcmp(name, "--goal") == 0)
       opt->goal_prefix = value;
+    else if (strcmp(name, "--seeds") == 0)
+      rc = cli_parse_int(name, value, 1, &opt->seeds, err, errlen);
     else
       opt->json_path = value;
     if (rc != 0) return 1;

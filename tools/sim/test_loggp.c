@@ -89,7 +89,8 @@ static void test_bandwidth_limited_sends(void) {
   CHECK(near(t, 8.0), "bandwidth-limited sends: 8, got %g", t);
 }
 
-/* Receives cost the receiver's CPU o each, one after the other. */
+/* Receives cost the receiver's CPU o each, one after the other, and start at least g apart
+ * (g 1 > o 0.5 here): 2.5, 3.5, 4.5, 5.5, the last done at 6. */
 static void test_receive_overhead(void) {
   nhood_sched s[5];
   start_all(s, 5);
@@ -99,11 +100,11 @@ static void test_receive_overhead(void) {
   }
   int slowest;
   double t = predict(s, 5, &base, &slowest);
-  CHECK(near(t, 2.5 + 4 * 0.5) && slowest == 0, "four arrivals at 2.5: 4.5, got %g (rank %d)", t, slowest);
+  CHECK(near(t, 2.5 + 3 * 1 + 0.5) && slowest == 0, "four arrivals at 2.5: 6, got %g (rank %d)", t, slowest);
 }
 
 /* A round's receives wait for its sends: rank 0 sends 4 messages (CPU busy until 3.5) while
- * 8 messages arrive at 2.5; it takes them from 3.5 on. */
+ * 8 messages arrive at 2.5; it takes them from 3.5 on, g = 1 apart: the last at 10.5. */
 static void test_receives_after_sends(void) {
   nhood_sched s[13];
   start_all(s, 13);
@@ -117,7 +118,7 @@ static void test_receives_after_sends(void) {
   }
   int slowest;
   double t = predict(s, 13, &base, &slowest);
-  CHECK(near(t, 3.5 + 8 * 0.5) && slowest == 0, "7.5 at rank 0, got %g (rank %d)", t, slowest);
+  CHECK(near(t, 3.5 + 7 * 1 + 0.5) && slowest == 0, "11 at rank 0, got %g (rank %d)", t, slowest);
 }
 
 /* Rank 0 -> rank 1, which copies the data and forwards it to rank 2 in a second round. */
@@ -259,19 +260,19 @@ static void test_on_node_prices(void) {
     CHECK(near(t, expected[k]), "exchange at %d ranks per node: %g, expected %g", per_node[k], t, expected[k]);
   }
 
-  /* A receiver pays each message's own o: rank 0 (node 0) gets one byte from rank 2 (node 1)
-   * at 0.5 + 2 = 2.5 and 2301 bytes from rank 1 (node 0) at 0.1 + 2.3 + 0.3 = 2.7: done at
-   * 2.5 + 0.5 = 3.0, then 3.0 + 0.1. (Swapping the two o's would give 3.2.) */
+  /* A receiver pays each message's own o: rank 0 (node 0) gets one byte from rank 1 (node 0)
+   * at 0.1 + 0.3 = 0.4, done at 0.5, and one byte from rank 2 (node 1) at 0.5 + 2 = 2.5, done
+   * at 3.0. (Swapping the two o's would give 2.6.) */
   nhood_sched s[3];
   loggp_params p = with_node(2);
   start_all(s, 3);
-  nhood_sched_recv(&s[0], 1, 0, bytes(NHOOD_BUF_RECV, 2301));
+  nhood_sched_recv(&s[0], 1, 0, bytes(NHOOD_BUF_RECV, 1));
   nhood_sched_recv(&s[0], 2, 0, bytes(NHOOD_BUF_RECV, 1));
-  nhood_sched_send(&s[1], 0, 0, bytes(NHOOD_BUF_SEND, 2301));
+  nhood_sched_send(&s[1], 0, 0, bytes(NHOOD_BUF_SEND, 1));
   nhood_sched_send(&s[2], 0, 0, bytes(NHOOD_BUF_SEND, 1));
   int slowest = -2;
   double t = predict(s, 3, &p, &slowest);
-  CHECK(near(t, 3.1) && slowest == 0, "on- and off-node receives: 3.1, got %g (rank %d)", t, slowest);
+  CHECK(near(t, 3.0) && slowest == 0, "on- and off-node receives: 3.0, got %g (rank %d)", t, slowest);
 }
 
 /* A NIC slower than a process: nic_o 0.25, nic_G 0.1, so a 100-byte message keeps a NIC busy
@@ -368,6 +369,71 @@ static void test_two_levels_deterministic(void) {
   nhood_sched_free(&s[0]);
 }
 
+/* Two messages of 101 bytes reach rank 0 at once (first bytes at 2.5): it takes the first
+ * until 2.5 + 0.5 + 1 = 4, and the second from 2.5 + g + 100 G = 4.5 until 6. Charged at
+ * the sender only, both would arrive at 3.5 and be done at 4.5. */
+static void test_receiver_bandwidth(void) {
+  nhood_sched s[3];
+  start_all(s, 3);
+  for (int q = 1; q <= 2; q++) {
+    nhood_sched_send(&s[q], 0, 0, bytes(NHOOD_BUF_SEND, 101));
+    nhood_sched_recv(&s[0], q, 0, bytes(NHOOD_BUF_RECV, 101));
+  }
+  int slowest;
+  double t = predict(s, 3, &base, &slowest);
+  CHECK(near(t, 6.0) && slowest == 0, "two 101-byte arrivals: 6, got %g (rank %d)", t, slowest);
+}
+
+/* One message each way in each of two rounds, with round = 0.7: every round pays it once,
+ * whatever its messages: 2 * (0.7 + 0.5 + 2 + 0.5) = 7.4. */
+static void test_round_cost(void) {
+  nhood_sched s[2];
+  loggp_params p = base;
+  p.round = 0.7;
+  start_all(s, 2);
+  for (int round = 0; round < 2; round++) {
+    if (round > 0)
+      for (int r = 0; r < 2; r++) nhood_sched_fence(&s[r]);
+    for (int r = 0; r < 2; r++) {
+      nhood_sched_recv(&s[r], 1 - r, 0, bytes(NHOOD_BUF_RECV, 1));
+      nhood_sched_send(&s[r], 1 - r, 0, bytes(NHOOD_BUF_SEND, 1));
+    }
+  }
+  double t = predict(s, 2, &p, NULL);
+  CHECK(near(t, 7.4), "two rounds at 0.7 each: 7.4, got %g", t);
+}
+
+/* Rank 0 sends one byte to rank 1: 3 + d, d rank 0's delay (rank 1's, at most 1, ends
+ * before the message arrives). Quantiles 0, 0.1, ..., 0.9, 0.95, 0.99, 1: d is uniform on
+ * [0, 1). Over 4000 seeds the delays lie in [0, 1), about a tenth below 0.1 and their mean
+ * near 0.5; seed 0 draws none, and a seed gives the same time twice. */
+static double one_message_with_noise(unsigned seed) {
+  nhood_sched s[2];
+  loggp_params p = base;
+  for (int k = 0; k < LOGGP_NOISE_POINTS; k++) p.noise[k] = loggp_noise_p[k];
+  p.seed = seed;
+  start_all(s, 2);
+  nhood_sched_send(&s[0], 1, 0, bytes(NHOOD_BUF_SEND, 1));
+  nhood_sched_recv(&s[1], 0, 0, bytes(NHOOD_BUF_RECV, 1));
+  return predict(s, 2, &p, NULL);
+}
+
+static void test_noise(void) {
+  CHECK(near(one_message_with_noise(0), 3.0), "seed 0: no delay, got %g", one_message_with_noise(0));
+  CHECK(one_message_with_noise(7) == one_message_with_noise(7), "a seed is one run");
+  int n = 4000, below = 0, outside = 0;
+  double sum = 0;
+  for (int seed = 1; seed <= n; seed++) {
+    double d = one_message_with_noise((unsigned)seed) - 3.0;
+    outside += d < 0 || d >= 1;
+    below += d < 0.1;
+    sum += d;
+  }
+  CHECK(outside == 0, "delays outside [0, 1): %d", outside);
+  CHECK(below > 0.08 * n && below < 0.12 * n, "delays below the 10th percentile: %d of %d", below, n);
+  CHECK(fabs(sum / n - 0.5) < 0.03, "mean delay %g, 0.5 expected", sum / n);
+}
+
 static void test_parse(void) {
   loggp_params p;
   char err[256];
@@ -410,6 +476,22 @@ static void test_parse(void) {
         "preset after a NIC key: '%s'", err);
   CHECK(loggp_parse("loggp:preset=shm,node_x=1", &p, err, sizeof err) != 0 && strstr(err, "nic_G"),
         "unknown key lists the node and NIC keys: '%s'", err);
+
+  /* Round cost and noise. */
+  CHECK(loggp_parse("loggp:preset=shm,round=0.4,noise=0/0/0/0/0/0.1/0.1/0.2/0.2/0.3/0.5/1/4", &p, err, sizeof err) ==
+                0 &&
+            near(p.round, 0.4) && near(p.noise[5], 0.1) && near(p.noise[12], 4) && loggp_has_noise(&p) && p.seed == 0,
+        "round and noise: '%s'", err);
+  CHECK(loggp_parse("loggp:preset=shm", &p, err, sizeof err) == 0 && p.round == 0 && !loggp_has_noise(&p),
+        "no round cost or noise by default");
+  CHECK(loggp_parse("loggp:preset=shm,noise=0/0/0/0/0/0.2/0.1/0.2/0.2/0.3/0.5/1/4", &p, err, sizeof err) != 0 &&
+            strstr(err, "decrease"),
+        "decreasing quantiles: '%s'", err);
+  CHECK(loggp_parse("loggp:preset=shm,noise=0/1/2", &p, err, sizeof err) != 0 && strstr(err, "13 quantiles"),
+        "too few quantiles: '%s'", err);
+  CHECK(loggp_parse("loggp:preset=shm,noise=0/0/0/0/0/0/0/0/0/0/0/0/0/0", &p, err, sizeof err) != 0 &&
+            strstr(err, "13 quantiles"),
+        "too many quantiles: '%s'", err);
 }
 
 int main(void) {
@@ -426,6 +508,9 @@ int main(void) {
   test_injection_contention();
   test_ejection_contention();
   test_two_levels_deterministic();
+  test_receiver_bandwidth();
+  test_round_cost();
+  test_noise();
   test_parse();
   return unit_summary("test_loggp");
 }
