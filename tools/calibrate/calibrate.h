@@ -8,6 +8,7 @@
 #define NHOOD_CALIBRATE_H
 
 #include "common/cost_model.h"
+#include "loggp.h" /* tools/sim: the evaluator whose parameters --sim-model fits */
 #include "selection/cost.h"
 
 #include <mpi.h>
@@ -21,6 +22,7 @@
 typedef struct options {
   const char *out_path;
   const char *json_path;
+  const char *sim_model_path; /* --sim-model FILE: nhood-sim's model fitted here */
   int iters; /* 0: the default for the mode */
   int quick;
   int out_given;
@@ -100,7 +102,35 @@ typedef struct results {
   double setup_us;
   int setup_calls, iters_setup;
   nhood_cost_params params;
+  /* noise: per-round times of one long chain of 1-byte rounds with one neighbour, each timed
+   * alone; skew: the same rounds each after a barrier. The quantiles of a process's delay per
+   * round derived from them (calibrate_sim.c). */
+  int noise_rounds;
+  double noise_round_us, skew_round_us;    /* their medians */
+  double round_excess[LOGGP_NOISE_POINTS]; /* quantiles of a round's time over the fastest */
+  double start_excess[LOGGP_NOISE_POINTS]; /* the same after a barrier */
+  double noise[LOGGP_NOISE_POINTS];        /* a process's delay */
+  double skew[LOGGP_NOISE_POINTS];         /* its delay in a call's first round */
+  /* --sim-model: the LogGP evaluator fitted to the round points with that noise */
+  int sim_fitted, sim_points;
+  loggp_params sim;
+  double sim_error; /* its largest relative error over the points it was fitted to */
 } results;
+
+#define NOISE_ROUNDS 4000
+#define QUICK_NOISE_ROUNDS 400
+#define MIN_NOISE_ROUNDS 200
+#define NOISE_BUDGET_S 5.0
+#define SIM_SEEDS 9 /* noise draws per point in the fit of the LogGP evaluator */
+
+/* From the pooled per-round excesses (each a round's time over its rank's fastest, n of them,
+ * sorted in place): their quantiles at loggp_noise_p and a process's delay's (calibrate_sim.c). */
+void noise_quantiles(double *excess, int n, double round[LOGGP_NOISE_POINTS], double delay[LOGGP_NOISE_POINTS]);
+/* Fits res->sim to the round points (calibrate_sim.c); returns 0, or 1 where no point could be
+ * used. */
+int fit_sim_model(results *res);
+/* Writes res->sim as nhood-sim's --model line, with a comment header; 0, or 1. */
+int write_sim_model(const results *res, const char *path);
 
 /* The library version's first line, tabs as spaces. */
 void library_version(char *out, size_t outlen);

@@ -11,7 +11,7 @@
 void print_usage(FILE *out) {
   fprintf(out,
           "usage: mpiexec -n P " TOOL
-          " [--out FILE] [--iters N] [--quick] [--json FILE]\n"
+          " [--out FILE] [--iters N] [--quick] [--json FILE] [--sim-model FILE]\n"
           "\n"
           "Measures the parameters of nhood's cost model (L, o, g, G, Gcopy, mpi_factor; see\n"
           "src/common/cost_model.h) on the ranks it runs on, all of them at once, and writes the\n"
@@ -27,6 +27,9 @@ void print_usage(FILE *out) {
           "                jobs of this many processes on this node under this MPI library\n"
           "                (NHOOD_CACHE_DIR, else ~/.cache/nhood; one node only)\n"
           "  --json FILE   also write the measured points and the fit as JSON to FILE (replaced)\n"
+          "  --sim-model FILE\n"
+          "                also fit nhood-sim's LogGP model (L, o, G, round, noise; tools/sim/loggp.h)\n"
+          "                to the same rounds and write it to FILE, for nhood-sim --model @FILE\n"
           "  --help        this text\n"
           "\n"
           "Times are the median of each rank's samples, then the maximum over ranks, in\n"
@@ -53,7 +56,7 @@ int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen)
       opt->save = 1;
       continue;
     }
-    static const char *const with_value[] = {"--out", "--iters", "--json"};
+    static const char *const with_value[] = {"--out", "--iters", "--json", "--sim-model"};
     const char *name, *value;
     if (cli_option_with_value(argc, argv, &i, with_value, sizeof with_value / sizeof with_value[0], &name, &value, err,
                               errlen) != 0)
@@ -62,6 +65,8 @@ int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen)
       opt->out_path = value, opt->out_given = 1;
     else if (strcmp(name, "--json") == 0)
       opt->json_path = value;
+    else if (strcmp(name, "--sim-model") == 0)
+      opt->sim_model_path = value;
     else if (cli_parse_int(name, value, 1, &opt->iters, err, errlen) != 0)
       return 1;
   }

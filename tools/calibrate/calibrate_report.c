@@ -138,6 +138,28 @@ void print_results(const results *res) {
         p->eager, p->rdv, p->rdv_round);
   else
     printf("  eager, rdv : no rendezvous step found (rdv = 0)\n");
+  if (res->noise_rounds > 0) {
+    printf("\nnoise: %d rounds of 1 byte each way (median %.3g us); quantiles at 0, 10, 50, 90, 99, 100%%:\n",
+           res->noise_rounds, res->noise_round_us);
+    printf("  round over the fastest = %.3g, %.3g, %.3g, %.3g, %.3g, %.3g us\n", res->round_excess[0],
+           res->round_excess[1], res->round_excess[5], res->round_excess[9], res->round_excess[11],
+           res->round_excess[12]);
+    printf("  a process's delay      = %.3g, %.3g, %.3g, %.3g, %.3g, %.3g us (the round's at p^2)\n", res->noise[0],
+           res->noise[1], res->noise[5], res->noise[9], res->noise[11], res->noise[12]);
+    printf("skew: the same rounds, each after a barrier (median %.3g us):\n", res->skew_round_us);
+    printf("  round over the fastest = %.3g, %.3g, %.3g, %.3g, %.3g, %.3g us\n", res->start_excess[0],
+           res->start_excess[1], res->start_excess[5], res->start_excess[9], res->start_excess[11],
+           res->start_excess[12]);
+    printf("  a process's delay      = %.3g, %.3g, %.3g, %.3g, %.3g, %.3g us\n", res->skew[0], res->skew[1],
+           res->skew[5], res->skew[9], res->skew[11], res->skew[12]);
+  }
+  if (res->sim_fitted) {
+    const loggp_params *m = &res->sim;
+    printf("\nnhood-sim's LogGP model, fitted to %d round points with that noise (largest error %.0f%%):\n",
+           res->sim_points, 100 * res->sim_error);
+    printf("  L = %.4g us, o = %.4g us, g = 0, G = %.4g us/B, Gcopy = %.4g us/B, round = %.4g us\n", m->L, m->o,
+           m->G, m->Gcopy, m->round);
+  }
   if (res->max_error > 0.5) {
     const point *worst = &res->points[0];
     for (int i = 1; i < res->npoints; i++)
@@ -191,6 +213,23 @@ int write_json(const results *res, const char *path) {
   fprintf(f, "%s],\n  \"defaults\": %s,\n  \"max_error\": %.6g,\n  \"params\": ", res->nranks > 1 ? "\n  " : "",
           res->nranks == 1 ? "true" : "false", res->max_error);
   json_params(f, &res->params);
+  fprintf(f, ",\n  \"noise_rounds\": %d, \"noise_round_us\": %.6g, \"noise_p\": [", res->noise_rounds,
+          res->noise_round_us);
+  for (int i = 0; i < LOGGP_NOISE_POINTS; i++) fprintf(f, "%s%.6g", i ? ", " : "", loggp_noise_p[i]);
+  fprintf(f, "],\n  \"round_excess_us\": [");
+  for (int i = 0; i < LOGGP_NOISE_POINTS; i++) fprintf(f, "%s%.6g", i ? ", " : "", res->round_excess[i]);
+  fprintf(f, "],\n  \"noise_us\": [");
+  for (int i = 0; i < LOGGP_NOISE_POINTS; i++) fprintf(f, "%s%.6g", i ? ", " : "", res->noise[i]);
+  fprintf(f, "],\n  \"skew_round_us\": %.6g, \"start_excess_us\": [", res->skew_round_us);
+  for (int i = 0; i < LOGGP_NOISE_POINTS; i++) fprintf(f, "%s%.6g", i ? ", " : "", res->start_excess[i]);
+  fprintf(f, "],\n  \"skew_us\": [");
+  for (int i = 0; i < LOGGP_NOISE_POINTS; i++) fprintf(f, "%s%.6g", i ? ", " : "", res->skew[i]);
+  fprintf(f, "]");
+  if (res->sim_fitted)
+    fprintf(f,
+            ",\n  \"sim_model\": {\"L\": %.6g, \"o\": %.6g, \"g\": 0, \"G\": %.6g, \"Gcopy\": %.6g, \"round\": %.6g, "
+            "\"points\": %d, \"max_error\": %.6g}",
+            res->sim.L, res->sim.o, res->sim.G, res->sim.Gcopy, res->sim.round, res->sim_points, res->sim_error);
   fprintf(f, "\n}\n");
   int failed = ferror(f) != 0;
   failed |= fclose(f) != 0;

@@ -199,6 +199,54 @@ static int time_rounds(calib *c, int n, const int *k, const int *bytes, double *
   return iters;
 }
 
+/* Per-round times (µs) of n 1-byte rounds with one neighbour each way, each timed alone: one
+ * chain (the rounds' noise), or each round after a barrier (a call's start, as a benchmark
+ * times it: the barrier's exit skew too). Each rank's times less its fastest are pooled at
+ * rank 0 (into all, n * P of them); *median: the slowest rank's median time. */
+static void time_single_rounds(calib *c, int n, int after_barrier, double *all, double *median) {
+  double *t = xmalloc((size_t)n * sizeof *t);
+  MPI_Barrier(c->comm);
+  double last = MPI_Wtime();
+  for (int r = 0; r < n; r++) {
+    if (after_barrier) {
+      MPI_Barrier(c->comm);
+      last = MPI_Wtime();
+    }
+    ring_round(c, 1, 1);
+    double now = MPI_Wtime();
+    t[r] = (now - last) * 1e6;
+    last = now;
+  }
+  double local_median = cli_median(t, n); /* sorts t: t[0] is the fastest */
+  for (int r = n - 1; r >= 0; r--) t[r] -= t[0];
+  MPI_Gather(t, n, MPI_DOUBLE, all, n, MPI_DOUBLE, 0, c->comm);
+  MPI_Reduce(&local_median, median, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
+  free(t);
+}
+
+/* The noise and skew series, as many rounds as fit in about NOISE_BUDGET_S (the same number
+ * on every rank); rank 0 derives the quantiles (calibrate_sim.c). */
+static void time_noise(calib *c, int quick, results *res) {
+  int warm = 100, want = quick ? QUICK_NOISE_ROUNDS : NOISE_ROUNDS;
+  MPI_Barrier(c->comm);
+  double t0 = MPI_Wtime();
+  for (int r = 0; r < warm; r++) {
+    MPI_Barrier(c->comm);
+    ring_round(c, 1, 1);
+  }
+  double per_round = (MPI_Wtime() - t0) / warm, slowest;
+  MPI_Allreduce(&per_round, &slowest, 1, MPI_DOUBLE, MPI_MAX, c->comm);
+  int n = slowest * want > NOISE_BUDGET_S ? (int)(NOISE_BUDGET_S / slowest) : want;
+  n = n < MIN_NOISE_ROUNDS ? MIN_NOISE_ROUNDS : n;
+  double *all = c->rank == 0 ? xmalloc((size_t)n * (size_t)c->size * sizeof *all) : NULL;
+  res->noise_rounds = n;
+  time_single_rounds(c, n, 0, all, &res->noise_round_us);
+  if (c->rank == 0) noise_quantiles(all, n * c->size, res->round_excess, res->noise);
+  time_single_rounds(c, n, 1, all, &res->skew_round_us);
+  if (c->rank == 0) noise_quantiles(all, n * c->size, res->start_excess, res->skew);
+  free(all);
+}
+
 /* One step of an interleaved comparison: variant 0 or 1, with the arguments in *arg. */
 typedef void (*pair_step)(calib *c, int variant, const void *arg);
 
@@ -419,6 +467,11 @@ static void measure(calib *c, results *res) {
     fflush(stdout);
   }
   res->setup_us = time_setup(c, kb, &res->setup_calls, &res->iters_setup);
+  if (c->rank == 0) {
+    printf(TOOL ": measuring the noise of rounds...\n");
+    fflush(stdout);
+  }
+  time_noise(c, c->rounds == QUICK_ROUNDS, res);
 
   /* The fit. */
   nhood_cost_params *p = &res->params;
@@ -473,6 +526,10 @@ static int write_outputs(const results *res, const options *opt, int rank) {
       failed = nhood_cost_params_write(f, &res->params, header) != 0;
       failed |= fclose(f) != 0;
       if (failed) fprintf(stderr, TOOL ": writing %s failed\n", opt->out_path);
+    }
+    if (!failed && opt->sim_model_path != NULL && res->sim_fitted && write_sim_model(res, opt->sim_model_path) != 0) {
+      fprintf(stderr, TOOL ": writing --sim-model %s failed\n", opt->sim_model_path);
+      failed = 1;
     }
     if (!failed && opt->json_path != NULL && write_json(res, opt->json_path) != 0) {
       fprintf(stderr, TOOL ": writing --json %s failed\n", opt->json_path);
@@ -537,6 +594,8 @@ int main(int argc, char **argv) {
   if (rank == 0) {
     bad = check_writable("--out", opt.out_path, err, sizeof err) != 0;
     if (!bad && opt.json_path != NULL) bad = check_writable("--json", opt.json_path, err, sizeof err) != 0;
+    if (!bad && opt.sim_model_path != NULL)
+      bad = check_writable("--sim-model", opt.sim_model_path, err, sizeof err) != 0;
     if (bad) fprintf(stderr, TOOL ": %s\n", err);
   }
   MPI_Bcast(&bad, 1, MPI_INT, 0, MPI_COMM_WORLD);
@@ -585,6 +644,8 @@ int main(int argc, char **argv) {
     free(c.samples);
     free(c.samples2);
     MPI_Comm_free(&c.comm);
+    if (rank == 0 && opt.sim_model_path != NULL && fit_sim_model(&res) != 0)
+      fprintf(stderr, TOOL ": no round point to fit nhood-sim's model to; --sim-model not written\n");
     if (rank == 0) {
       print_results(&res);
       printf(TOOL ": measured in %.2f s\n", elapsed);

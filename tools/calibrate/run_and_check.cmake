@@ -1,15 +1,21 @@
 # Runs nhood-calibrate under mpiexec, then checks the file it wrote:
 #   cmake -DMPIEXEC=... -DNUMPROC_FLAG=-n -DNP=4 -DFLAGS="a|b" -DPREFLAGS="..." -DPOSTFLAGS="..."
 #         -DTOOL=<nhood-calibrate> -DCHECK=<calibrate_check> -DOUT=<file> [-DCHECK_ARGS=--defaults]
-#         -P run_and_check.cmake
+#         [-DSIM=<nhood-sim>] -P run_and_check.cmake
+# With SIM, nhood-calibrate also fits nhood-sim's model (--sim-model), which nhood-sim must
+# then read and predict with, noise drawn.
 # List arguments use '|' for ';' (add_test would split them).
 foreach(v FLAGS PREFLAGS POSTFLAGS)
   string(REPLACE "|" ";" ${v} "${${v}}")
 endforeach()
-file(REMOVE ${OUT} ${OUT}.json)
+file(REMOVE ${OUT} ${OUT}.json ${OUT}.model)
+set(sim_model_args "")
+if(SIM)
+  set(sim_model_args --sim-model ${OUT}.model)
+endif()
 execute_process(
   COMMAND ${MPIEXEC} ${NUMPROC_FLAG} ${NP} ${FLAGS} ${PREFLAGS} ${TOOL} ${POSTFLAGS}
-          --quick --out ${OUT} --json ${OUT}.json
+          --quick --out ${OUT} --json ${OUT}.json ${sim_model_args}
   RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "nhood-calibrate on ${NP} ranks: exit ${rc}")
@@ -25,4 +31,15 @@ endif()
 execute_process(COMMAND ${CHECK} ${OUT} ${CHECK_ARGS} RESULT_VARIABLE rc)
 if(NOT rc EQUAL 0)
   message(FATAL_ERROR "the file nhood-calibrate wrote fails the check")
+endif()
+if(SIM)
+  string(JSON points ERROR_VARIABLE json_error GET "${json}" sim_model points)
+  if(json_error OR NOT points GREATER 0)
+    message(FATAL_ERROR "${OUT}.json: no sim_model fitted to round points (${points}) ${json_error}")
+  endif()
+  execute_process(COMMAND ${SIM} --ranks ${NP} --topo moore:d=1,r=1 --coll allgather --sizes 8 --model @${OUT}.model
+                          --seeds 5 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "round [0-9.e+-]+ us, delay per round" OR NOT out MATCHES "band [0-9.]+-[0-9.]+ us")
+    message(FATAL_ERROR "nhood-sim --model @${OUT}.model: exit ${rc}\n${out}${err}")
+  endif()
 endif()

@@ -64,12 +64,18 @@ void cli_json_string(FILE *out, const char *s) {
   fputc('"', out);
 }
 
-static int compare_double(const void *a, const void *b) {
+int cli_compare_double(const void *a, const void *b) {
   double x = *(const double *)a, y = *(const double *)b;
   return (x > y) - (x < y);
 }
 
 double cli_median(double *samples, int n) {
-  qsort(samples, (size_t)n, sizeof(double), compare_double);
+  qsort(samples, (size_t)n, sizeof(double), cli_compare_double);
   return n % 2 ? samples[n / 2] : 0.5 * (samples[n / 2 - 1] + samples[n / 2]);
+}
+
+double cli_sorted_quantile(const double *sorted, int n, double p) {
+  double at = p * (n - 1);
+  int i = (int)at;
+  return i + 1 < n ? sorted[i] + (at - i) * (sorted[i + 1] - sorted[i]) : sorted[n - 1];
 }

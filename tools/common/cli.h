@@ -20,6 +20,10 @@ int cli_option_with_value(int argc, char **argv, int *i, const char *const names
 
 /* Median of n > 0 samples; sorts them. */
 double cli_median(double *samples, int n);
+/* qsort's comparison of doubles, ascending. */
+int cli_compare_double(const void *a, const void *b);
+/* The p-quantile (0 <= p <= 1) of n > 0 sorted values, interpolated linearly between ranks. */
+double cli_sorted_quantile(const double *sorted, int n, double p);
 
 /* The plural ending of a count in messages: "%d rank%s", n, cli_plural(n) reads "1 rank", "2 ranks". */
 static inline const char *cli_plural(long long n) { return n == 1 ? "" : "s"; }

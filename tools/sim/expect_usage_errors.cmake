@@ -38,3 +38,13 @@ expect_usage_error("has no G=" --ranks 4 --topo er:density=0.5 --model loggp:L=1
 expect_usage_error("no --ranks" --topo er:density=0.5)
 expect_usage_error("er needs density" --ranks 4 --topo er:seed=1)
 expect_usage_error("--sizes: 'x' is not an integer >= 0" --ranks 4 --topo er:density=0.5 --sizes 4,x)
+
+# The model's round cost, noise and skew, and where they come from.
+expect_usage_error("noise= quantiles must not decrease" --ranks 4 --topo er:density=0.5
+  --model loggp:preset=shm,noise=0/0/0/0/0/2/1/1/1/1/1/1/1)
+expect_usage_error("skew= takes 13 quantiles" --ranks 4 --topo er:density=0.5 --model loggp:preset=shm,skew=0/1)
+expect_usage_error("--model: cannot read /nonexistent/model.txt" --ranks 4 --topo er:density=0.5
+  --model @/nonexistent/model.txt)
+expect_usage_error("--noise-from: cannot read /nonexistent/model.txt" --ranks 4 --topo er:density=0.5
+  --noise-from /nonexistent/model.txt)
+expect_usage_error("--seeds: '0' is not an integer >= 1" --ranks 4 --topo er:density=0.5 --seeds 0)

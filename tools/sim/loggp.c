@@ -30,15 +30,19 @@ enum {
   KEY_NIC_G,
   KEY_ROUND,
   KEY_NOISE,
+  KEY_SKEW,
   KEY_PRESET,
   NKEYS
 };
 static const char *const key_names[NKEYS] = {"L",      "o",      "g",     "G",     "Gcopy", "node_L", "node_o",
-                                             "node_g", "node_G", "nic_o", "nic_G", "round", "noise",  "preset"};
+                                             "node_g", "node_G", "nic_o", "nic_G", "round", "noise",
+                                             "skew",   "preset"};
 
 const double loggp_noise_p[LOGGP_NOISE_POINTS] = {0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1};
 
-int loggp_has_noise(const loggp_params *p) { return p->noise[LOGGP_NOISE_POINTS - 1] > 0; }
+int loggp_has_noise(const loggp_params *p) {
+  return p->noise[LOGGP_NOISE_POINTS - 1] > 0 || p->skew[LOGGP_NOISE_POINTS - 1] > 0;
+}
 
 static int parse_value(const char *key, const char *value, double *out, char *err, size_t errlen) {
   char *end;
@@ -84,12 +88,12 @@ void loggp_to_cost(const loggp_params *m, nhood_cost_params *p) {
   p->nic_G = m->nic_G;
 }
 
-/* noise=Q0/.../Q12: the quantiles at loggp_noise_p, non-decreasing. */
-static int parse_noise(const char *value, double *noise, char *err, size_t errlen) {
+/* noise= or skew=Q0/.../Q12: the quantiles at loggp_noise_p, non-decreasing. */
+static int parse_quantiles(const char *key, const char *value, double *noise, char *err, size_t errlen) {
   char copy[512];
   int n = 0, extra = 0;
   if (strlen(value) >= sizeof copy) {
-    snprintf(err, errlen, "--model: noise= is too long");
+    snprintf(err, errlen, "--model: %s= is too long", key);
     return 1;
   }
   strcpy(copy, value);
@@ -99,17 +103,17 @@ static int parse_noise(const char *value, double *noise, char *err, size_t errle
       extra = 1;
       break;
     }
-    if (parse_value("noise", q, &noise[n], err, errlen) != 0) return 1;
+    if (parse_value(key, q, &noise[n], err, errlen) != 0) return 1;
     if (n > 0 && noise[n] < noise[n - 1]) {
-      snprintf(err, errlen, "--model: noise= quantiles must not decrease (%g after %g)", noise[n], noise[n - 1]);
+      snprintf(err, errlen, "--model: %s= quantiles must not decrease (%g after %g)", key, noise[n], noise[n - 1]);
       return 1;
     }
     n++;
   }
   if (n != LOGGP_NOISE_POINTS || extra) {
     snprintf(err, errlen,
-             "--model: noise= takes %d quantiles separated by '/' (at probabilities 0, 0.1, ..., 0.9, 0.95, 0.99, 1)",
-             LOGGP_NOISE_POINTS);
+             "--model: %s= takes %d quantiles separated by '/' (at probabilities 0, 0.1, ..., 0.9, 0.95, 0.99, 1)",
+             key, LOGGP_NOISE_POINTS);
     return 1;
   }
   return 0;
@@ -141,7 +145,7 @@ static int parse_item(char *item, loggp_params *out, int seen[NKEYS], char *err,
   if (key == NKEYS) {
     snprintf(err, errlen,
              "--model: unknown key '%s' (expected preset, L, o, g, G, Gcopy, node_L, node_o, node_g, node_G, "
-             "nic_o, nic_G, round, noise)",
+             "nic_o, nic_G, round, noise, skew)",
              item);
     return 1;
   }
@@ -158,9 +162,10 @@ static int parse_item(char *item, loggp_params *out, int seen[NKEYS], char *err,
   seen[key] = 1;
   double *field[NKEYS] = {&out->L,      &out->o,      &out->g,     &out->G,     &out->Gcopy,
                           &out->node_L, &out->node_o, &out->node_g, &out->node_G, &out->nic_o,
-                          &out->nic_G,  &out->round,  NULL,         NULL};
+                          &out->nic_G,  &out->round,  NULL,         NULL,        NULL};
   if (key == KEY_PRESET) return apply_preset(value, out, err, errlen);
-  if (key == KEY_NOISE) return parse_noise(value, out->noise, err, errlen);
+  if (key == KEY_NOISE || key == KEY_SKEW)
+    return parse_quantiles(key_names[key], value, key == KEY_NOISE ? out->noise : out->skew, err, errlen);
   return parse_value(item, value, field[key], err, errlen);
 }
 
@@ -509,10 +514,12 @@ static void end_round(evaluation *ev, int r) {
   c->round++;
 }
 
-/* Rank r's delay in one round: noise's quantile at a probability drawn from (seed, rank,
- * round) by a hash (SplitMix64's finalizer), so that every seed is one reproducible run. */
+/* Rank r's delay in one round: the quantile of noise (of skew in round 0, where given) at a
+ * probability drawn from (seed, rank, round) by a hash (SplitMix64's finalizer), so that
+ * every seed is one reproducible run. */
 static double delay(const loggp_params *p, int r, int round) {
   if (p->seed == 0 || !loggp_has_noise(p)) return 0;
+  const double *q = round == 0 && p->skew[LOGGP_NOISE_POINTS - 1] > 0 ? p->skew : p->noise;
   uint64_t z = (uint64_t)p->seed * UINT64_C(0x9E3779B97F4A7C15) ^ (uint64_t)(unsigned)r << 32 ^ (unsigned)round;
   for (int k = 0; k < 2; k++) { /* twice: seeds, ranks and rounds are small numbers */
     z += UINT64_C(0x9E3779B97F4A7C15);
@@ -524,7 +531,7 @@ static double delay(const loggp_params *p, int r, int round) {
   int i = 0;
   while (i + 2 < LOGGP_NOISE_POINTS && u >= loggp_noise_p[i + 1]) i++;
   double t = (u - loggp_noise_p[i]) / (loggp_noise_p[i + 1] - loggp_noise_p[i]);
-  return p->noise[i] + t * (p->noise[i + 1] - p->noise[i]);
+  return q[i] + t * (q[i + 1] - q[i]);
 }
 
 /* Runs rank r's rounds until one waits for a message or the schedule is done. 0, or 1 with

@@ -13,10 +13,13 @@
  *          completing it (µs; 0 by default)
  *   noise  a process's delay per communication round, as its distribution: the quantiles at
  *          the probabilities of LOGGP_NOISE_P (µs; all 0 by default)
+ *   skew   the same for the call's first round, where given: processes enter a call at
+ *          different times (after a barrier, its exit's skew; in a program, its imbalance)
  *
  * A rank runs its rounds in order. A round starts when the previous one ended (the first at
  * 0). A round with messages first keeps the CPU busy round + d, d the rank's delay in that
- * round: noise's quantile at a probability drawn from (seed, rank, round), so that a seed
+ * round: noise's quantile (skew's in round 0, where given) at a probability drawn from
+ * (seed, rank, round), so that a seed
  * gives one reproducible run and seed 0 none (d = 0). Its local copies take bytes * Gcopy.
  * Then its sends go out in schedule order: a send of m bytes starts at max(CPU free,
  * previous start + g + (m_prev - 1) G), keeps the CPU busy o, has its last byte out at
@@ -90,10 +93,11 @@ typedef struct loggp_params {
   int ranks_per_node;                    /* 0: one level, every message priced with L, o, g, G */
   double round;                          /* µs per communication round */
   double noise[LOGGP_NOISE_POINTS];      /* µs: quantiles of the delay per round, non-decreasing */
+  double skew[LOGGP_NOISE_POINTS];       /* µs: the same in round 0; all 0: noise's */
   unsigned seed;                         /* 0: no noise drawn */
 } loggp_params;
 
-/* Whether any delay can be drawn (a quantile above 0). */
+/* Whether any delay can be drawn (a quantile of noise or skew above 0). */
 int loggp_has_noise(const loggp_params *p);
 
 /* The parameters both models share, copied field by field: a cost-model set (a preset, a
@@ -104,9 +108,9 @@ void loggp_to_cost(const loggp_params *m, nhood_cost_params *p);
 
 /* Parses "loggp:preset=NAME" (ib-edr, shm) or "loggp:L=..,o=..,g=..,G=.." (µs and µs per
  * byte), optionally with Gcopy=.., node_L=.., node_o=.., node_g=.., node_G=.., nic_o=..,
- * nic_G=.., round=.. and noise=Q0/Q1/.../Q12 (the quantiles at loggp_noise_p); keys after a
- * preset override it. Without a preset node_* default to L, o, g, G and nic_*, round and
- * noise to 0. ranks_per_node and seed are left 0 (nhood-sim's --ranks-per-node and --seeds
+ * nic_G=.., round=.., noise=Q0/Q1/.../Q12 (the quantiles at loggp_noise_p) and skew= (the
+ * same for the first round); keys after a preset override it. Without a preset node_* default
+ * to L, o, g, G and nic_*, round, noise and skew to 0. ranks_per_node and seed are left 0 (nhood-sim's --ranks-per-node and --seeds
  * set them). 0, or 1 with a message. */
 int loggp_parse(const char *spec, loggp_params *out, char *err, size_t errlen);
 

@@ -309,18 +309,6 @@ static int write_goal(const options *opt, const topo_set *ts, const case_scheds 
   return rc;
 }
 
-/* The p-quantile of n sorted values, interpolated linearly. */
-static double quantile(const double *v, int n, double p) {
-  double at = p * (n - 1);
-  int i = (int)at;
-  return i + 1 < n ? v[i] + (at - i) * (v[i + 1] - v[i]) : v[n - 1];
-}
-
-static int compare_double(const void *a, const void *b) {
-  double x = *(const double *)a, y = *(const double *)b;
-  return (x > y) - (x < y);
-}
-
 /* pred_us, pass_us and the band. A size pass and its data schedule run one after the other:
  * their predicted times add up (an upper bound, as a rank may begin its data schedule before
  * the slowest finishes). A persistent request runs its size pass once, at init: its starts
@@ -330,23 +318,25 @@ static int predict(const options *opt, const topo_set *ts, const case_scheds *cs
   int runs = opt->seeds > 0 ? opt->seeds : 1, rc = 1;
   double *total = malloc(2 * (size_t)runs * sizeof *total), *pass = total + runs;
   char err[NHOOD_MAX_ERROR_STRING] = "out of memory";
-  loggp_params model = opt->model;
+  loggp_params model = opt->model, after_pass = opt->model;
+  if (cs->npasses && !opt->persistent) /* the call's start, and its skew, is the pass's */
+    memset(after_pass.skew, 0, sizeof after_pass.skew);
   for (int k = 0; total != NULL && k < runs; k++) {
     loggp_prediction prediction, pass_prediction = {0};
-    model.seed = opt->seeds > 0 ? (unsigned)k + 1 : 0;
-    if (loggp_predict(ts->nranks, cs->data, &model, &prediction, err, sizeof err) != 0 ||
+    model.seed = after_pass.seed = opt->seeds > 0 ? (unsigned)k + 1 : 0;
+    if (loggp_predict(ts->nranks, cs->data, &after_pass, &prediction, err, sizeof err) != 0 ||
         (cs->npasses && loggp_predict(ts->nranks, cs->pass, &model, &pass_prediction, err, sizeof err) != 0))
       goto done;
     total[k] = prediction.time_us + (opt->persistent ? 0 : pass_prediction.time_us);
     pass[k] = pass_prediction.time_us;
   }
   if (total == NULL) goto done;
-  qsort(total, (size_t)runs, sizeof *total, compare_double);
-  qsort(pass, (size_t)runs, sizeof *pass, compare_double);
-  row->pred_us = quantile(total, runs, 0.5);
-  row->p10_us = quantile(total, runs, 0.1);
-  row->p90_us = quantile(total, runs, 0.9);
-  row->pass_us = cs->npasses ? quantile(pass, runs, 0.5) : -1;
+  qsort(total, (size_t)runs, sizeof *total, cli_compare_double);
+  qsort(pass, (size_t)runs, sizeof *pass, cli_compare_double);
+  row->pred_us = cli_sorted_quantile(total, runs, 0.5);
+  row->p10_us = cli_sorted_quantile(total, runs, 0.1);
+  row->p90_us = cli_sorted_quantile(total, runs, 0.9);
+  row->pass_us = cs->npasses ? cli_sorted_quantile(pass, runs, 0.5) : -1;
   rc = 0;
 done:
   if (rc != 0 && row->error[0] == '\0') snprintf(row->error, sizeof row->error, "LogGP: %s", err);
@@ -394,10 +384,14 @@ static void print_header(const options *opt) {
              "network interface %.4g us + %.4g us/B)",
              opt->ranks_per_node, cli_plural(opt->ranks_per_node), m->node_L, m->node_o, m->node_g, m->node_G, m->nic_o,
              m->nic_G);
+  char costs[160] = ""; /* the round cost and the noise, where there are */
+  if (m->round > 0 || loggp_has_noise(m))
+    snprintf(costs, sizeof costs, ", round %g us, delay per round %g us at the median and %g at the 90th percentile%s",
+             m->round, m->noise[5], m->noise[9], opt->seeds > 0 ? "" : " (not drawn without --seeds)");
   printf(
       "nhood-sim: %d virtual rank%s, model %s (L %g us, o %g us, g %g us, G %.4g us/B, "
-      "Gcopy %.4g us/B)%s%s%s\n",
-      opt->nranks, cli_plural(opt->nranks), opt->model_spec, m->L, m->o, m->g, m->G, m->Gcopy, levels,
+      "Gcopy %.4g us/B%s)%s%s%s\n",
+      opt->nranks, cli_plural(opt->nranks), opt->model_spec, m->L, m->o, m->g, m->G, m->Gcopy, costs, levels,
       opt->persistent ? ", persistent requests (a size pass at init)" : "", opt->verify ? "" : ", not verifying");
 }
 

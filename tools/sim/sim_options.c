@@ -68,8 +68,13 @@ void print_usage(FILE *out) {
           "                   a node) and nic_o, nic_G (per message and byte at each node's network\n"
           "                   interface), which a preset sets; round=.. (per round with messages) and\n"
           "                   noise=Q0/../Q12 (a process's delay per round, its quantiles at 0, 0.1,\n"
-          "                   .., 0.9, 0.95, 0.99, 1). @FILE: the model on FILE's first line not\n"
+          "                   .., 0.9, 0.95, 0.99, 1), skew=.. (the same for a call's first round)\n"
+          "                   @FILE: the model on FILE's first line not\n"
           "                   starting with '#' (what nhood-calibrate --sim-model writes)\n"
+          "  --noise-from FILE\n"
+          "                   the round cost, noise and skew of the model in FILE (a --model @FILE\n"
+          "                   file), over --model's other parameters: a preset's network with the\n"
+          "                   software costs nhood-calibrate measured\n"
           "  --seeds N        draw the model's noise N times (seeds 1..N): pred_us is the median,\n"
           "                   and the row gives the 10th-90th percentile band (default: no noise)\n"
           "  --per-entry B    alltoallv and alltoallw on mtx: and rmat: move the halo's own sizes,\n"
@@ -186,25 +191,34 @@ static int parse_list(const char *value, options *opt, int (*parse_item)(const c
   return 0;
 }
 
-/* --model @FILE: the first line of FILE that is not empty and does not start with '#'. */
-static int read_model_file(options *opt, char *err, size_t errlen) {
-  const char *path = opt->model_spec + 1;
+/* The first line of the file at path that is not empty and does not start with '#', into
+ * text[len]; option names the option in messages. 0, or 1 with a message. */
+static int read_model_file(const char *option, const char *path, char *text, size_t len, char *err, size_t errlen) {
   FILE *in = fopen(path, "r");
   if (in == NULL) {
-    snprintf(err, errlen, "--model: cannot read %s", path);
+    snprintf(err, errlen, "%s: cannot read %s", option, path);
     return 1;
   }
   int found = 0;
-  while (!found && fgets(opt->model_text, sizeof opt->model_text, in) != NULL) {
-    opt->model_text[strcspn(opt->model_text, "\r\n")] = '\0';
-    found = opt->model_text[0] != '\0' && opt->model_text[0] != '#';
+  while (!found && fgets(text, (int)len, in) != NULL) {
+    text[strcspn(text, "\r\n")] = '\0';
+    found = text[0] != '\0' && text[0] != '#';
   }
   fclose(in);
-  if (!found) {
-    snprintf(err, errlen, "--model: %s holds no model line", path);
+  if (!found) snprintf(err, errlen, "%s: %s holds no model line", option, path);
+  return !found;
+}
+
+/* --noise-from FILE: the round cost, noise and skew of FILE's model replace the model's. */
+static int apply_noise_from(options *opt, char *err, size_t errlen) {
+  char text[sizeof opt->model_text];
+  loggp_params from;
+  if (read_model_file("--noise-from", opt->noise_from, text, sizeof text, err, errlen) != 0 ||
+      loggp_parse(text, &from, err, errlen) != 0)
     return 1;
-  }
-  opt->model_spec = opt->model_text;
+  opt->model.round = from.round;
+  memcpy(opt->model.noise, from.noise, sizeof from.noise);
+  memcpy(opt->model.skew, from.skew, sizeof from.skew);
   return 0;
 }
 
@@ -224,8 +238,13 @@ static int apply_defaults(options *opt, char *err, size_t errlen) {
   opt->algo_width = ALGO_WIDTH;
   for (int a = 0; a < opt->nalgos; a++)
     if ((int)strlen(opt->algos[a]) > opt->algo_width) opt->algo_width = (int)strlen(opt->algos[a]);
-  if (opt->model_spec[0] == '@' && read_model_file(opt, err, errlen) != 0) return 1;
+  if (opt->model_spec[0] == '@') {
+    if (read_model_file("--model", opt->model_spec + 1, opt->model_text, sizeof opt->model_text, err, errlen) != 0)
+      return 1;
+    opt->model_spec = opt->model_text;
+  }
   if (loggp_parse(opt->model_spec, &opt->model, err, errlen) != 0) return 1;
+  if (opt->noise_from != NULL && apply_noise_from(opt, err, errlen) != 0) return 1;
   opt->model.ranks_per_node = opt->ranks_per_node;
   return 0;
 }
@@ -257,7 +276,7 @@ int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen)
     }
     static const char *const with_value[] = {"--ranks", "--topo",  "--coll",  "--sizes",          "--bytes",
                                              "--algo",  "--theta", "--model", "--ranks-per-node", "--per-entry",
-                                             "--json",  "--mode",  "--goal",  "--seeds"};
+                                             "--json",  "--mode",  "--goal",  "--seeds", "--noise-from"};
     const char *name, *value;
     if (cli_option_with_value(argc, argv, &i, with_value, sizeof with_value / sizeof with_value[0], &name, &value, err,
                               errlen) != 0)
@@ -287,6 +306,8 @@ int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen)
       opt->goal_prefix = value;
     else if (strcmp(name, "--seeds") == 0)
       rc = cli_parse_int(name, value, 1, &opt->seeds, err, errlen);
+    else if (strcmp(name, "--noise-from") == 0)
+      opt->noise_from = value;
     else
       opt->json_path = value;
     if (rc != 0) return 1;

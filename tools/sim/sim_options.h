@@ -38,7 +38,8 @@ typedef struct options {
   const char *model_spec; /* as given, or read from the file --model @FILE names */
   char model_text[1024];  /* the model read from that file */
   loggp_params model;
-  int seeds; /* --seeds N: N runs of the model's noise (seeds 1..N); 0: none drawn */
+  int seeds;              /* --seeds N: N runs of the model's noise (seeds 1..N); 0: none drawn */
+  const char *noise_from; /* --noise-from FILE: round, noise and skew of the model in FILE */
   int ranks_per_node; /* --ranks-per-node K (>= 1), copied into model; 0 when not given: one level */
   int per_entry;      /* --per-entry B: alltoallv/w blocks of a halo are B bytes per entry; 0: not given */
   const char *json_path;

@@ -434,6 +434,31 @@ static void test_noise(void) {
   CHECK(fabs(sum / n - 0.5) < 0.03, "mean delay %g, 0.5 expected", sum / n);
 }
 
+/* A constant delay of 0.4 on a chain of two messages from rank 0 to rank 1, one per round
+ * (g = 0, so that only o spaces the sends).
+ * As skew (round 0 only): both start at 0.4, rank 1 is done at 3.4, rank 0 sends again at
+ * 0.9 and rank 1 takes it at 3.4, done 3.9. As noise (every round): rank 0 sends again at
+ * 1.3, arriving 3.8, when rank 1 starts its second round: 4.3. */
+static double two_rounds_delayed(int as_skew) {
+  nhood_sched s[2];
+  loggp_params p = base;
+  for (int k = 0; k < LOGGP_NOISE_POINTS; k++) (as_skew ? p.skew : p.noise)[k] = 0.4;
+  p.seed = 1;
+  p.g = 0;
+  start_all(s, 2);
+  for (int round = 0; round < 2; round++) {
+    if (round > 0) nhood_sched_fence(&s[0]), nhood_sched_fence(&s[1]);
+    nhood_sched_send(&s[0], 1, 0, bytes(NHOOD_BUF_SEND, 1));
+    nhood_sched_recv(&s[1], 0, 0, bytes(NHOOD_BUF_RECV, 1));
+  }
+  return predict(s, 2, &p, NULL);
+}
+
+static void test_skew(void) {
+  CHECK(near(two_rounds_delayed(1), 3.9), "skew in the first round only: 3.9, got %g", two_rounds_delayed(1));
+  CHECK(near(two_rounds_delayed(0), 4.3), "noise in every round: 4.3, got %g", two_rounds_delayed(0));
+}
+
 static void test_parse(void) {
   loggp_params p;
   char err[256];
@@ -511,6 +536,7 @@ int main(void) {
   test_receiver_bandwidth();
   test_round_cost();
   test_noise();
+  test_skew();
   test_parse();
   return unit_summary("test_loggp");
 }

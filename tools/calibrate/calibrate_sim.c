@@ -1,0 +1,217 @@
+/*
+ * nhood-sim's model measured where nhood-calibrate runs (calibrate.h): the noise of a round,
+ * and the LogGP evaluator (tools/sim/loggp.h) fitted to the same rounds as the cost model.
+ *
+ * Noise. In the chain of 1-byte rounds with one neighbour each way, a round of a rank ends
+ * when both its own work and its neighbour's message are done, so its time over the fastest
+ * round is the larger of two processes' delays: with both drawn from one distribution F, the
+ * excess is distributed as F^2. A process's delay at probability p is therefore the excess's
+ * quantile at p^2 (exact for 2 processes, where each waits for the other alone).
+ *
+ * The evaluator. Each round point (k messages of b bytes each way, chains of R rounds) is a
+ * schedule the evaluator runs on P virtual ranks as the ranks ran it; its prediction per round
+ * with the measured noise (the median over SIM_SEEDS draws) is fitted to the measured median
+ * by least squares on relative error, over L, o, G and round (g = 0: these rounds do not tell
+ * o from g, as for the cost model). Unlike the cost model's round formula, the evaluator
+ * overlaps L with the sender's o but not the round cost, so the two are told apart by rounds of
+ * one and of many messages. Points past the eager limit the cost model found are left out: the
+ * evaluator has no rendezvous. Nelder-Mead on the logarithms of the four parameters, from the
+ * cost model's values.
+ */
+#include "calibrate.h"
+#include "cli.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "schedule/schedule.h"
+
+void noise_quantiles(double *excess, int n, double round[LOGGP_NOISE_POINTS], double delay[LOGGP_NOISE_POINTS]) {
+  qsort(excess, (size_t)n, sizeof *excess, cli_compare_double);
+  for (int i = 0; i < LOGGP_NOISE_POINTS; i++) {
+    double p = loggp_noise_p[i];
+    round[i] = cli_sorted_quantile(excess, n, p);
+    delay[i] = cli_sorted_quantile(excess, n, p * p);
+  }
+}
+
+/* The chain of one round point on P ranks, as ring_round runs it. 0, or 1 out of memory. */
+static int build_chain(int P, int k, int bytes, int rounds, nhood_sched *s) {
+  for (int r = 0; r < P; r++) {
+    if (nhood_sched_init(&s[r], "calibrate", 2 * k * rounds, k) != 0) return 1;
+    for (int q = 0; q < rounds; q++) {
+      if (q > 0) nhood_sched_fence(&s[r]);
+      for (int j = 0; j < k; j++) {
+        int d = 1 + j % (P - 1);
+        nhood_sched_recv(&s[r], (r - d + P) % P, j, (nhood_region){0, MPI_BYTE, bytes, NHOOD_BUF_RECV, 0});
+      }
+      for (int j = 0; j < k; j++) {
+        int d = 1 + j % (P - 1);
+        nhood_sched_send(&s[r], (r + d) % P, j, (nhood_region){0, MPI_BYTE, bytes, NHOOD_BUF_SEND, 0});
+      }
+    }
+    if (nhood_sched_finish(&s[r]) != 0) return 1;
+  }
+  return 0;
+}
+
+typedef struct fit_data {
+  results *res;
+  int n, P;
+  int *use; /* indices of the points fitted */
+  nhood_sched **chains;
+  loggp_params model;
+} fit_data;
+
+/* The evaluator's time per round of point i, the median over the noise's draws. */
+static double predict_round(fit_data *f, int i, const loggp_params *m) {
+  double t[SIM_SEEDS];
+  int runs = loggp_has_noise(m) ? SIM_SEEDS : 1;
+  for (int s = 0; s < runs; s++) {
+    loggp_params with_seed = *m;
+    with_seed.seed = runs > 1 ? (unsigned)s + 1 : 0;
+    loggp_prediction out;
+    char err[256];
+    if (loggp_predict(f->P, f->chains[i], &with_seed, &out, err, sizeof err) != 0) return INFINITY;
+    t[s] = out.time_us / f->res->rounds;
+  }
+  return cli_median(t, runs);
+}
+
+static void params_of(const fit_data *f, const double y[4], const double start[4], loggp_params *m) {
+  *m = f->model;
+  m->L = start[0] * exp(y[0]);
+  m->o = start[1] * exp(y[1]);
+  m->G = start[2] * exp(y[2]);
+  m->round = start[3] * exp(y[3]);
+}
+
+/* Sum of squared relative errors over the fitted points. */
+static double objective(fit_data *f, const double y[4], const double start[4]) {
+  loggp_params m;
+  params_of(f, y, start, &m);
+  double sum = 0;
+  for (int u = 0; u < f->n; u++) {
+    const point *pt = &f->res->points[f->use[u]];
+    double e = predict_round(f, f->use[u], &m) / pt->us - 1;
+    sum += e * e;
+  }
+  return sum;
+}
+
+/* Nelder-Mead (reflection 1, expansion 2, contraction 1/2, shrink 1/2) from y = 0 with steps
+ * of 1 (a factor e), at most `budget` evaluations; y[] gets the best point. */
+static void nelder_mead(fit_data *f, const double start[4], int budget, double y[4]) {
+  enum { N = 4 };
+  double x[N + 1][N], v[N + 1];
+  for (int i = 0; i <= N; i++) {
+    for (int j = 0; j < N; j++) x[i][j] = i == j + 1 ? 1.0 : 0.0;
+    v[i] = objective(f, x[i], start);
+  }
+  for (int evals = N + 1; evals < budget;) {
+    for (int i = 1; i <= N; i++) /* sort by value */
+      for (int j = i; j > 0 && v[j] < v[j - 1]; j--) {
+        double tv = v[j], tx[N];
+        memcpy(tx, x[j], sizeof tx);
+        v[j] = v[j - 1], v[j - 1] = tv;
+        memcpy(x[j], x[j - 1], sizeof tx);
+        memcpy(x[j - 1], tx, sizeof tx);
+      }
+    if (v[N] - v[0] < 1e-9 * (v[0] + 1e-12)) break;
+    double c[N] = {0}, r[N], e[N];
+    for (int i = 0; i < N; i++)
+      for (int j = 0; j < N; j++) c[j] += x[i][j] / N;
+    for (int j = 0; j < N; j++) r[j] = c[j] + (c[j] - x[N][j]);
+    double vr = objective(f, r, start);
+    evals++;
+    if (vr < v[0]) {
+      for (int j = 0; j < N; j++) e[j] = c[j] + 2 * (c[j] - x[N][j]);
+      double ve = objective(f, e, start);
+      evals++;
+      memcpy(x[N], ve < vr ? e : r, sizeof r);
+      v[N] = ve < vr ? ve : vr;
+    } else if (vr < v[N - 1]) {
+      memcpy(x[N], r, sizeof r);
+      v[N] = vr;
+    } else {
+      for (int j = 0; j < N; j++) e[j] = c[j] + 0.5 * (x[N][j] - c[j]);
+      double vc = objective(f, e, start);
+      evals++;
+      if (vc < v[N]) {
+        memcpy(x[N], e, sizeof e);
+        v[N] = vc;
+      } else {
+        for (int i = 1; i <= N; i++) {
+          for (int j = 0; j < N; j++) x[i][j] = x[0][j] + 0.5 * (x[i][j] - x[0][j]);
+          v[i] = objective(f, x[i], start);
+          evals++;
+        }
+      }
+    }
+  }
+  int best = 0;
+  for (int i = 1; i <= N; i++) best = v[i] < v[best] ? i : best;
+  memcpy(y, x[best], sizeof x[best]);
+}
+
+int fit_sim_model(results *res) {
+  const nhood_cost_params *p = &res->params;
+  fit_data f = {.res = res, .P = res->nranks};
+  int rc = 1;
+  f.use = malloc((size_t)res->npoints * sizeof *f.use);
+  f.chains = calloc((size_t)res->npoints, sizeof *f.chains);
+  if (f.use == NULL || f.chains == NULL) goto done;
+  for (int i = 0; i < res->npoints; i++) {
+    const point *pt = &res->points[i];
+    if (p->eager > 0 && pt->bytes > p->eager) continue;
+    f.chains[i] = calloc((size_t)f.P, sizeof *f.chains[i]);
+    if (f.chains[i] == NULL || build_chain(f.P, pt->k, pt->bytes, res->rounds, f.chains[i]) != 0) goto done;
+    f.use[f.n++] = i;
+  }
+  if (f.n == 0) goto done;
+  f.model = (loggp_params){.Gcopy = p->Gcopy};
+  memcpy(f.model.noise, res->noise, sizeof f.model.noise); /* chains: no skew */
+  /* From the cost model: its L split evenly between latency and round cost. */
+  double start[4] = {fmax(p->L / 2, 1e-3), fmax(p->o, 1e-3), fmax(p->G, 1e-7), fmax(p->L / 2, 1e-3)}, y[4];
+  nelder_mead(&f, start, 400, y);
+  params_of(&f, y, start, &res->sim);
+  memcpy(res->sim.skew, res->skew, sizeof res->sim.skew);
+  res->sim.node_L = res->sim.L, res->sim.node_o = res->sim.o, res->sim.node_G = res->sim.G;
+  res->sim_error = 0;
+  for (int u = 0; u < f.n; u++) {
+    const point *pt = &res->points[f.use[u]];
+    res->sim_error = fmax(res->sim_error, fabs(predict_round(&f, f.use[u], &res->sim) / pt->us - 1));
+  }
+  res->sim_points = f.n;
+  res->sim_fitted = 1;
+  rc = 0;
+done:
+  for (int i = 0; f.chains != NULL && i < res->npoints; i++) {
+    for (int r = 0; f.chains[i] != NULL && r < f.P; r++) nhood_sched_free(&f.chains[i][r]);
+    free(f.chains[i]);
+  }
+  free(f.chains);
+  free(f.use);
+  return rc;
+}
+
+int write_sim_model(const results *res, const char *path) {
+  FILE *out = fopen(path, "w");
+  if (out == NULL) return 1;
+  const loggp_params *m = &res->sim;
+  fprintf(out,
+          "# nhood-sim's model (nhood-sim --model @%s), fitted by nhood-calibrate on %d ranks (%d on one node, "
+          "%d cores there), %s, %s:\n# %d round points within %.0f%%; noise and skew from %d rounds of %.3g and "
+          "%.3g us\n",
+          path, res->nranks, res->ranks_per_node, res->cores, res->library, res->date, res->sim_points,
+          100 * res->sim_error, res->noise_rounds, res->noise_round_us, res->skew_round_us);
+  fprintf(out, "loggp:L=%.6g,o=%.6g,g=0,G=%.6g,Gcopy=%.6g,round=%.6g,noise=", m->L, m->o, m->G, m->Gcopy, m->round);
+  for (int i = 0; i < LOGGP_NOISE_POINTS; i++) fprintf(out, "%s%.4g", i ? "/" : "", m->noise[i]);
+  fprintf(out, ",skew=");
+  for (int i = 0; i < LOGGP_NOISE_POINTS; i++) fprintf(out, "%s%.4g", i ? "/" : "", m->skew[i]);
+  fprintf(out, "\n");
+  int failed = ferror(out) != 0;
+  failed |= fclose(out) != 0;
+  return failed;
+}
