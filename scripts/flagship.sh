@@ -5,7 +5,8 @@
 #   3. times nhood's algorithms, "auto" among them, against the MPI library's own
 #      MPI_Neighbor_allgather on a random graph, a 2-D Moore stencil and the SpMV halo of a
 #      real matrix, for small, medium and large blocks (nhood-bench);
-#   4. projects 4096 ranks under an InfiniBand-like LogGP model (nhood-sim) and prints what
+#   4. projects 4096 ranks under an InfiniBand-like LogGP model with the round cost and noise
+#      measured here (nhood-sim, a median and a 10th-90th percentile band) and prints what
 #      "auto" would choose there (nhood-info);
 #   5. prints how close "auto" came to the best algorithm and writes the plots.
 #
@@ -14,7 +15,7 @@
 #   NHOOD_MPI=mpich NP=4 scripts/flagship.sh
 #
 # Results: out/flagship.json (bench), out/flagship-sim.json, out/flagship-info.txt,
-# out/nhood-params.txt, out/plots/*.png.
+# out/nhood-params.txt, out/nhood-sim-model.txt, out/plots/*.png.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/deps.sh
@@ -24,6 +25,7 @@ np=${NP:-16}
 iters=${ITERS:-100}
 sizes=${SIZES:-4,1024,65536}
 sim_ranks=${SIM_RANKS:-4096}
+own=$(( np < $(nproc) ? np : $(nproc) ))
 step() { echo; echo "== [$1/5] $2 ($(date +%H:%M:%S))"; }
 
 step 1 "dependencies and build (Release, $flavor)"
@@ -35,9 +37,14 @@ echo "built in $dir"
 # shellcheck disable=SC2046
 run() { "mpiexec.$flavor" -n "$np" $(nhood_mpiexec_flags "$flavor") "$@"; }
 
-step 2 "calibrating the cost model on $np ranks"
+step 2 "calibrating the cost model on $np ranks, and the simulator's round cost and noise on $own"
 run "$dir/tools/calibrate/nhood-calibrate" --out out/nhood-params.txt | tail -9
 export NHOOD_PARAMS=$PWD/out/nhood-params.txt
+# nhood-sim's round cost, noise and skew from processes with a core each (oversubscribed ones
+# measure the scheduler's turns, which no cluster node has).
+# shellcheck disable=SC2046
+"mpiexec.$flavor" -n "$own" $(nhood_mpiexec_flags "$flavor") "$dir/tools/calibrate/nhood-calibrate" \
+  --out out/nhood-params-sim.txt --sim-model out/nhood-sim-model.txt | sed -n '/^noise:/,/^  L = /p'
 
 topos=(--topo er:density=0.2,seed=1 --topo moore:d=2,r=2)
 matrix=data/matrices/delaunay_n15.mtx.gz
@@ -49,10 +56,10 @@ run -x NHOOD_PARAMS "$dir/tools/bench/nhood-bench" "${topos[@]}" --coll allgathe
   --algo auto,mpi,direct,combine,cart-dim-batch,cart-bruck --iters "$iters" --warmup 10 --json out/flagship.json \
   2>&1 | grep -v '^\(create\|sched_build\) '
 
-step 4 "projection to $sim_ranks ranks (nhood-sim, LogGP ib-edr) and auto's choice there (nhood-info)"
+step 4 "projection to $sim_ranks ranks (nhood-sim, LogGP ib-edr with the round cost and noise measured here) and auto's choice there (nhood-info)"
 "$dir/tools/sim/nhood-sim" --ranks "$sim_ranks" --topo er:density=0.2,seed=1 --topo moore:d=2,r=2 --coll allgather \
-  --sizes 4,1024,65536 --algo direct,combine,cart-dim-batch,cart-bruck --model loggp:preset=ib-edr --no-verify \
-  --json out/flagship-sim.json
+  --sizes 4,1024,65536 --algo direct,combine,cart-dim-batch,cart-bruck --model loggp:preset=ib-edr \
+  --noise-from out/nhood-sim-model.txt --seeds 21 --no-verify --json out/flagship-sim.json
 "$dir/tools/sim/nhood-info" --ranks "$sim_ranks" --topo er:density=0.2,seed=1 --topo moore:d=2,r=2 \
   --model loggp:preset=ib-edr --sizes 4,64,1024,16384,65536,1048576 | tee out/flagship-info.txt
 

@@ -12,14 +12,15 @@
 # registry, so not in CI); its LogGOPSim and txt2bin are built in build/loggopsim (needs
 # gengetopt, re2c, Graphviz's headers, a Fortran compiler and MPI: what its CMake project asks).
 # CASES: small (default; seconds), paper (the cases docs/SIM.md reports: 4096 and 8192 ranks,
-# minutes and some GiB of GOAL text in build/loggopsim-cases). Model: ib-edr's flat values,
+# about an hour and some GiB of GOAL text in build/loggopsim-cases, or WORK=DIR), or one
+# run's nhood-sim arguments in quotes. Model: ib-edr's flat values,
 # or MODEL=loggp:L=..,o=..,g=..,G=..,Gcopy=.. (µs); LogGOPSim gets them in picoseconds.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 src=${LOGGOPSIM_SRC:?set LOGGOPSIM_SRC to a clone of https://github.com/spcl/LogGOPSim}
 cases=${1:-small}
 model=${MODEL:-loggp:L=1.2,o=0.3,g=0.2,G=0.00008333,Gcopy=0.00002083}
-lgs=build/loggopsim work=build/loggopsim-cases
+lgs=build/loggopsim work=${WORK:-build/loggopsim-cases}
 nhood_build=${BUILD:-build/loggopsim-nhood}
 
 if [ ! -x "$lgs/LogGOPSim" ] || [ ! -x "$lgs/txt2bin" ]; then
@@ -41,6 +42,8 @@ fi
 
 if [ "$cases" = small ]; then
   runs=("--ranks 256 --topo er:density=0.05,seed=1 --topo moore:d=2,r=1 --coll allgather,alltoall --sizes 4,1024 --algo direct,combine,cart-dim-batch")
+elif [ "$cases" != paper ]; then
+  runs=("$cases") # nhood-sim's arguments for one run
 else
   runs=("--ranks 4096 --topo er:density=0.01,seed=1 --topo er:density=0.05,seed=1 --coll allgather --sizes 4,1024 --algo direct,combine"
     "--ranks 8192 --topo moore:d=2,r=1 --topo moore:d=3,r=1 --coll allgather --sizes 4,1024 --algo direct,combine,cart-dim-batch,cart-2hop"
@@ -63,9 +66,14 @@ for run in "${runs[@]}"; do
   "$sim" $run --model "$model" --no-verify --goal "$work/r$k" --json "$work/r$k.json" >"$work/r$k.txt"
   while IFS=$'\t' read -r topo coll bytes algo pred goal msgs wall; do
     "$lgs/txt2bin" -i "$goal" -o "$goal.bin" >/dev/null
+    t0=$(date +%s.%N)
     out=$("$lgs/LogGOPSim" -f "$goal.bin" -L "$L" -o "$o" -g "$g" -G "$G" -S 2147483647 -b)
+    t1=$(date +%s.%N)
     lgs_ps=$(sed -n 's/^Maximum finishing time at host [0-9]*: \([0-9]*\) .*/\1/p' <<<"$out")
-    lgs_rate=$(sed -n 's/.*Speed: \([0-9.e+inf]*\) ev\/s.*/\1/p' <<<"$out")
+    # its events over the wall time measured here (its own rate divides by whole seconds)
+    lgs_events=$(sed -n 's/.*Events: \([0-9]*\).*/\1/p' <<<"$out")
+    lgs_rate=$(python3 -c 'import sys; e, a, b = map(float, sys.argv[1:]); print("%.3g" % (e / max(b - a, 1e-6)))' \
+      "$lgs_events" "$t0" "$t1")
     python3 -c '
 import sys
 topo, coll, b, algo, pred, ps, msgs, wall, rate = sys.argv[1:]

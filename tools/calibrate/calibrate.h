@@ -102,16 +102,17 @@ typedef struct results {
   double setup_us;
   int setup_calls, iters_setup;
   nhood_cost_params params;
-  /* noise: per-round times of one long chain of 1-byte rounds with one neighbour, each timed
-   * alone; skew: the same rounds each after a barrier. The quantiles of a process's delay per
-   * round derived from them (calibrate_sim.c). */
+  /* noise: 1-byte rounds with one neighbour each way, each after a barrier and timed alone;
+   * the quantiles of a process's delay per round derived from them (calibrate_sim.c) */
   int noise_rounds;
-  double noise_round_us, skew_round_us;    /* their medians */
+  double noise_round_us;                   /* their median */
   double round_excess[LOGGP_NOISE_POINTS]; /* quantiles of a round's time over the fastest */
-  double start_excess[LOGGP_NOISE_POINTS]; /* the same after a barrier */
   double noise[LOGGP_NOISE_POINTS];        /* a process's delay */
-  double skew[LOGGP_NOISE_POINTS];         /* its delay in a call's first round */
-  /* --sim-model: the LogGP evaluator fitted to the round points with that noise */
+  /* --sim-model: single rounds of k messages of `bytes` each way, each after a barrier and
+   * timed alone as nhood-bench times a call (the slowest rank's time, the median over
+   * samples), and the LogGP evaluator fitted to them with that noise */
+  int ncalls;
+  point calls[MAX_POINTS];
   int sim_fitted, sim_points;
   loggp_params sim;
   double sim_error; /* its largest relative error over the points it was fitted to */
@@ -122,11 +123,15 @@ typedef struct results {
 #define MIN_NOISE_ROUNDS 200
 #define NOISE_BUDGET_S 5.0
 #define SIM_SEEDS 9 /* noise draws per point in the fit of the LogGP evaluator */
+#define CALL_SAMPLES 400
+#define QUICK_CALL_SAMPLES 40
+extern const int call_counts[4];
+extern const int call_sizes[3];
 
 /* From the pooled per-round excesses (each a round's time over its rank's fastest, n of them,
  * sorted in place): their quantiles at loggp_noise_p and a process's delay's (calibrate_sim.c). */
 void noise_quantiles(double *excess, int n, double round[LOGGP_NOISE_POINTS], double delay[LOGGP_NOISE_POINTS]);
-/* Fits res->sim to the round points (calibrate_sim.c); returns 0, or 1 where no point could be
+/* Fits res->sim to res->calls (calibrate_sim.c); returns 0, or 1 where no point could be
  * used. */
 int fit_sim_model(results *res);
 /* Writes res->sim as nhood-sim's --model line, with a comment header; 0, or 1. */

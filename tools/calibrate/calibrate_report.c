@@ -139,24 +139,26 @@ void print_results(const results *res) {
   else
     printf("  eager, rdv : no rendezvous step found (rdv = 0)\n");
   if (res->noise_rounds > 0) {
-    printf("\nnoise: %d rounds of 1 byte each way (median %.3g us); quantiles at 0, 10, 50, 90, 99, 100%%:\n",
+    printf("\nnoise: %d rounds of 1 byte each way, each after a barrier (median %.3g us); quantiles at 0, 10, 50, "
+           "90, 99, 100%%:\n",
            res->noise_rounds, res->noise_round_us);
     printf("  round over the fastest = %.3g, %.3g, %.3g, %.3g, %.3g, %.3g us\n", res->round_excess[0],
            res->round_excess[1], res->round_excess[5], res->round_excess[9], res->round_excess[11],
            res->round_excess[12]);
     printf("  a process's delay      = %.3g, %.3g, %.3g, %.3g, %.3g, %.3g us (the round's at p^2)\n", res->noise[0],
            res->noise[1], res->noise[5], res->noise[9], res->noise[11], res->noise[12]);
-    printf("skew: the same rounds, each after a barrier (median %.3g us):\n", res->skew_round_us);
-    printf("  round over the fastest = %.3g, %.3g, %.3g, %.3g, %.3g, %.3g us\n", res->start_excess[0],
-           res->start_excess[1], res->start_excess[5], res->start_excess[9], res->start_excess[11],
-           res->start_excess[12]);
-    printf("  a process's delay      = %.3g, %.3g, %.3g, %.3g, %.3g, %.3g us\n", res->skew[0], res->skew[1],
-           res->skew[5], res->skew[9], res->skew[11], res->skew[12]);
   }
   if (res->sim_fitted) {
     const loggp_params *m = &res->sim;
-    printf("\nnhood-sim's LogGP model, fitted to %d round points with that noise (largest error %.0f%%):\n",
-           res->sim_points, 100 * res->sim_error);
+    printf("\nsingle calls (one round after a barrier; the slowest rank's median) and nhood-sim's model:\n");
+    printf("%-8s %9s %12s %12s %7s\n", "k", "bytes", "us", "model", "error");
+    for (int i = 0; i < res->ncalls; i++) {
+      const point *pt = &res->calls[i];
+      printf("%-8d %9d %12.3f %12.3f %+6.0f%%\n", pt->k, pt->bytes, pt->us, pt->model_us,
+             100 * (pt->model_us / pt->us - 1));
+    }
+    printf("nhood-sim's LogGP model, fitted to %d calls with that noise (largest error %.0f%%):\n", res->sim_points,
+           100 * res->sim_error);
     printf("  L = %.4g us, o = %.4g us, g = 0, G = %.4g us/B, Gcopy = %.4g us/B, round = %.4g us\n", m->L, m->o,
            m->G, m->Gcopy, m->round);
   }
@@ -220,10 +222,11 @@ int write_json(const results *res, const char *path) {
   for (int i = 0; i < LOGGP_NOISE_POINTS; i++) fprintf(f, "%s%.6g", i ? ", " : "", res->round_excess[i]);
   fprintf(f, "],\n  \"noise_us\": [");
   for (int i = 0; i < LOGGP_NOISE_POINTS; i++) fprintf(f, "%s%.6g", i ? ", " : "", res->noise[i]);
-  fprintf(f, "],\n  \"skew_round_us\": %.6g, \"start_excess_us\": [", res->skew_round_us);
-  for (int i = 0; i < LOGGP_NOISE_POINTS; i++) fprintf(f, "%s%.6g", i ? ", " : "", res->start_excess[i]);
-  fprintf(f, "],\n  \"skew_us\": [");
-  for (int i = 0; i < LOGGP_NOISE_POINTS; i++) fprintf(f, "%s%.6g", i ? ", " : "", res->skew[i]);
+  fprintf(f, "]");
+  fprintf(f, ",\n  \"calls\": [");
+  for (int i = 0; i < res->ncalls; i++)
+    fprintf(f, "%s\n    {\"k\": %d, \"bytes\": %d, \"us\": %.6g, \"model_us\": %.6g}", i ? "," : "", res->calls[i].k,
+            res->calls[i].bytes, res->calls[i].us, res->calls[i].model_us);
   fprintf(f, "]");
   if (res->sim_fitted)
     fprintf(f,

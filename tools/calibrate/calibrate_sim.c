@@ -1,22 +1,23 @@
 /*
  * nhood-sim's model measured where nhood-calibrate runs (calibrate.h): the noise of a round,
- * and the LogGP evaluator (tools/sim/loggp.h) fitted to the same rounds as the cost model.
+ * and the LogGP evaluator (tools/sim/loggp.h) fitted to single calls measured there.
  *
- * Noise. In the chain of 1-byte rounds with one neighbour each way, a round of a rank ends
- * when both its own work and its neighbour's message are done, so its time over the fastest
- * round is the larger of two processes' delays: with both drawn from one distribution F, the
- * excess is distributed as F^2. A process's delay at probability p is therefore the excess's
+ * Noise. In a 1-byte round with one neighbour each way, a rank's round ends when both its own
+ * work and its neighbour's message are done, so its time over the fastest round is the larger
+ * of two processes' delays: with both drawn from one distribution F, the excess is distributed
+ * as F^2. A process's delay at probability p is therefore the excess's
  * quantile at p^2 (exact for 2 processes, where each waits for the other alone).
  *
- * The evaluator. Each round point (k messages of b bytes each way, chains of R rounds) is a
- * schedule the evaluator runs on P virtual ranks as the ranks ran it; its prediction per round
- * with the measured noise (the median over SIM_SEEDS draws) is fitted to the measured median
- * by least squares on relative error, over L, o, G and round (g = 0: these rounds do not tell
- * o from g, as for the cost model). Unlike the cost model's round formula, the evaluator
- * overlaps L with the sender's o but not the round cost, so the two are told apart by rounds of
- * one and of many messages. Points past the eager limit the cost model found are left out: the
- * evaluator has no rendezvous. Nelder-Mead on the logarithms of the four parameters, from the
- * cost model's values.
+ * The evaluator. Each call point (k messages of b bytes each way, one round after a barrier,
+ * as nhood-bench times a call) is a schedule the evaluator runs on P virtual ranks as the
+ * ranks ran it; its prediction with the measured noise (the median over SIM_SEEDS draws) is
+ * fitted to the measured median by least squares on relative error, over L, o, G and round
+ * (g = 0: these rounds do not tell o from g, as for the cost model). The evaluator overlaps L
+ * with the sender's o but not the round cost, so rounds of one and of many messages tell the
+ * two apart. All sizes are below the eager limits of the MPIs nhood knows (the evaluator has
+ * no rendezvous). The cost model's chains of rounds are not used: on the development machine
+ * a round in a chain took twice a lone round, and the simulator predicts calls. Nelder-Mead
+ * on the logarithms of the four parameters, from the cost model's values.
  */
 #include "calibrate.h"
 #include "cli.h"
@@ -74,7 +75,7 @@ static double predict_round(fit_data *f, int i, const loggp_params *m) {
     loggp_prediction out;
     char err[256];
     if (loggp_predict(f->P, f->chains[i], &with_seed, &out, err, sizeof err) != 0) return INFINITY;
-    t[s] = out.time_us / f->res->rounds;
+    t[s] = out.time_us;
   }
   return cli_median(t, runs);
 }
@@ -93,7 +94,7 @@ static double objective(fit_data *f, const double y[4], const double start[4]) {
   params_of(f, y, start, &m);
   double sum = 0;
   for (int u = 0; u < f->n; u++) {
-    const point *pt = &f->res->points[f->use[u]];
+    const point *pt = &f->res->calls[f->use[u]];
     double e = predict_round(f, f->use[u], &m) / pt->us - 1;
     sum += e * e;
   }
@@ -159,35 +160,34 @@ int fit_sim_model(results *res) {
   const nhood_cost_params *p = &res->params;
   fit_data f = {.res = res, .P = res->nranks};
   int rc = 1;
-  f.use = malloc((size_t)res->npoints * sizeof *f.use);
-  f.chains = calloc((size_t)res->npoints, sizeof *f.chains);
+  f.use = malloc((size_t)(res->ncalls > 0 ? res->ncalls : 1) * sizeof *f.use);
+  f.chains = calloc((size_t)(res->ncalls > 0 ? res->ncalls : 1), sizeof *f.chains);
   if (f.use == NULL || f.chains == NULL) goto done;
-  for (int i = 0; i < res->npoints; i++) {
-    const point *pt = &res->points[i];
-    if (p->eager > 0 && pt->bytes > p->eager) continue;
+  for (int i = 0; i < res->ncalls; i++) {
+    const point *pt = &res->calls[i];
     f.chains[i] = calloc((size_t)f.P, sizeof *f.chains[i]);
-    if (f.chains[i] == NULL || build_chain(f.P, pt->k, pt->bytes, res->rounds, f.chains[i]) != 0) goto done;
+    if (f.chains[i] == NULL || build_chain(f.P, pt->k, pt->bytes, 1, f.chains[i]) != 0) goto done;
     f.use[f.n++] = i;
   }
   if (f.n == 0) goto done;
   f.model = (loggp_params){.Gcopy = p->Gcopy};
-  memcpy(f.model.noise, res->noise, sizeof f.model.noise); /* chains: no skew */
+  memcpy(f.model.noise, res->noise, sizeof f.model.noise);
   /* From the cost model: its L split evenly between latency and round cost. */
   double start[4] = {fmax(p->L / 2, 1e-3), fmax(p->o, 1e-3), fmax(p->G, 1e-7), fmax(p->L / 2, 1e-3)}, y[4];
   nelder_mead(&f, start, 400, y);
   params_of(&f, y, start, &res->sim);
-  memcpy(res->sim.skew, res->skew, sizeof res->sim.skew);
   res->sim.node_L = res->sim.L, res->sim.node_o = res->sim.o, res->sim.node_G = res->sim.G;
   res->sim_error = 0;
   for (int u = 0; u < f.n; u++) {
-    const point *pt = &res->points[f.use[u]];
-    res->sim_error = fmax(res->sim_error, fabs(predict_round(&f, f.use[u], &res->sim) / pt->us - 1));
+    point *pt = &res->calls[f.use[u]];
+    pt->model_us = predict_round(&f, f.use[u], &res->sim);
+    res->sim_error = fmax(res->sim_error, fabs(pt->model_us / pt->us - 1));
   }
   res->sim_points = f.n;
   res->sim_fitted = 1;
   rc = 0;
 done:
-  for (int i = 0; f.chains != NULL && i < res->npoints; i++) {
+  for (int i = 0; f.chains != NULL && i < res->ncalls; i++) {
     for (int r = 0; f.chains[i] != NULL && r < f.P; r++) nhood_sched_free(&f.chains[i][r]);
     free(f.chains[i]);
   }
@@ -202,14 +202,11 @@ int write_sim_model(const results *res, const char *path) {
   const loggp_params *m = &res->sim;
   fprintf(out,
           "# nhood-sim's model (nhood-sim --model @%s), fitted by nhood-calibrate on %d ranks (%d on one node, "
-          "%d cores there), %s, %s:\n# %d round points within %.0f%%; noise and skew from %d rounds of %.3g and "
-          "%.3g us\n",
+          "%d cores there), %s, %s:\n# %d calls within %.0f%%; noise from %d rounds of %.3g us\n",
           path, res->nranks, res->ranks_per_node, res->cores, res->library, res->date, res->sim_points,
-          100 * res->sim_error, res->noise_rounds, res->noise_round_us, res->skew_round_us);
+          100 * res->sim_error, res->noise_rounds, res->noise_round_us);
   fprintf(out, "loggp:L=%.6g,o=%.6g,g=0,G=%.6g,Gcopy=%.6g,round=%.6g,noise=", m->L, m->o, m->G, m->Gcopy, m->round);
   for (int i = 0; i < LOGGP_NOISE_POINTS; i++) fprintf(out, "%s%.4g", i ? "/" : "", m->noise[i]);
-  fprintf(out, ",skew=");
-  for (int i = 0; i < LOGGP_NOISE_POINTS; i++) fprintf(out, "%s%.4g", i ? "/" : "", m->skew[i]);
   fprintf(out, "\n");
   int failed = ferror(out) != 0;
   failed |= fclose(out) != 0;

@@ -94,6 +94,8 @@ const int message_counts[] = {1, 2, 4, 8, 16};
 const int message_sizes[] = {1024, 2048, 3072, 4096, 8192, 16384, 65536, 262144};
 const int copy_sizes[] = {256 << 10, 1 << 20, 4 << 20};
 const int mpi_sizes[] = {MPI_SMALL, MPI_MEDIUM};
+const int call_counts[] = {1, 2, 4, 8};
+const int call_sizes[] = {1, 1024, 3072};
 
 /* malloc that gives up loudly: failing on one rank only would leave the others waiting. */
 static void *xmalloc(size_t size) {
@@ -129,6 +131,7 @@ typedef struct calib {
   size_t copy;                        /* bytes ring_round copies after its messages (0: none) */
   size_t copy_turn;
   MPI_Request *requests;
+  int sim; /* --sim-model: also the single calls and the noise */
 } calib;
 
 /* This rank's median of n samples, then the maximum over ranks, in microseconds. */
@@ -199,33 +202,36 @@ static int time_rounds(calib *c, int n, const int *k, const int *bytes, double *
   return iters;
 }
 
-/* Per-round times (µs) of n 1-byte rounds with one neighbour each way, each timed alone: one
- * chain (the rounds' noise), or each round after a barrier (a call's start, as a benchmark
- * times it: the barrier's exit skew too). Each rank's times less its fastest are pooled at
- * rank 0 (into all, n * P of them); *median: the slowest rank's median time. */
-static void time_single_rounds(calib *c, int n, int after_barrier, double *all, double *median) {
-  double *t = xmalloc((size_t)n * sizeof *t);
-  MPI_Barrier(c->comm);
-  double last = MPI_Wtime();
-  for (int r = 0; r < n; r++) {
-    if (after_barrier) {
+/* --sim-model's calls: every (k, bytes) of call_counts x call_sizes as a single round after a
+ * barrier, the points taking turns sample by sample; a point's time is the median over
+ * samples of the slowest rank's, as nhood-bench takes a call's. */
+static void time_calls(calib *c, int quick, results *res) {
+  int n = quick ? QUICK_CALL_SAMPLES : CALL_SAMPLES, warm = n / 10 + 1;
+  res->ncalls = 0;
+  for (int i = 0; i < NELEMS(call_counts); i++)
+    for (int j = 0; j < NELEMS(call_sizes); j++)
+      res->calls[res->ncalls++] = (point){"call", call_counts[i], call_sizes[j], call_counts[i] > c->size - 1, 0, 0};
+  size_t total = (size_t)res->ncalls * (size_t)n;
+  double *t = xmalloc(total * sizeof *t), *slowest = c->rank == 0 ? xmalloc(total * sizeof *t) : NULL;
+  for (int i = -warm; i < n; i++)
+    for (int p = 0; p < res->ncalls; p++) {
       MPI_Barrier(c->comm);
-      last = MPI_Wtime();
+      double start = MPI_Wtime();
+      ring_round(c, res->calls[p].k, res->calls[p].bytes);
+      if (i >= 0) t[(size_t)p * n + i] = (MPI_Wtime() - start) * 1e6;
     }
-    ring_round(c, 1, 1);
-    double now = MPI_Wtime();
-    t[r] = (now - last) * 1e6;
-    last = now;
-  }
-  double local_median = cli_median(t, n); /* sorts t: t[0] is the fastest */
-  for (int r = n - 1; r >= 0; r--) t[r] -= t[0];
-  MPI_Gather(t, n, MPI_DOUBLE, all, n, MPI_DOUBLE, 0, c->comm);
-  MPI_Reduce(&local_median, median, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
+  MPI_Reduce(t, slowest, (int)total, MPI_DOUBLE, MPI_MAX, 0, c->comm);
+  for (int p = 0; c->rank == 0 && p < res->ncalls; p++) res->calls[p].us = cli_median(slowest + (size_t)p * n, n);
   free(t);
+  free(slowest);
 }
 
-/* The noise and skew series, as many rounds as fit in about NOISE_BUDGET_S (the same number
- * on every rank); rank 0 derives the quantiles (calibrate_sim.c). */
+/* The noise series: n 1-byte rounds with one neighbour each way, each after a barrier and
+ * timed alone (as nhood-bench times a call), as many as fit in about NOISE_BUDGET_S (the same
+ * number on every rank). Rounds of one chain, each timed alone, do not do: a rank that ends a
+ * round late starts the next one closer to its neighbour's message, so their times alternate
+ * between short and long (bimodal here) whatever the noise. Each rank's times less its fastest
+ * are pooled at rank 0, which derives the quantiles (calibrate_sim.c). */
 static void time_noise(calib *c, int quick, results *res) {
   int warm = 100, want = quick ? QUICK_NOISE_ROUNDS : NOISE_ROUNDS;
   MPI_Barrier(c->comm);
@@ -238,12 +244,21 @@ static void time_noise(calib *c, int quick, results *res) {
   MPI_Allreduce(&per_round, &slowest, 1, MPI_DOUBLE, MPI_MAX, c->comm);
   int n = slowest * want > NOISE_BUDGET_S ? (int)(NOISE_BUDGET_S / slowest) : want;
   n = n < MIN_NOISE_ROUNDS ? MIN_NOISE_ROUNDS : n;
+  double *t = xmalloc((size_t)n * sizeof *t);
   double *all = c->rank == 0 ? xmalloc((size_t)n * (size_t)c->size * sizeof *all) : NULL;
+  for (int r = 0; r < n; r++) {
+    MPI_Barrier(c->comm);
+    double start = MPI_Wtime();
+    ring_round(c, 1, 1);
+    t[r] = (MPI_Wtime() - start) * 1e6;
+  }
+  double local_median = cli_median(t, n); /* sorts t: t[0] is the fastest */
+  for (int r = n - 1; r >= 0; r--) t[r] -= t[0];
+  MPI_Gather(t, n, MPI_DOUBLE, all, n, MPI_DOUBLE, 0, c->comm);
+  MPI_Reduce(&local_median, &res->noise_round_us, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
   res->noise_rounds = n;
-  time_single_rounds(c, n, 0, all, &res->noise_round_us);
   if (c->rank == 0) noise_quantiles(all, n * c->size, res->round_excess, res->noise);
-  time_single_rounds(c, n, 1, all, &res->skew_round_us);
-  if (c->rank == 0) noise_quantiles(all, n * c->size, res->start_excess, res->skew);
+  free(t);
   free(all);
 }
 
@@ -398,6 +413,7 @@ static void measure(calib *c, results *res) {
     counts[ncounts++] = 1;
     counts[ncounts++] = 2;
     counts[ncounts++] = 4;
+    counts[ncounts++] = 8;
   }
   for (int i = 0; i < ncounts; i++) add_point(res, c, i == 0 ? "latency" : "messages", counts[i], 1);
   int kb = P - 1 < BYTES_PEERS ? P - 1 : BYTES_PEERS;
@@ -414,6 +430,7 @@ static void measure(calib *c, results *res) {
   size_t mpi_need = (size_t)BYTES_PEERS * MPI_MEDIUM;
   need = need > mpi_need ? need : mpi_need;
   int maxk = counts[ncounts - 1] > BYTES_PEERS ? counts[ncounts - 1] : BYTES_PEERS;
+  maxk = maxk > call_counts[NELEMS(call_counts) - 1] ? maxk : call_counts[NELEMS(call_counts) - 1]; /* time_calls */
   c->buflen = need;
   c->sendbuf = xmalloc(need);
   c->recvbuf = xmalloc(need);
@@ -467,11 +484,14 @@ static void measure(calib *c, results *res) {
     fflush(stdout);
   }
   res->setup_us = time_setup(c, kb, &res->setup_calls, &res->iters_setup);
-  if (c->rank == 0) {
-    printf(TOOL ": measuring the noise of rounds...\n");
-    fflush(stdout);
+  if (c->sim) {
+    if (c->rank == 0) {
+      printf(TOOL ": measuring single calls and the noise of rounds for nhood-sim's model...\n");
+      fflush(stdout);
+    }
+    time_calls(c, c->rounds == QUICK_ROUNDS, res);
+    time_noise(c, c->rounds == QUICK_ROUNDS, res);
   }
-  time_noise(c, c->rounds == QUICK_ROUNDS, res);
 
   /* The fit. */
   nhood_cost_params *p = &res->params;
@@ -615,7 +635,7 @@ int main(int argc, char **argv) {
              "describe); writing the built-in defaults\n");
     nhood_cost_params_default(&res.params);
   } else {
-    calib c = {.rank = rank, .size = size};
+    calib c = {.rank = rank, .size = size, .sim = opt.sim_model_path != NULL};
     MPI_Comm_dup(MPI_COMM_WORLD, &c.comm);
     c.iters = opt.iters > 0 ? opt.iters : opt.quick ? QUICK_ITERS : DEFAULT_ITERS;
     c.warmup = opt.quick ? 1 : c.iters / 10 > 2 ? c.iters / 10 : 2;

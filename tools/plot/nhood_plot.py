@@ -121,10 +121,22 @@ class Group:
         self.context = context    # bench: MPI library; sim: (model, theta)
         # algo -> bytes -> list of (latency, resolved algorithm or None, msgs, rounds)
         self.points = {}
+        # nhood-sim --seeds: algo -> bytes -> (10th, 90th percentile) of the prediction
+        self.bands = {}
 
-    def add(self, algo, nbytes, latency, resolved, msgs, rounds):
+    def add(self, algo, nbytes, latency, resolved, msgs, rounds, band=None):
         self.points.setdefault(algo, {}).setdefault(nbytes, []).append(
             (latency, resolved, msgs, rounds))
+        if band is not None:
+            self.bands.setdefault(algo, {})[nbytes] = band
+
+    def band(self, algo):
+        """[(bytes, p10, p90)] where every size of algo has a band, else []."""
+        per_size = self.bands.get(algo, {})
+        sizes = sorted(self.points.get(algo, {}))
+        if not sizes or any(b not in per_size for b in sizes):
+            return []
+        return [(b,) + per_size[b] for b in sizes]
 
     def sizes(self):
         return sorted({b for per_size in self.points.values() for b in per_size})
@@ -282,8 +294,12 @@ def add_row(groups, row, where, stats):
     group = groups.get(key)
     if group is None:
         group = groups[key] = Group(key, kind, ranks, topo, coll, mode, context)
+    band = None
+    if kind == "sim" and isinstance(row.get("pred_p10_us"), (int, float)) and \
+            isinstance(row.get("pred_p90_us"), (int, float)):
+        band = (float(row["pred_p10_us"]), float(row["pred_p90_us"]))
     group.add(algo, nbytes, float(latency), resolved,
-              optional_count(row, "msgs_sent_max"), optional_count(row, "rounds_max"))
+              optional_count(row, "msgs_sent_max"), optional_count(row, "rounds_max"), band)
     stats.used += 1
 
 
@@ -462,9 +478,15 @@ def plot_group(group, out_dir, file_name, prefix, plt, ticker):
         ys = [d[1] for d in data]
         draw_series(left, algo, xs, ys, [d[2] for d in data], label_for(group, algo),
                     style_of(algo), annotate=True)
+        band = group.band(algo)
+        if band:  # the noise's 10th-90th percentile around the median
+            left.fill_between([b[0] for b in band], [b[1] for b in band], [b[2] for b in band],
+                              color=style_of(algo)["color"], alpha=0.15, linewidth=0, zorder=1)
     size_axis(left, sizes, ticker)
     log_value_axis(left, [d[1] for a in algos for d in group.series(a)], ticker)
-    left.set_ylabel("predicted latency (\u00b5s, LogGP)" if group.kind == "sim"
+    banded = any(group.band(a) for a in algos)
+    left.set_ylabel(("predicted latency (\u00b5s; shaded: noise, 10-90%)"
+                     if banded else "predicted latency (\u00b5s, LogGP)") if group.kind == "sim"
                     else "latency (\u00b5s, median)")
     left.set_title("latency", fontsize=11)
     left.grid(True, which="major", alpha=0.35)

@@ -162,6 +162,7 @@ typedef struct case_row {
   double pred_us;
   double pass_us;          /* the size pass's predicted time; -1 where the call takes none */
   double p10_us, p90_us;   /* --seeds: the band of pred_us over the seeds (pred_us their median) */
+  double *samples;         /* --seeds: every seed's prediction, sorted (owned; NULL without) */
   int msgs_max, rounds_max;
   long long msgs_total;
   double build_us_per_nbr;
@@ -340,7 +341,10 @@ static int predict(const options *opt, const topo_set *ts, const case_scheds *cs
   rc = 0;
 done:
   if (rc != 0 && row->error[0] == '\0') snprintf(row->error, sizeof row->error, "LogGP: %s", err);
-  free(total);
+  if (rc == 0 && opt->seeds > 0)
+    row->samples = total; /* pass, its second half, is dropped with it */
+  else
+    free(total);
   return rc;
 }
 
@@ -451,10 +455,14 @@ static void json_row(FILE *out, const options *opt, const topo_set *ts, const ca
   else
     fprintf(out, ",\"pred_us\":null");
   /* --seeds: the band over the noise's runs; null without */
-  if (row->predicted && opt->seeds > 0)
-    fprintf(out, ",\"seeds\":%d,\"pred_p10_us\":%.6f,\"pred_p90_us\":%.6f", opt->seeds, row->p10_us, row->p90_us);
-  else
-    fprintf(out, ",\"seeds\":null,\"pred_p10_us\":null,\"pred_p90_us\":null");
+  if (row->predicted && opt->seeds > 0) {
+    fprintf(out, ",\"seeds\":%d,\"pred_p10_us\":%.6f,\"pred_p90_us\":%.6f,\"pred_samples_us\":[", opt->seeds,
+            row->p10_us, row->p90_us);
+    for (int k = 0; row->samples != NULL && k < opt->seeds; k++) fprintf(out, "%s%.6f", k ? "," : "", row->samples[k]);
+    fprintf(out, "]");
+  } else {
+    fprintf(out, ",\"seeds\":null,\"pred_p10_us\":null,\"pred_p90_us\":null,\"pred_samples_us\":null");
+  }
   /* size_pass_us: null where the call takes none; included in pred_us unless persistent */
   fprintf(out, ",\"mode\":\"%s\"", opt->persistent ? "persistent" : "blocking");
   if (row->predicted && row->pass_us >= 0)
@@ -590,6 +598,7 @@ static int simulate_topology(const options *opt, const topospec *spec, int sabot
         failed += row.error[0] != '\0';
         print_row(opt, &row);
         if (json != NULL) json_row(json, opt, &ts, &row);
+        free(row.samples);
       }
       sim_call_free(&call);
     }
