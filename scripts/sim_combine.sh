@@ -26,7 +26,8 @@ rm -f "$json"
 run() {
   echo "== nhood-sim $*"
   /usr/bin/time -f "   wall %e s, peak memory %M KB" "$sim" --coll allgather --sizes 4 --algo direct,combine \
-    --model loggp:preset=ib-edr "${costs[@]}" --json "$json" "$@"
+    --model loggp:preset=ib-edr "${costs[@]}" --json "$json.run" "$@"
+  cat "$json.run" >>"$json" # nhood-sim truncates its --json file: one per run, gathered here
 }
 only=${ONLY:-all}
 if [ "$only" = all ] || [ "$only" = er ]; then
@@ -35,4 +36,5 @@ fi
 if [ "$only" = all ] || [ "$only" = moore ]; then
   for dr in 2,1 2,2 2,3 2,4 3,1 3,2 4,2; do run --ranks 8192 --topo "moore:d=${dr%,*},r=${dr#*,}"; done
 fi
+rm -f "$json.run"
 echo "== JSON lines in $json"
