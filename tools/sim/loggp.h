@@ -1,7 +1,7 @@
 /*
  * LogGP prediction of one collective call from its schedules (not from any measured time):
- * a deterministic evaluation of every virtual rank's rounds under the model below, which
- * docs/SIM.md states with its sources.
+ * a deterministic evaluation (for a given noise seed) of every virtual rank's rounds under
+ * the model below, which docs/SIM.md states with its sources.
  *
  *   L      latency: from the end of injection to the arrival of the last byte
  *   o      CPU overhead of one message, at the sender and again at the receiver
@@ -12,15 +12,15 @@
  *   round  CPU time of one communication round beyond its messages' o: posting the batch and
  *          completing it (µs; 0 by default)
  *   noise  a process's delay per communication round, as its distribution: the quantiles at
- *          the probabilities of LOGGP_NOISE_P (µs; all 0 by default)
+ *          the probabilities of loggp_noise_p (µs; all 0 by default)
  *   skew   the same for the call's first round, where given: processes enter a call at
  *          different times (after a barrier, its exit's skew; in a program, its imbalance)
  *
  * A rank runs its rounds in order. A round starts when the previous one ended (the first at
  * 0). A round with messages first keeps the CPU busy round + d, d the rank's delay in that
  * round: noise's quantile (skew's in round 0, where given) at a probability drawn from
- * (seed, rank, round), so that a seed
- * gives one reproducible run and seed 0 none (d = 0). Its local copies take bytes * Gcopy.
+ * (seed, rank, round), so that a seed gives one reproducible run and seed 0 none (d = 0).
+ * Its local copies take bytes * Gcopy.
  * Then its sends go out in schedule order: a send of m bytes starts at max(CPU free,
  * previous start + g + (m_prev - 1) G), keeps the CPU busy o, has its last byte out at
  * start + o + (m - 1) G, and its first byte at the destination at start + o + L. Then the
