@@ -23,7 +23,7 @@ typedef struct options {
   const char *out_path;
   const char *json_path;
   const char *sim_model_path; /* --sim-model FILE: nhood-sim's model fitted here */
-  int iters; /* 0: the default for the mode */
+  int iters;                  /* 0: the default for the mode */
   int quick;
   int out_given;
   int save; /* --save: out_path is the library's file for this placement */

@@ -139,9 +139,10 @@ void print_results(const results *res) {
   else
     printf("  eager, rdv : no rendezvous step found (rdv = 0)\n");
   if (res->noise_rounds > 0) {
-    printf("\nnoise: %d rounds of 1 byte each way, each after a barrier (median %.3g us); quantiles at 0, 10, 50, "
-           "90, 99, 100%%:\n",
-           res->noise_rounds, res->noise_round_us);
+    printf(
+        "\nnoise: %d rounds of 1 byte each way, each after a barrier (median %.3g us); quantiles at 0, 10, 50, "
+        "90, 99, 100%%:\n",
+        res->noise_rounds, res->noise_round_us);
     printf("  round over the fastest = %.3g, %.3g, %.3g, %.3g, %.3g, %.3g us\n", res->round_excess[0],
            res->round_excess[1], res->round_excess[5], res->round_excess[9], res->round_excess[11],
            res->round_excess[12]);
@@ -159,8 +160,8 @@ void print_results(const results *res) {
     }
     printf("nhood-sim's LogGP model, fitted to %d calls with that noise (largest error %.0f%%):\n", res->sim_points,
            100 * res->sim_error);
-    printf("  L = %.4g us, o = %.4g us, g = 0, G = %.4g us/B, Gcopy = %.4g us/B, round = %.4g us\n", m->L, m->o,
-           m->G, m->Gcopy, m->round);
+    printf("  L = %.4g us, o = %.4g us, g = 0, G = %.4g us/B, Gcopy = %.4g us/B, round = %.4g us\n", m->L, m->o, m->G,
+           m->Gcopy, m->round);
   }
   if (res->max_error > 0.5) {
     const point *worst = &res->points[0];

@@ -34,9 +34,8 @@ enum {
   KEY_PRESET,
   NKEYS
 };
-static const char *const key_names[NKEYS] = {"L",      "o",      "g",     "G",     "Gcopy", "node_L", "node_o",
-                                             "node_g", "node_G", "nic_o", "nic_G", "round", "noise",
-                                             "skew",   "preset"};
+static const char *const key_names[NKEYS] = {"L",      "o",     "g",     "G",     "Gcopy", "node_L", "node_o", "node_g",
+                                             "node_G", "nic_o", "nic_G", "round", "noise", "skew",   "preset"};
 
 const double loggp_noise_p[LOGGP_NOISE_POINTS] = {0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1};
 
@@ -112,8 +111,8 @@ static int parse_quantiles(const char *key, const char *value, double *noise, ch
   }
   if (n != LOGGP_NOISE_POINTS || extra) {
     snprintf(err, errlen,
-             "--model: %s= takes %d quantiles separated by '/' (at probabilities 0, 0.1, ..., 0.9, 0.95, 0.99, 1)",
-             key, LOGGP_NOISE_POINTS);
+             "--model: %s= takes %d quantiles separated by '/' (at probabilities 0, 0.1, ..., 0.9, 0.95, 0.99, 1)", key,
+             LOGGP_NOISE_POINTS);
     return 1;
   }
   return 0;
@@ -160,9 +159,9 @@ static int parse_item(char *item, loggp_params *out, int seen[NKEYS], char *err,
     return 1;
   }
   seen[key] = 1;
-  double *field[NKEYS] = {&out->L,      &out->o,      &out->g,     &out->G,     &out->Gcopy,
+  double *field[NKEYS] = {&out->L,      &out->o,      &out->g,      &out->G,      &out->Gcopy,
                           &out->node_L, &out->node_o, &out->node_g, &out->node_G, &out->nic_o,
-                          &out->nic_G,  &out->round,  NULL,         NULL,        NULL};
+                          &out->nic_G,  &out->round,  NULL,         NULL,         NULL};
   if (key == KEY_PRESET) return apply_preset(value, out, err, errlen);
   if (key == KEY_NOISE || key == KEY_SKEW)
     return parse_quantiles(key_names[key], value, key == KEY_NOISE ? out->noise : out->skew, err, errlen);

@@ -110,8 +110,8 @@ void loggp_to_cost(const loggp_params *m, nhood_cost_params *p);
  * byte), optionally with Gcopy=.., node_L=.., node_o=.., node_g=.., node_G=.., nic_o=..,
  * nic_G=.., round=.., noise=Q0/Q1/.../Q12 (the quantiles at loggp_noise_p) and skew= (the
  * same for the first round); keys after a preset override it. Without a preset node_* default
- * to L, o, g, G and nic_*, round, noise and skew to 0. ranks_per_node and seed are left 0 (nhood-sim's --ranks-per-node and --seeds
- * set them). 0, or 1 with a message. */
+ * to L, o, g, G and nic_*, round, noise and skew to 0. ranks_per_node and seed are left 0 (nhood-sim's --ranks-per-node
+ * and --seeds set them). 0, or 1 with a message. */
 int loggp_parse(const char *spec, loggp_params *out, char *err, size_t errlen);
 
 typedef struct loggp_prediction {

@@ -160,9 +160,9 @@ typedef struct case_row {
   int bytes;
   int built, predicted;
   double pred_us;
-  double pass_us;          /* the size pass's predicted time; -1 where the call takes none */
-  double p10_us, p90_us;   /* --seeds: the band of pred_us over the seeds (pred_us their median) */
-  double *samples;         /* --seeds: every seed's prediction, sorted (owned; NULL without) */
+  double pass_us;        /* the size pass's predicted time; -1 where the call takes none */
+  double p10_us, p90_us; /* --seeds: the band of pred_us over the seeds (pred_us their median) */
+  double *samples;       /* --seeds: every seed's prediction, sorted (owned; NULL without) */
   int msgs_max, rounds_max;
   long long msgs_total;
   double build_us_per_nbr;
@@ -304,8 +304,7 @@ static int write_goal(const options *opt, const topo_set *ts, const case_scheds 
     return 1;
   }
   int rc = goal_write(out, ts->nranks, cs->npasses && !opt->persistent ? cs->pass : NULL, cs->data, opt->model.Gcopy,
-                      opt->model.round,
-                      row->error, sizeof row->error);
+                      opt->model.round, row->error, sizeof row->error);
   if (fclose(out) != 0 && rc == 0) rc = 1, snprintf(row->error, sizeof row->error, "cannot write %s", row->goal);
   return rc;
 }

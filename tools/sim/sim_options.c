@@ -276,7 +276,7 @@ int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen)
     }
     static const char *const with_value[] = {"--ranks", "--topo",  "--coll",  "--sizes",          "--bytes",
                                              "--algo",  "--theta", "--model", "--ranks-per-node", "--per-entry",
-                                             "--json",  "--mode",  "--goal",  "--seeds", "--noise-from"};
+                                             "--json",  "--mode",  "--goal",  "--seeds",          "--noise-from"};
     const char *name, *value;
     if (cli_option_with_value(argc, argv, &i, with_value, sizeof with_value / sizeof with_value[0], &name, &value, err,
                               errlen) != 0)

@@ -40,8 +40,8 @@ typedef struct options {
   loggp_params model;
   int seeds;              /* --seeds N: N runs of the model's noise (seeds 1..N); 0: none drawn */
   const char *noise_from; /* --noise-from FILE: round, noise and skew of the model in FILE */
-  int ranks_per_node; /* --ranks-per-node K (>= 1), copied into model; 0 when not given: one level */
-  int per_entry;      /* --per-entry B: alltoallv/w blocks of a halo are B bytes per entry; 0: not given */
+  int ranks_per_node;     /* --ranks-per-node K (>= 1), copied into model; 0 when not given: one level */
+  int per_entry;          /* --per-entry B: alltoallv/w blocks of a halo are B bytes per entry; 0: not given */
   const char *json_path;
   const char *goal_prefix; /* --goal PREFIX: each case's schedules as GOAL (goal.h), PREFIX-N.goal */
   int verify;

@@ -503,10 +503,10 @@ static void test_parse(void) {
         "unknown key lists the node and NIC keys: '%s'", err);
 
   /* Round cost and noise. */
-  CHECK(loggp_parse("loggp:preset=shm,round=0.4,noise=0/0/0/0/0/0.1/0.1/0.2/0.2/0.3/0.5/1/4", &p, err, sizeof err) ==
-                0 &&
-            near(p.round, 0.4) && near(p.noise[5], 0.1) && near(p.noise[12], 4) && loggp_has_noise(&p) && p.seed == 0,
-        "round and noise: '%s'", err);
+  CHECK(
+      loggp_parse("loggp:preset=shm,round=0.4,noise=0/0/0/0/0/0.1/0.1/0.2/0.2/0.3/0.5/1/4", &p, err, sizeof err) == 0 &&
+          near(p.round, 0.4) && near(p.noise[5], 0.1) && near(p.noise[12], 4) && loggp_has_noise(&p) && p.seed == 0,
+      "round and noise: '%s'", err);
   CHECK(loggp_parse("loggp:preset=shm", &p, err, sizeof err) == 0 && p.round == 0 && !loggp_has_noise(&p),
         "no round cost or noise by default");
   CHECK(loggp_parse("loggp:preset=shm,noise=0/0/0/0/0/0.2/0.1/0.2/0.2/0.3/0.5/1/4", &p, err, sizeof err) != 0 &&
