@@ -130,7 +130,7 @@ extern const int call_sizes[3];
 
 /* From the pooled per-round excesses (each a round's time over its rank's fastest, n of them,
  * sorted in place): their quantiles at loggp_noise_p and a process's delay's (calibrate_sim.c). */
-void noise_quantiles(double *excess, int n, double round[LOGGP_NOISE_POINTS], double delay[LOGGP_NOISE_POINTS]);
+void noise_quantiles(double *excess, int n, double quantiles[LOGGP_NOISE_POINTS], double delay[LOGGP_NOISE_POINTS]);
 /* Fits res->sim to res->calls (calibrate_sim.c); returns 0, or 1 where no point could be
  * used. */
 int fit_sim_model(results *res);

@@ -28,29 +28,27 @@
 
 #include "schedule/schedule.h"
 
-void noise_quantiles(double *excess, int n, double round[LOGGP_NOISE_POINTS], double delay[LOGGP_NOISE_POINTS]) {
+void noise_quantiles(double *excess, int n, double quantiles[LOGGP_NOISE_POINTS], double delay[LOGGP_NOISE_POINTS]) {
   qsort(excess, (size_t)n, sizeof *excess, cli_compare_double);
   for (int i = 0; i < LOGGP_NOISE_POINTS; i++) {
     double p = loggp_noise_p[i];
-    round[i] = cli_sorted_quantile(excess, n, p);
+    quantiles[i] = cli_sorted_quantile(excess, n, p);
     delay[i] = cli_sorted_quantile(excess, n, p * p);
   }
 }
 
-/* The chain of one round point on P ranks, as ring_round runs it. 0, or 1 out of memory. */
-static int build_chain(int P, int k, int bytes, int rounds, nhood_sched *s) {
+/* One call point on P ranks, as ring_round runs it: k receives and k sends of `bytes`. 0, or
+ * 1 out of memory. */
+static int build_call(int P, int k, int bytes, nhood_sched *s) {
   for (int r = 0; r < P; r++) {
-    if (nhood_sched_init(&s[r], "calibrate", 2 * k * rounds, k) != 0) return 1;
-    for (int q = 0; q < rounds; q++) {
-      if (q > 0) nhood_sched_fence(&s[r]);
-      for (int j = 0; j < k; j++) {
-        int d = 1 + j % (P - 1);
-        nhood_sched_recv(&s[r], (r - d + P) % P, j, (nhood_region){0, MPI_BYTE, bytes, NHOOD_BUF_RECV, 0});
-      }
-      for (int j = 0; j < k; j++) {
-        int d = 1 + j % (P - 1);
-        nhood_sched_send(&s[r], (r + d) % P, j, (nhood_region){0, MPI_BYTE, bytes, NHOOD_BUF_SEND, 0});
-      }
+    if (nhood_sched_init(&s[r], "calibrate", 2 * k, k) != 0) return 1;
+    for (int j = 0; j < k; j++) {
+      int d = 1 + j % (P - 1);
+      nhood_sched_recv(&s[r], (r - d + P) % P, j, (nhood_region){0, MPI_BYTE, bytes, NHOOD_BUF_RECV, 0});
+    }
+    for (int j = 0; j < k; j++) {
+      int d = 1 + j % (P - 1);
+      nhood_sched_send(&s[r], (r + d) % P, j, (nhood_region){0, MPI_BYTE, bytes, NHOOD_BUF_SEND, 0});
     }
     if (nhood_sched_finish(&s[r]) != 0) return 1;
   }
@@ -59,14 +57,13 @@ static int build_chain(int P, int k, int bytes, int rounds, nhood_sched *s) {
 
 typedef struct fit_data {
   results *res;
-  int n, P;
-  int *use; /* indices of the points fitted */
-  nhood_sched **chains;
+  int P;
+  nhood_sched **calls; /* per call point, its P schedules */
   loggp_params model;
 } fit_data;
 
-/* The evaluator's time per round of point i, the median over the noise's draws. */
-static double predict_round(fit_data *f, int i, const loggp_params *m) {
+/* The evaluator's time of call point i, the median over the noise's draws. */
+static double predict_call(fit_data *f, int i, const loggp_params *m) {
   double t[SIM_SEEDS];
   int runs = loggp_has_noise(m) ? SIM_SEEDS : 1;
   for (int s = 0; s < runs; s++) {
@@ -74,7 +71,7 @@ static double predict_round(fit_data *f, int i, const loggp_params *m) {
     with_seed.seed = runs > 1 ? (unsigned)s + 1 : 0;
     loggp_prediction out;
     char err[256];
-    if (loggp_predict(f->P, f->chains[i], &with_seed, &out, err, sizeof err) != 0) return INFINITY;
+    if (loggp_predict(f->P, f->calls[i], &with_seed, &out, err, sizeof err) != 0) return INFINITY;
     t[s] = out.time_us;
   }
   return cli_median(t, runs);
@@ -93,9 +90,8 @@ static double objective(fit_data *f, const double y[4], const double start[4]) {
   loggp_params m;
   params_of(f, y, start, &m);
   double sum = 0;
-  for (int u = 0; u < f->n; u++) {
-    const point *pt = &f->res->calls[f->use[u]];
-    double e = predict_round(f, f->use[u], &m) / pt->us - 1;
+  for (int i = 0; i < f->res->ncalls; i++) {
+    double e = predict_call(f, i, &m) / f->res->calls[i].us - 1;
     sum += e * e;
   }
   return sum;
@@ -160,16 +156,13 @@ int fit_sim_model(results *res) {
   const nhood_cost_params *p = &res->params;
   fit_data f = {.res = res, .P = res->nranks};
   int rc = 1;
-  f.use = malloc((size_t)(res->ncalls > 0 ? res->ncalls : 1) * sizeof *f.use);
-  f.chains = calloc((size_t)(res->ncalls > 0 ? res->ncalls : 1), sizeof *f.chains);
-  if (f.use == NULL || f.chains == NULL) goto done;
+  if (res->ncalls == 0) return 1;
+  f.calls = calloc((size_t)res->ncalls, sizeof *f.calls);
+  if (f.calls == NULL) goto done;
   for (int i = 0; i < res->ncalls; i++) {
-    const point *pt = &res->calls[i];
-    f.chains[i] = calloc((size_t)f.P, sizeof *f.chains[i]);
-    if (f.chains[i] == NULL || build_chain(f.P, pt->k, pt->bytes, 1, f.chains[i]) != 0) goto done;
-    f.use[f.n++] = i;
+    f.calls[i] = calloc((size_t)f.P, sizeof *f.calls[i]);
+    if (f.calls[i] == NULL || build_call(f.P, res->calls[i].k, res->calls[i].bytes, f.calls[i]) != 0) goto done;
   }
-  if (f.n == 0) goto done;
   f.model = (loggp_params){.Gcopy = p->Gcopy};
   memcpy(f.model.noise, res->noise, sizeof f.model.noise);
   /* From the cost model: its L split evenly between latency and round cost. */
@@ -178,21 +171,20 @@ int fit_sim_model(results *res) {
   params_of(&f, y, start, &res->sim);
   res->sim.node_L = res->sim.L, res->sim.node_o = res->sim.o, res->sim.node_G = res->sim.G;
   res->sim_error = 0;
-  for (int u = 0; u < f.n; u++) {
-    point *pt = &res->calls[f.use[u]];
-    pt->model_us = predict_round(&f, f.use[u], &res->sim);
+  for (int i = 0; i < res->ncalls; i++) {
+    point *pt = &res->calls[i];
+    pt->model_us = predict_call(&f, i, &res->sim);
     res->sim_error = fmax(res->sim_error, fabs(pt->model_us / pt->us - 1));
   }
-  res->sim_points = f.n;
+  res->sim_points = res->ncalls;
   res->sim_fitted = 1;
   rc = 0;
 done:
-  for (int i = 0; f.chains != NULL && i < res->ncalls; i++) {
-    for (int r = 0; f.chains[i] != NULL && r < f.P; r++) nhood_sched_free(&f.chains[i][r]);
-    free(f.chains[i]);
+  for (int i = 0; f.calls != NULL && i < res->ncalls; i++) {
+    for (int r = 0; f.calls[i] != NULL && r < f.P; r++) nhood_sched_free(&f.calls[i][r]);
+    free(f.calls[i]);
   }
-  free(f.chains);
-  free(f.use);
+  free(f.calls);
   return rc;
 }
 
