@@ -89,17 +89,23 @@ static void test_bandwidth_limited_sends(void) {
   CHECK(near(t, 8.0), "bandwidth-limited sends: 8, got %g", t);
 }
 
+/* Ranks 1..senders each send one message of count bytes to rank 0, all at time 0; the
+ * prediction, and the slowest rank in *slowest. */
+static double fan_in(int senders, int count, int *slowest) {
+  nhood_sched s[8];
+  start_all(s, senders + 1);
+  for (int q = 1; q <= senders; q++) {
+    nhood_sched_send(&s[q], 0, 0, bytes(NHOOD_BUF_SEND, count));
+    nhood_sched_recv(&s[0], q, 0, bytes(NHOOD_BUF_RECV, count));
+  }
+  return predict(s, senders + 1, &base, slowest);
+}
+
 /* Receives cost the receiver's CPU o each, one after the other, and start at least g apart
  * (g 1 > o 0.5 here): 2.5, 3.5, 4.5, 5.5, the last done at 6. */
 static void test_receive_overhead(void) {
-  nhood_sched s[5];
-  start_all(s, 5);
-  for (int q = 1; q <= 4; q++) {
-    nhood_sched_send(&s[q], 0, 0, bytes(NHOOD_BUF_SEND, 1));
-    nhood_sched_recv(&s[0], q, 0, bytes(NHOOD_BUF_RECV, 1));
-  }
   int slowest;
-  double t = predict(s, 5, &base, &slowest);
+  double t = fan_in(4, 1, &slowest);
   CHECK(near(t, 2.5 + 3 * 1 + 0.5) && slowest == 0, "four arrivals at 2.5: 6, got %g (rank %d)", t, slowest);
 }
 
@@ -373,14 +379,8 @@ static void test_two_levels_deterministic(void) {
  * until 2.5 + 0.5 + 1 = 4, and the second from 2.5 + g + 100 G = 4.5 until 6. Charged at
  * the sender only, both would arrive at 3.5 and be done at 4.5. */
 static void test_receiver_bandwidth(void) {
-  nhood_sched s[3];
-  start_all(s, 3);
-  for (int q = 1; q <= 2; q++) {
-    nhood_sched_send(&s[q], 0, 0, bytes(NHOOD_BUF_SEND, 101));
-    nhood_sched_recv(&s[0], q, 0, bytes(NHOOD_BUF_RECV, 101));
-  }
   int slowest;
-  double t = predict(s, 3, &base, &slowest);
+  double t = fan_in(2, 101, &slowest);
   CHECK(near(t, 6.0) && slowest == 0, "two 101-byte arrivals: 6, got %g (rank %d)", t, slowest);
 }
 
