@@ -69,8 +69,13 @@ nhood_need_file() {
   [ -r "$1" ] || { echo "error: cannot read $1 (an input of $(basename "$0"); it is part of the repository)" >&2; exit 1; }
 }
 
-# mpiexec flags for running more ranks than cores.
+# mpiexec flags for running more ranks than cores: nhood_mpiexec_flags FLAVOR [NP]. With NP
+# given and no more than the cores, none: processes with a core each busy-poll, as on a cluster
+# node. Open MPI's yield while waiting (needed to keep many ranks on 2 cores usable) costs a
+# call on 2 processes and 2 cores about 1 us more in 9 calls of 10 here, and made the
+# round times that nhood-calibrate measures for nhood-sim bimodal (issue 58).
 nhood_mpiexec_flags() {
+  if [ -n "${2:-}" ] && [ "$2" -le "$(nproc)" ]; then return 0; fi
   case "$1" in
     openmpi) echo "--oversubscribe --mca mpi_yield_when_idle 1" ;;
     mpich) echo "" ;;

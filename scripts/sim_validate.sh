@@ -33,29 +33,38 @@ nhood_release_build "$flavor" nhood-bench nhood-sim nhood-calibrate
 dir="build/flagship-$flavor"
 rm -rf "$out" && mkdir -p "$out"
 cores=$(nproc)
-# A launch here runs in one of two states, whatever the binding: in some, every round takes
-# 1.5-2x what it takes in the others (the machine's cores, as the launch finds them). So the
-# model is calibrated in CALIBRATIONS launches, nhood-sim predicts with each, and the band is
-# the 10th-90th percentile of all their noise draws together; a case's measured value is the
-# median over LAUNCHES launches of nhood-bench (each giving its own median over calls).
-calibrations=${CALIBRATIONS:-5}
-launches=${LAUNCHES:-5}
+# A launch here runs in one of several states, whatever the binding, and the state of the
+# machine drifts over minutes: every round can take 1.5-3x what it takes at other times. So
+# the model is calibrated in CALIBRATIONS launches taking turns with the LAUNCHES launches of
+# nhood-bench (calibration, bench, calibration, ...), nhood-sim predicts with each calibrated
+# model, and the band is the 10th-90th percentile of all their noise draws together; a
+# case's measured value is the median over the bench launches (each its own median over
+# calls). Run in two blocks, calibrations first, the two saw different machines.
+calibrations=${CALIBRATIONS:-15}
+launches=${LAUNCHES:-15}
 for np in $nps $over; do
   echo "== $np processes ($(date +%H:%M:%S))"
   # shellcheck disable=SC2046
-  run() { "mpiexec.$flavor" -n "$np" $(nhood_mpiexec_flags "$flavor") "$@"; }
+  run() { "mpiexec.$flavor" -n "$np" $(nhood_mpiexec_flags "$flavor" "$np") "$@"; }
   n=$calibrations m=$launches
   [ "$np" -le "$cores" ] || n=1 m=1
-  for c in $(seq "$n"); do
-    run "$dir/tools/calibrate/nhood-calibrate" --out "$out/params-$np-$c.txt" --json "$out/calibrate-$np-$c.json" \
-      --sim-model "$out/model-$np-$c.txt" >"$out/calibrate-$np-$c.txt"
-    grep '^  L = ' "$out/calibrate-$np-$c.txt"
-    "$dir/tools/sim/nhood-sim" --ranks "$np" "${topos[@]}" --coll allgather,alltoallv --sizes 8,1024 --algo all \
-      --model "@$out/model-$np-$c.txt" --seeds "$seeds" --json "$out/sim-$np-$c.json" >"$out/sim-$np-$c.txt"
+  for i in $(seq "$((n > m ? n : m))"); do
+    if [ "$i" -le "$n" ]; then
+      run "$dir/tools/calibrate/nhood-calibrate" --out "$out/params-$np-$i.txt" --json "$out/calibrate-$np-$i.json" \
+        --sim-model "$out/model-$np-$i.txt" >"$out/calibrate-$np-$i.txt"
+      grep '^  L = ' "$out/calibrate-$np-$i.txt"
+    fi
+    if [ "$i" -le "$m" ]; then
+      run "$dir/tools/bench/nhood-bench" "${topos[@]}" --coll allgather,alltoallv --sizes 8,1024 --algo all \
+        --iters "$iters" --warmup 40 --json "$out/bench-$np-$i.json" >"$out/bench-$np-$i.txt"
+    fi
   done
-  for l in $(seq "$m"); do
-    run "$dir/tools/bench/nhood-bench" "${topos[@]}" --coll allgather,alltoallv --sizes 8,1024 --algo all \
-      --iters "$iters" --warmup 40 --json "$out/bench-$np-$l.json" >"$out/bench-$np-$l.txt"
+  # nhood-sim with each model; this machine is one node, so --ranks-per-node is the process
+  # count (node-aware algorithms then run direct, as they do here).
+  for c in $(seq "$n"); do
+    "$dir/tools/sim/nhood-sim" --ranks "$np" --ranks-per-node "$np" "${topos[@]}" --coll allgather,alltoallv \
+      --sizes 8,1024 --algo all --model "@$out/model-$np-$c.txt" --seeds "$seeds" --json "$out/sim-$np-$c.json" \
+      >"$out/sim-$np-$c.txt"
   done
 done
 python3 tools/plot/sim_validate.py --cores "$cores" --out "$out/table.md" "$out" $nps $over

@@ -102,12 +102,18 @@ typedef struct results {
   double setup_us;
   int setup_calls, iters_setup;
   nhood_cost_params params;
-  /* noise: 1-byte rounds with one neighbour each way, each after a barrier and timed alone;
-   * the quantiles of a process's delay per round derived from them (calibrate_sim.c) */
-  int noise_rounds;
-  double noise_round_us;                   /* their median */
-  double round_excess[LOGGP_NOISE_POINTS]; /* quantiles of a round's time over the fastest */
-  double noise[LOGGP_NOISE_POINTS];        /* a process's delay */
+  /* skew: 1-byte rounds with one neighbour each way, each after a barrier and timed alone;
+   * the quantiles of a process's delay at a call's start derived from them (calibrate_sim.c) */
+  int skew_rounds;
+  double skew_round_us;                   /* their median */
+  double skew_excess[LOGGP_NOISE_POINTS]; /* quantiles of a round's time over the fastest */
+  double skew[LOGGP_NOISE_POINTS];        /* a process's delay */
+  /* noise: the rounds after the first of chains of NOISE_CHAIN such rounds, each the time
+   * from the last rank's end of the round before to the last rank's end of this one; the
+   * same quantiles. noise_from_skew: no common clock (several nodes), the skew's instead. */
+  int noise_rounds, noise_from_skew;
+  double noise_excess[LOGGP_NOISE_POINTS];
+  double noise[LOGGP_NOISE_POINTS];
   /* --sim-model: single rounds of k messages of `bytes` each way, each after a barrier and
    * timed alone as nhood-bench times a call (the slowest rank's time, the median over
    * samples), and the LogGP evaluator fitted to them with that noise */
@@ -122,7 +128,8 @@ typedef struct results {
 #define QUICK_NOISE_ROUNDS 400
 #define MIN_NOISE_ROUNDS 200
 #define NOISE_BUDGET_S 5.0
-#define SIM_SEEDS 9 /* noise draws per point in the fit of the LogGP evaluator */
+#define NOISE_CHAIN 8 /* rounds per chain of the noise series */
+#define SIM_SEEDS 9   /* noise draws per point in the fit of the LogGP evaluator */
 #define CALL_SAMPLES 400
 #define QUICK_CALL_SAMPLES 40
 extern const int call_counts[4];
@@ -149,5 +156,7 @@ void file_header(const results *res, const char *out_path, char *h, size_t hlen)
 void print_results(const results *res);
 /* The raw points and the parameters as JSON. 0, or 1 (reported). */
 int write_json(const results *res, const char *path);
+/* Rank 0 writes the files; every rank learns whether that worked. 0, or 1 (reported). */
+int write_outputs(const results *res, const options *opt, int rank);
 
 #endif

@@ -3,6 +3,7 @@
 #include "calibrate.h"
 #include "cli.h"
 
+#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -98,6 +99,14 @@ void file_header(const results *res, const char *out_path, char *h, size_t hlen)
 #undef ADD
 }
 
+/* A series' quantiles at 0, 10, 50, 90, 99 and 100%: the rounds' and a process's delay. */
+static void print_quantiles(const double excess[LOGGP_NOISE_POINTS], const double delay[LOGGP_NOISE_POINTS]) {
+  printf("  round over the fastest = %.3g, %.3g, %.3g, %.3g, %.3g, %.3g us\n", excess[0], excess[1], excess[5],
+         excess[9], excess[11], excess[12]);
+  printf("  a process's delay      = %.3g, %.3g, %.3g, %.3g, %.3g, %.3g us (the round's at p^2)\n", delay[0], delay[1],
+         delay[5], delay[9], delay[11], delay[12]);
+}
+
 void print_results(const results *res) {
   const nhood_cost_params *p = &res->params;
   printf("\n%-9s %5s %9s %12s %12s %7s\n", "series", "k", "bytes", "us/round", "model", "error");
@@ -138,16 +147,21 @@ void print_results(const results *res) {
         p->eager, p->rdv, p->rdv_round);
   else
     printf("  eager, rdv : no rendezvous step found (rdv = 0)\n");
-  if (res->noise_rounds > 0) {
+  if (res->skew_rounds > 0) {
     printf(
-        "\nnoise: %d rounds of 1 byte each way, each after a barrier (median %.3g us); quantiles at 0, 10, 50, "
+        "\nskew: %d rounds of 1 byte each way, each after a barrier (median %.3g us); quantiles at 0, 10, 50, "
         "90, 99, 100%%:\n",
-        res->noise_rounds, res->noise_round_us);
-    printf("  round over the fastest = %.3g, %.3g, %.3g, %.3g, %.3g, %.3g us\n", res->round_excess[0],
-           res->round_excess[1], res->round_excess[5], res->round_excess[9], res->round_excess[11],
-           res->round_excess[12]);
-    printf("  a process's delay      = %.3g, %.3g, %.3g, %.3g, %.3g, %.3g us (the round's at p^2)\n", res->noise[0],
-           res->noise[1], res->noise[5], res->noise[9], res->noise[11], res->noise[12]);
+        res->skew_rounds, res->skew_round_us);
+    print_quantiles(res->skew_excess, res->skew);
+    if (res->noise_from_skew)
+      printf("noise: the skew's (no common clock across %d nodes to time the rounds of a chain)\n", res->nodes);
+    else {
+      printf(
+          "noise: %d rounds after the first of chains of %d, from the last rank's end of one round to the "
+          "next's:\n",
+          res->noise_rounds, NOISE_CHAIN);
+      print_quantiles(res->noise_excess, res->noise);
+    }
   }
   if (res->sim_fitted) {
     const loggp_params *m = &res->sim;
@@ -158,7 +172,7 @@ void print_results(const results *res) {
       printf("%-8d %9d %12.3f %12.3f %+6.0f%%\n", pt->k, pt->bytes, pt->us, pt->model_us,
              100 * (pt->model_us / pt->us - 1));
     }
-    printf("nhood-sim's LogGP model, fitted to %d calls with that noise (largest error %.0f%%):\n", res->sim_points,
+    printf("nhood-sim's LogGP model, fitted to %d calls with that skew (largest error %.0f%%):\n", res->sim_points,
            100 * res->sim_error);
     printf("  L = %.4g us, o = %.4g us, g = 0, G = %.4g us/B, Gcopy = %.4g us/B, round = %.4g us\n", m->L, m->o, m->G,
            m->Gcopy, m->round);
@@ -181,6 +195,16 @@ static void json_params(FILE *f, const nhood_cost_params *p) {
       "{\"L\": %.6g, \"o\": %.6g, \"g\": %.6g, \"G\": %.6g, \"Gcopy\": %.6g, \"mpi_factor\": %.6g, \"eager\": %.6g, "
       "\"rdv\": %.6g, \"rdv_round\": %.6g, \"setup\": %.6g}",
       p->L, p->o, p->g, p->G, p->Gcopy, p->mpi_factor, p->eager, p->rdv, p->rdv_round, p->setup);
+}
+
+/* A series' quantiles at noise_p: "NAME_excess_us" (the rounds') and "NAME_us" (a process's delay). */
+static void json_series(FILE *f, const char *name, const double excess[LOGGP_NOISE_POINTS],
+                        const double delay[LOGGP_NOISE_POINTS]) {
+  fprintf(f, " \"%s_excess_us\": [", name);
+  for (int i = 0; i < LOGGP_NOISE_POINTS; i++) fprintf(f, "%s%.6g", i ? ", " : "", excess[i]);
+  fprintf(f, "], \"%s_us\": [", name);
+  for (int i = 0; i < LOGGP_NOISE_POINTS; i++) fprintf(f, "%s%.6g", i ? ", " : "", delay[i]);
+  fprintf(f, "]");
 }
 
 int write_json(const results *res, const char *path) {
@@ -216,14 +240,13 @@ int write_json(const results *res, const char *path) {
   fprintf(f, "%s],\n  \"defaults\": %s,\n  \"max_error\": %.6g,\n  \"params\": ", res->nranks > 1 ? "\n  " : "",
           res->nranks == 1 ? "true" : "false", res->max_error);
   json_params(f, &res->params);
-  fprintf(f, ",\n  \"noise_rounds\": %d, \"noise_round_us\": %.6g, \"noise_p\": [", res->noise_rounds,
-          res->noise_round_us);
+  fprintf(f, ",\n  \"noise_p\": [");
   for (int i = 0; i < LOGGP_NOISE_POINTS; i++) fprintf(f, "%s%.6g", i ? ", " : "", loggp_noise_p[i]);
-  fprintf(f, "],\n  \"round_excess_us\": [");
-  for (int i = 0; i < LOGGP_NOISE_POINTS; i++) fprintf(f, "%s%.6g", i ? ", " : "", res->round_excess[i]);
-  fprintf(f, "],\n  \"noise_us\": [");
-  for (int i = 0; i < LOGGP_NOISE_POINTS; i++) fprintf(f, "%s%.6g", i ? ", " : "", res->noise[i]);
-  fprintf(f, "]");
+  fprintf(f, "],\n  \"skew_rounds\": %d, \"skew_round_us\": %.6g,", res->skew_rounds, res->skew_round_us);
+  json_series(f, "skew", res->skew_excess, res->skew);
+  fprintf(f, ",\n  \"noise_rounds\": %d, \"noise_from_skew\": %s,", res->noise_rounds,
+          res->noise_from_skew ? "true" : "false");
+  json_series(f, "noise", res->noise_excess, res->noise);
   fprintf(f, ",\n  \"calls\": [");
   for (int i = 0; i < res->ncalls; i++)
     fprintf(f, "%s\n    {\"k\": %d, \"bytes\": %d, \"us\": %.6g, \"model_us\": %.6g}", i ? "," : "", res->calls[i].k,
@@ -237,5 +260,39 @@ int write_json(const results *res, const char *path) {
   fprintf(f, "\n}\n");
   int failed = ferror(f) != 0;
   failed |= fclose(f) != 0;
+  return failed;
+}
+
+/* Rank 0 writes the files; every rank learns whether that worked. 0, or 1 (reported). */
+int write_outputs(const results *res, const options *opt, int rank) {
+  int failed = 0;
+  if (rank == 0) {
+    char header[4096];
+    file_header(res, opt->out_path, header, sizeof header);
+    FILE *f = fopen(opt->out_path, "w");
+    if (f == NULL) {
+      fprintf(stderr, TOOL ": cannot write %s: %s\n", opt->out_path, strerror(errno));
+      failed = 1;
+    } else {
+      failed = nhood_cost_params_write(f, &res->params, header) != 0;
+      failed |= fclose(f) != 0;
+      if (failed) fprintf(stderr, TOOL ": writing %s failed\n", opt->out_path);
+    }
+    if (!failed && opt->sim_model_path != NULL && res->sim_fitted && write_sim_model(res, opt->sim_model_path) != 0) {
+      fprintf(stderr, TOOL ": writing --sim-model %s failed\n", opt->sim_model_path);
+      failed = 1;
+    }
+    if (!failed && opt->json_path != NULL && write_json(res, opt->json_path) != 0) {
+      fprintf(stderr, TOOL ": writing --json %s failed\n", opt->json_path);
+      failed = 1;
+    }
+    if (!failed && opt->save)
+      printf(TOOL ": wrote %s%s%s; the library reads it for %d processes on this node (NHOOD_PARAMS unset)\n",
+             opt->out_path, opt->json_path ? " and " : "", opt->json_path ? opt->json_path : "", res->nranks);
+    else if (!failed)
+      printf(TOOL ": wrote %s%s%s; use it with NHOOD_PARAMS=%s\n", opt->out_path, opt->json_path ? " and " : "",
+             opt->json_path ? opt->json_path : "", opt->out_path);
+  }
+  MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
   return failed;
 }

@@ -34,6 +34,9 @@ void noise_quantiles(double *excess, int n, double quantiles[LOGGP_NOISE_POINTS]
     double p = loggp_noise_p[i];
     quantiles[i] = cli_sorted_quantile(excess, n, p);
     delay[i] = cli_sorted_quantile(excess, n, p * p);
+    /* a picosecond: what is left of equal times subtracted in microseconds */
+    quantiles[i] = quantiles[i] < 1e-6 ? 0 : quantiles[i];
+    delay[i] = delay[i] < 1e-6 ? 0 : delay[i];
   }
 }
 
@@ -60,6 +63,7 @@ typedef struct fit_data {
   int P;
   nhood_sched **calls; /* per call point, its P schedules */
   loggp_params model;
+  int copies; /* one node: the sender's CPU copies the bytes in at the rate the receiver's copies them out */
 } fit_data;
 
 /* The evaluator's time of call point i, the median over the noise's draws. */
@@ -82,6 +86,7 @@ static void params_of(const fit_data *f, const double y[4], const double start[4
   m->L = start[0] * exp(y[0]);
   m->o = start[1] * exp(y[1]);
   m->G = start[2] * exp(y[2]);
+  m->O = f->copies ? m->G : 0;
   m->round = start[3] * exp(y[3]);
 }
 
@@ -154,7 +159,7 @@ static void nelder_mead(fit_data *f, const double start[4], int budget, double y
 
 int fit_sim_model(results *res) {
   const nhood_cost_params *p = &res->params;
-  fit_data f = {.res = res, .P = res->nranks};
+  fit_data f = {.res = res, .P = res->nranks, .copies = res->nodes == 1};
   int rc = 1;
   if (res->ncalls == 0) return 1;
   f.calls = calloc((size_t)res->ncalls, sizeof *f.calls);
@@ -165,11 +170,13 @@ int fit_sim_model(results *res) {
   }
   f.model = (loggp_params){.Gcopy = p->Gcopy};
   memcpy(f.model.noise, res->noise, sizeof f.model.noise);
+  memcpy(f.model.skew, res->skew, sizeof f.model.skew);
   /* From the cost model: its L split evenly between latency and round cost. */
   double start[4] = {fmax(p->L / 2, 1e-3), fmax(p->o, 1e-3), fmax(p->G, 1e-7), fmax(p->L / 2, 1e-3)}, y[4];
   nelder_mead(&f, start, 400, y);
   params_of(&f, y, start, &res->sim);
-  res->sim.node_L = res->sim.L, res->sim.node_o = res->sim.o, res->sim.node_G = res->sim.G;
+  res->sim.node_L = res->sim.L, res->sim.node_o = res->sim.o, res->sim.node_G = res->sim.G,
+  res->sim.node_O = res->sim.O;
   res->sim_error = 0;
   for (int i = 0; i < res->ncalls; i++) {
     point *pt = &res->calls[i];
@@ -194,11 +201,18 @@ int write_sim_model(const results *res, const char *path) {
   const loggp_params *m = &res->sim;
   fprintf(out,
           "# nhood-sim's model (nhood-sim --model @%s), fitted by nhood-calibrate on %d ranks (%d on one node, "
-          "%d cores there), %s, %s:\n# %d calls within %.0f%%; noise from %d rounds of %.3g us\n",
+          "%d cores there), %s, %s:\n# %d calls within %.0f%%; skew from %d rounds of %.3g us, noise from %s\n",
           path, res->nranks, res->ranks_per_node, res->cores, res->library, res->date, res->sim_points,
-          100 * res->sim_error, res->noise_rounds, res->noise_round_us);
-  fprintf(out, "loggp:L=%.6g,o=%.6g,g=0,G=%.6g,Gcopy=%.6g,round=%.6g,noise=", m->L, m->o, m->G, m->Gcopy, m->round);
-  for (int i = 0; i < LOGGP_NOISE_POINTS; i++) fprintf(out, "%s%.4g", i ? "/" : "", m->noise[i]);
+          100 * res->sim_error, res->skew_rounds, res->skew_round_us,
+          res->noise_from_skew ? "the skew (no common clock)" : "rounds of chains");
+  fprintf(out, "loggp:L=%.6g,o=%.6g,g=0,G=%.6g,O=%.6g,Gcopy=%.6g,round=%.6g", m->L, m->o, m->G, m->O, m->Gcopy,
+          m->round);
+  const char *name[2] = {"noise", "skew"};
+  const double *q[2] = {m->noise, m->skew};
+  for (int s = 0; s < 2; s++) {
+    fprintf(out, ",%s=", name[s]);
+    for (int i = 0; i < LOGGP_NOISE_POINTS; i++) fprintf(out, "%s%.4g", i ? "/" : "", q[s][i]);
+  }
   fprintf(out, "\n");
   int failed = ferror(out) != 0;
   failed |= fclose(out) != 0;

@@ -81,7 +81,6 @@
 
 #include <mpi.h>
 
-#include <errno.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -226,13 +225,11 @@ static void time_calls(calib *c, int quick, results *res) {
   free(slowest);
 }
 
-/* The noise series: n 1-byte rounds with one neighbour each way, each after a barrier and
+/* The skew series: n 1-byte rounds with one neighbour each way, each after a barrier and
  * timed alone (as nhood-bench times a call), as many as fit in about NOISE_BUDGET_S (the same
- * number on every rank). Rounds of one chain, each timed alone, do not do: a rank that ends a
- * round late starts the next one closer to its neighbour's message, so their times alternate
- * between short and long (bimodal here) whatever the noise. Each rank's times less its fastest
- * are pooled at rank 0, which derives the quantiles (calibrate_sim.c). */
-static void time_noise(calib *c, int quick, results *res) {
+ * number on every rank). Each rank's times less its fastest are pooled at rank 0, which
+ * derives the quantiles of a process's delay at a call's start (calibrate_sim.c). */
+static void time_skew(calib *c, int quick, results *res) {
   int warm = 100, want = quick ? QUICK_NOISE_ROUNDS : NOISE_ROUNDS;
   MPI_Barrier(c->comm);
   double t0 = MPI_Wtime();
@@ -255,11 +252,63 @@ static void time_noise(calib *c, int quick, results *res) {
   double local_median = cli_median(t, n); /* sorts t: t[0] is the fastest */
   for (int r = n - 1; r >= 0; r--) t[r] -= t[0];
   MPI_Gather(t, n, MPI_DOUBLE, all, n, MPI_DOUBLE, 0, c->comm);
-  MPI_Reduce(&local_median, &res->noise_round_us, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
-  res->noise_rounds = n;
-  if (c->rank == 0) noise_quantiles(all, n * c->size, res->round_excess, res->noise);
+  MPI_Reduce(&local_median, &res->skew_round_us, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
+  res->skew_rounds = n;
+  if (c->rank == 0) noise_quantiles(all, n * c->size, res->skew_excess, res->skew);
   free(t);
   free(all);
+}
+
+/* The noise series: chains of NOISE_CHAIN 1-byte rounds (one neighbour each way) after a
+ * barrier, each rank noting when each of its rounds ends. A round of the chain ends when its
+ * last rank's does, so round r's duration is the latest end of round r less the latest end
+ * of round r-1, clocks compared across ranks: only where they are one clock (one node, or
+ * MPI_WTIME_IS_GLOBAL). Round 0 (the barrier's skew) is left out; the durations less the
+ * fastest give a process's delay per round as the skew series does. A rank's own round
+ * times would not do: a rank that ends a round late starts the next one closer to its
+ * neighbour's message, so they alternate between short and long whatever the noise. Without
+ * one clock, the noise is the skew's (res->noise_from_skew). */
+static void time_noise(calib *c, int quick, results *res) {
+  int *flag = NULL, found = 0, global = 0;
+  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &flag, &found);
+  global = found && flag != NULL && *flag;
+  int one_clock = res->nodes == 1 || global, everywhere;
+  MPI_Allreduce(&one_clock, &everywhere, 1, MPI_INT, MPI_MIN, c->comm); /* the same branch on every rank */
+  if (!everywhere) {
+    memcpy(res->noise, res->skew, sizeof res->noise);
+    memcpy(res->noise_excess, res->skew_excess, sizeof res->noise_excess);
+    res->noise_from_skew = 1;
+    return;
+  }
+  int chains = (quick ? QUICK_NOISE_ROUNDS : NOISE_ROUNDS) / NOISE_CHAIN;
+  double per_chain = NOISE_CHAIN * res->skew_round_us * 1e-6;
+  MPI_Bcast(&per_chain, 1, MPI_DOUBLE, 0, c->comm);
+  if (per_chain * chains > NOISE_BUDGET_S) chains = (int)(NOISE_BUDGET_S / per_chain);
+  chains = chains < MIN_NOISE_ROUNDS / NOISE_CHAIN ? MIN_NOISE_ROUNDS / NOISE_CHAIN : chains;
+  size_t n = (size_t)chains * NOISE_CHAIN;
+  double *end = xmalloc(n * sizeof *end), *latest = c->rank == 0 ? xmalloc(n * sizeof *latest) : NULL;
+  for (int k = 0; k < chains; k++) {
+    MPI_Barrier(c->comm);
+    for (int r = 0; r < NOISE_CHAIN; r++) {
+      ring_round(c, 1, 1);
+      end[(size_t)k * NOISE_CHAIN + r] = MPI_Wtime();
+    }
+  }
+  MPI_Reduce(end, latest, (int)n, MPI_DOUBLE, MPI_MAX, 0, c->comm);
+  if (c->rank == 0) {
+    int m = 0;
+    for (int k = 0; k < chains; k++)
+      for (int r = 1; r < NOISE_CHAIN; r++) {
+        size_t i = (size_t)k * NOISE_CHAIN + r;
+        end[m++] = (latest[i] - latest[i - 1]) * 1e6;
+      }
+    qsort(end, (size_t)m, sizeof *end, cli_compare_double);
+    for (int i = m - 1; i >= 0; i--) end[i] -= end[0];
+    noise_quantiles(end, m, res->noise_excess, res->noise);
+    res->noise_rounds = m;
+  }
+  free(end);
+  free(latest);
 }
 
 /* One step of an interleaved comparison: variant 0 or 1, with the arguments in *arg. */
@@ -490,6 +539,7 @@ static void measure(calib *c, results *res) {
       fflush(stdout);
     }
     time_calls(c, c->rounds == QUICK_ROUNDS, res);
+    time_skew(c, c->rounds == QUICK_ROUNDS, res);
     time_noise(c, c->rounds == QUICK_ROUNDS, res);
   }
 
@@ -531,40 +581,6 @@ static void measure(calib *c, results *res) {
 }
 
 /* ------------------------------------------------------------------------------------- */
-
-/* Rank 0 writes the files; every rank learns whether that worked. 0, or 1 (reported). */
-static int write_outputs(const results *res, const options *opt, int rank) {
-  int failed = 0;
-  if (rank == 0) {
-    char header[4096];
-    file_header(res, opt->out_path, header, sizeof header);
-    FILE *f = fopen(opt->out_path, "w");
-    if (f == NULL) {
-      fprintf(stderr, TOOL ": cannot write %s: %s\n", opt->out_path, strerror(errno));
-      failed = 1;
-    } else {
-      failed = nhood_cost_params_write(f, &res->params, header) != 0;
-      failed |= fclose(f) != 0;
-      if (failed) fprintf(stderr, TOOL ": writing %s failed\n", opt->out_path);
-    }
-    if (!failed && opt->sim_model_path != NULL && res->sim_fitted && write_sim_model(res, opt->sim_model_path) != 0) {
-      fprintf(stderr, TOOL ": writing --sim-model %s failed\n", opt->sim_model_path);
-      failed = 1;
-    }
-    if (!failed && opt->json_path != NULL && write_json(res, opt->json_path) != 0) {
-      fprintf(stderr, TOOL ": writing --json %s failed\n", opt->json_path);
-      failed = 1;
-    }
-    if (!failed && opt->save)
-      printf(TOOL ": wrote %s%s%s; the library reads it for %d processes on this node (NHOOD_PARAMS unset)\n",
-             opt->out_path, opt->json_path ? " and " : "", opt->json_path ? opt->json_path : "", res->nranks);
-    else if (!failed)
-      printf(TOOL ": wrote %s%s%s; use it with NHOOD_PARAMS=%s\n", opt->out_path, opt->json_path ? " and " : "",
-             opt->json_path ? opt->json_path : "", opt->out_path);
-  }
-  MPI_Bcast(&failed, 1, MPI_INT, 0, MPI_COMM_WORLD);
-  return failed;
-}
 
 int main(int argc, char **argv) {
   options opt;

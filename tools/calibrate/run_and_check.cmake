@@ -37,9 +37,22 @@ if(SIM)
   if(json_error OR NOT points GREATER 0)
     message(FATAL_ERROR "${OUT}.json: no sim_model fitted to round points (${points}) ${json_error}")
   endif()
+  # On one node: the noise from chains of rounds (a common clock), the skew apart, and the
+  # sender's copies (O = G).
+  string(JSON noise_rounds ERROR_VARIABLE json_error GET "${json}" noise_rounds)
+  string(JSON from_skew ERROR_VARIABLE json_error2 GET "${json}" noise_from_skew)
+  if(json_error OR json_error2 OR NOT noise_rounds GREATER 0 OR from_skew)
+    message(FATAL_ERROR "${OUT}.json: noise_rounds '${noise_rounds}', noise_from_skew '${from_skew}' ${json_error}")
+  endif()
+  file(READ ${OUT}.model model)
+  if(NOT model MATCHES ",G=([0-9.e+-]+),O=([0-9.e+-]+)," OR NOT CMAKE_MATCH_1 STREQUAL CMAKE_MATCH_2
+     OR NOT model MATCHES ",noise=[0-9.e+-]+(/[0-9.e+-]+)+,skew=[0-9.e+-]+(/[0-9.e+-]+)+")
+    message(FATAL_ERROR "${OUT}.model: no O = G, noise and skew:\n${model}")
+  endif()
   execute_process(COMMAND ${SIM} --ranks ${NP} --topo moore:d=1,r=1 --coll allgather --sizes 8 --model @${OUT}.model
                           --seeds 5 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)
-  if(NOT rc EQUAL 0 OR NOT out MATCHES "round [0-9.e+-]+ us, delay per round" OR NOT out MATCHES "band [0-9.]+-[0-9.]+ us")
+  if(NOT rc EQUAL 0 OR NOT out MATCHES "round [0-9.e+-]+ us, delay per round .* \\(in the first round"
+     OR NOT out MATCHES "band [0-9.]+-[0-9.]+ us")
     message(FATAL_ERROR "nhood-sim --model @${OUT}.model: exit ${rc}\n${out}${err}")
   endif()
 endif()

@@ -28,14 +28,17 @@ enum {
   KEY_NODE_G,
   KEY_NIC_O,
   KEY_NIC_G,
+  KEY_BIG_O,
+  KEY_NODE_BIG_O,
   KEY_ROUND,
   KEY_NOISE,
   KEY_SKEW,
   KEY_PRESET,
   NKEYS
 };
-static const char *const key_names[NKEYS] = {"L",      "o",     "g",     "G",     "Gcopy", "node_L", "node_o", "node_g",
-                                             "node_G", "nic_o", "nic_G", "round", "noise", "skew",   "preset"};
+static const char *const key_names[NKEYS] = {"L",      "o",      "g",      "G",     "Gcopy", "node_L",
+                                             "node_o", "node_g", "node_G", "nic_o", "nic_G", "O",
+                                             "node_O", "round",  "noise",  "skew",  "preset"};
 
 const double loggp_noise_p[LOGGP_NOISE_POINTS] = {0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1};
 
@@ -144,7 +147,7 @@ static int parse_item(char *item, loggp_params *out, int seen[NKEYS], char *err,
   if (key == NKEYS) {
     snprintf(err, errlen,
              "--model: unknown key '%s' (expected preset, L, o, g, G, Gcopy, node_L, node_o, node_g, node_G, "
-             "nic_o, nic_G, round, noise, skew)",
+             "nic_o, nic_G, O, node_O, round, noise, skew)",
              item);
     return 1;
   }
@@ -159,9 +162,9 @@ static int parse_item(char *item, loggp_params *out, int seen[NKEYS], char *err,
     return 1;
   }
   seen[key] = 1;
-  double *field[NKEYS] = {&out->L,      &out->o,      &out->g,      &out->G,      &out->Gcopy,
-                          &out->node_L, &out->node_o, &out->node_g, &out->node_G, &out->nic_o,
-                          &out->nic_G,  &out->round,  NULL,         NULL,         NULL};
+  double *field[NKEYS] = {&out->L,      &out->o,      &out->g,      &out->G,     &out->Gcopy, &out->node_L,
+                          &out->node_o, &out->node_g, &out->node_G, &out->nic_o, &out->nic_G, &out->O,
+                          &out->node_O, &out->round,  NULL,         NULL,        NULL};
   if (key == KEY_PRESET) return apply_preset(value, out, err, errlen);
   if (key == KEY_NOISE || key == KEY_SKEW)
     return parse_quantiles(key_names[key], value, key == KEY_NOISE ? out->noise : out->skew, err, errlen);
@@ -201,6 +204,7 @@ int loggp_parse(const char *spec, loggp_params *out, char *err, size_t errlen) {
     const double process[] = {out->L, out->o, out->g, out->G};
     for (int k = 0; k < 4; k++)
       if (!seen[KEY_NODE_L + k]) *node[k] = process[k];
+    if (!seen[KEY_NODE_BIG_O]) out->node_O = out->O;
   }
   return 0;
 }
@@ -231,7 +235,7 @@ int loggp_parse(const char *spec, loggp_params *out, char *err, size_t errlen) {
 
 /* The price of one message between two ranks, at the processes. */
 typedef struct price {
-  double L, o, g, G;
+  double L, o, g, G, O;
   int via_nic; /* between two nodes of a two-level model */
 } price;
 
@@ -327,9 +331,12 @@ static int out_of_memory(evaluation *ev) {
 
 static price price_of(const evaluation *ev, int from, int to) {
   const loggp_params *p = ev->p;
+  /* A message to oneself crosses nothing: MPI copies it from the send buffer to the receive
+   * buffer, once, as a local copy; the CPU pays o at each end as for any message. */
+  if (from == to) return (price){0, p->node_o, 0, p->Gcopy, 0, 0};
   if (ev->per_node > 0 && from / ev->per_node == to / ev->per_node)
-    return (price){p->node_L, p->node_o, p->node_g, p->node_G, 0};
-  return (price){p->L, p->o, p->g, p->G, ev->per_node > 0};
+    return (price){p->node_L, p->node_o, p->node_g, p->node_G, p->node_O, 0};
+  return (price){p->L, p->o, p->g, p->G, p->O, ev->per_node > 0};
 }
 
 /* ---- the event heap --------------------------------------------------------------------- */
@@ -472,18 +479,19 @@ static int post_recv(evaluation *ev, int r, const nhood_op *op) {
 static int post_send(evaluation *ev, int r, const nhood_op *op) {
   rank_clock *c = &ev->clock[r];
   price k = price_of(ev, r, op->peer);
-  double stream = (op->count > 0 ? op->count - 1 : 0) * k.G; /* bytes after the first */
+  double after_first = op->count > 0 ? op->count - 1 : 0;
+  double stream = after_first * k.G, copy = after_first * k.O; /* bytes after the first */
   double start = c->cpu > c->next_send ? c->cpu : c->next_send;
-  c->cpu = start + k.o;
+  c->cpu = start + k.o + copy;
   c->next_send = start + k.g + stream;
-  double out = start + k.o + stream;
+  double out = start + k.o + (stream > copy ? stream : copy);
   if (out > c->sends_out) c->sends_out = out;
   int seq = c->nsent++, m = -1;
-  double first = start + k.o + k.L; /* its first byte at the destination */
+  double first = start + k.o + copy + k.L; /* its first byte at the destination */
   uint64_t word = time_bits(first);
-  if (k.via_nic) { /* handed to the NIC once the CPU has posted it: h = start + o */
+  if (k.via_nic) { /* handed to the NIC once the CPU has posted it: h = start + o + (m - 1) O */
     if ((m = new_message(ev, op->peer, op->count, out)) < 0) return out_of_memory(ev);
-    if (heap_push(ev, (nic_event){start + k.o, r, seq, m, NIC_INJECT}) != 0) return 1;
+    if (heap_push(ev, (nic_event){start + k.o + copy, r, seq, m, NIC_INJECT}) != 0) return 1;
     word = NIC_BIT | (uint64_t)m;
   }
   sim_item message = {word, op->count}, receive;

@@ -8,6 +8,9 @@
  *   g      gap: minimum time between the starts of two injections of one rank
  *   G      time per byte of a message (bandwidth 1/G)
  *   Gcopy  time per byte of a local copy (default G/4)
+ *   O      time per byte the sender's CPU spends on a message (LogGOPS's O; 0 by default):
+ *          through shared memory the sender copies the bytes in as the receiver copies
+ *          them out, while a NIC reads them from memory without the CPU
  *
  *   round  CPU time of one communication round beyond its messages' o: posting the batch and
  *          completing it (µs; 0 by default)
@@ -22,8 +25,9 @@
  * (seed, rank, round), so that a seed gives one reproducible run and seed 0 none (d = 0).
  * Its local copies take bytes * Gcopy.
  * Then its sends go out in schedule order: a send of m bytes starts at max(CPU free,
- * previous start + g + (m_prev - 1) G), keeps the CPU busy o, has its last byte out at
- * start + o + (m - 1) G, and its first byte at the destination at start + o + L. Then the
+ * previous start + g + (m_prev - 1) G), keeps the CPU busy o + (m - 1) O, has its last byte
+ * out at start + o + max((m - 1) G, (m - 1) O), and its first byte at the destination at
+ * start + o + (m - 1) O + L (with O = 0: start + o + L). Then the
  * CPU takes each of the round's receives in order of arrival: it starts at max(CPU free,
  * arrival, previous receive's start + g + (m_prev - 1) G), keeps the CPU busy
  * o + (m - 1) G and is done then. The receiver pays the bytes again, one message after
@@ -34,13 +38,13 @@
  *
  * Two levels (ranks_per_node k >= 1; rank r is on node r / k, the last node may have fewer).
  * A message between two ranks of one node is priced as above with node_L, node_o, node_g,
- * node_G (node_o at its receiver too), and meets no network interface (NIC). A message
+ * node_G, node_O (node_o at its receiver too), and meets no network interface (NIC). A message
  * between nodes is priced with L, o, g, G at both processes as above and also passes the
  * sending node's NIC and then the receiving node's; each is a FIFO server shared by its
  * node's ranks, one per direction (links are full duplex), which a message of m bytes keeps
  * busy c = nic_o + m nic_G:
  *
- *   h  = start + o                      handed to the NIC: the CPU has posted it
+ *   h  = start + o + (m - 1) O          handed to the NIC: the CPU has posted it
  *   s  = max(h, injection side free);   that side is then free at s + c
  *   e  = max(out, s + c)                last byte out of the source NIC, out as above
  *   h' = s + L                          its first byte at the destination NIC
@@ -90,6 +94,7 @@ typedef struct loggp_params {
   /* Two levels, as above: a message within one node, and each node's NIC. */
   double node_L, node_o, node_g, node_G; /* µs, µs per byte */
   double nic_o, nic_G;                   /* µs per message, µs per byte */
+  double O, node_O;                      /* µs per byte at the sender's CPU, between nodes and within one */
   int ranks_per_node;                    /* 0: one level, every message priced with L, o, g, G */
   double round;                          /* µs per communication round */
   double noise[LOGGP_NOISE_POINTS];      /* µs: quantiles of the delay per round, non-decreasing */
@@ -108,7 +113,7 @@ void loggp_to_cost(const loggp_params *m, nhood_cost_params *p);
 
 /* Parses "loggp:preset=NAME" (ib-edr, shm) or "loggp:L=..,o=..,g=..,G=.." (µs and µs per
  * byte), optionally with Gcopy=.., node_L=.., node_o=.., node_g=.., node_G=.., nic_o=..,
- * nic_G=.., round=.., noise=Q0/Q1/.../Q12 (the quantiles at loggp_noise_p) and skew= (the
+ * nic_G=.., O=.., node_O=.., round=.., noise=Q0/Q1/.../Q12 (the quantiles at loggp_noise_p) and skew= (the
  * same for the first round); keys after a preset override it. Without a preset node_* default
  * to L, o, g, G and nic_*, round, noise and skew to 0. ranks_per_node and seed are left 0 (nhood-sim's --ranks-per-node
  * and --seeds set them). 0, or 1 with a message. */

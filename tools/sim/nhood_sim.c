@@ -383,18 +383,23 @@ static void print_header(const options *opt) {
   char levels[256] = ""; /* nothing for one level, as before --ranks-per-node */
   if (opt->ranks_per_node > 0)
     snprintf(levels, sizeof levels,
-             ", %d rank%s per node (within a node L %g us, o %g us, g %g us, G %.4g us/B; "
+             ", %d rank%s per node (within a node L %g us, o %g us, g %g us, G %.4g us/B, O %.4g us/B; "
              "network interface %.4g us + %.4g us/B)",
-             opt->ranks_per_node, cli_plural(opt->ranks_per_node), m->node_L, m->node_o, m->node_g, m->node_G, m->nic_o,
-             m->nic_G);
-  char costs[160] = ""; /* the round cost and the noise, where there are */
+             opt->ranks_per_node, cli_plural(opt->ranks_per_node), m->node_L, m->node_o, m->node_g, m->node_G,
+             m->node_O, m->nic_o, m->nic_G);
+  char costs[256] = ""; /* the round cost, the noise and the skew, where there are */
   if (m->round > 0 || loggp_has_noise(m))
-    snprintf(costs, sizeof costs, ", round %g us, delay per round %g us at the median and %g at the 90th percentile%s",
-             m->round, m->noise[5], m->noise[9], opt->seeds > 0 ? "" : " (not drawn without --seeds)");
+    snprintf(costs, sizeof costs,
+             ", round %g us, delay per round %g us at the median and %g at the 90th percentile (in the first "
+             "round %g and %g)%s",
+             m->round, m->noise[5], m->noise[9], m->skew[12] > 0 ? m->skew[5] : m->noise[5],
+             m->skew[12] > 0 ? m->skew[9] : m->noise[9], opt->seeds > 0 ? "" : " (not drawn without --seeds)");
+  char sender[64] = ""; /* O, where given */
+  if (m->O > 0) snprintf(sender, sizeof sender, ", O %.4g us/B", m->O);
   printf(
-      "nhood-sim: %d virtual rank%s, model %s (L %g us, o %g us, g %g us, G %.4g us/B, "
+      "nhood-sim: %d virtual rank%s, model %s (L %g us, o %g us, g %g us, G %.4g us/B%s, "
       "Gcopy %.4g us/B%s)%s%s%s\n",
-      opt->nranks, cli_plural(opt->nranks), opt->model_spec, m->L, m->o, m->g, m->G, m->Gcopy, costs, levels,
+      opt->nranks, cli_plural(opt->nranks), opt->model_spec, m->L, m->o, m->g, m->G, sender, m->Gcopy, costs, levels,
       opt->persistent ? ", persistent requests (a size pass at init)" : "", opt->verify ? "" : ", not verifying");
 }
 

@@ -459,6 +459,30 @@ static void test_skew(void) {
   CHECK(near(two_rounds_delayed(0), 4.3), "noise in every round: 4.3, got %g", two_rounds_delayed(0));
 }
 
+/* O: the sender's CPU spends (m - 1) O on a message's bytes before its first byte leaves,
+ * and its next send waits for the CPU. One 101-byte message at O = 0.02: the CPU is busy
+ * 0.5 + 2, the first byte arrives at 4.5, the receiver is done at 4.5 + 0.5 + 1 = 6; two
+ * such messages to two ranks: the second starts at 2.5 (the CPU, not the gap g + 100 G = 2),
+ * arrives at 7 and is done at 8.5. O = 0 gives 4 and 7 (test_bandwidth_limited_sends). */
+static void test_sender_copies(void) {
+  loggp_params p = base;
+  p.O = 0.02;
+  nhood_sched s[3];
+  int slowest;
+  start_all(s, 2);
+  nhood_sched_send(&s[0], 1, 0, bytes(NHOOD_BUF_SEND, 101));
+  nhood_sched_recv(&s[1], 0, 0, bytes(NHOOD_BUF_RECV, 101));
+  double t = predict(s, 2, &p, &slowest);
+  CHECK(near(t, 6.0) && slowest == 1, "one message, sender copies: 6, got %g (rank %d)", t, slowest);
+  start_all(s, 3);
+  for (int q = 1; q <= 2; q++) {
+    nhood_sched_send(&s[0], q, 0, bytes(NHOOD_BUF_SEND, 101));
+    nhood_sched_recv(&s[q], 0, 0, bytes(NHOOD_BUF_RECV, 101));
+  }
+  t = predict(s, 3, &p, &slowest);
+  CHECK(near(t, 8.5) && slowest == 2, "two messages, sender copies: 8.5, got %g (rank %d)", t, slowest);
+}
+
 static void test_parse(void) {
   loggp_params p;
   char err[256];
@@ -499,6 +523,10 @@ static void test_parse(void) {
         "no preset, some node and NIC keys");
   CHECK(loggp_parse("loggp:nic_o=1,preset=shm", &p, err, sizeof err) != 0 && strstr(err, "preset must come first"),
         "preset after a NIC key: '%s'", err);
+  CHECK(loggp_parse("loggp:L=1,o=2,g=3,G=4,O=0.5", &p, err, sizeof err) == 0 && p.O == 0.5 && p.node_O == 0.5,
+        "O, and node_O after it without a preset");
+  CHECK(loggp_parse("loggp:preset=ib-edr,node_O=0.25", &p, err, sizeof err) == 0 && p.O == 0 && p.node_O == 0.25,
+        "a preset's O is 0; node_O overrides it within a node");
   CHECK(loggp_parse("loggp:preset=shm,node_x=1", &p, err, sizeof err) != 0 && strstr(err, "nic_G"),
         "unknown key lists the node and NIC keys: '%s'", err);
 
@@ -537,6 +565,7 @@ int main(void) {
   test_round_cost();
   test_noise();
   test_skew();
+  test_sender_copies();
   test_parse();
   return unit_summary("test_loggp");
 }
