@@ -332,8 +332,9 @@ static int out_of_memory(evaluation *ev) {
 static price price_of(const evaluation *ev, int from, int to) {
   const loggp_params *p = ev->p;
   /* A message to oneself crosses nothing: MPI copies it from the send buffer to the receive
-   * buffer, once, as a local copy; the CPU pays o at each end as for any message. */
-  if (from == to) return (price){0, p->node_o, 0, p->Gcopy, 0, 0};
+   * buffer, once, as a local copy; the CPU pays o at each end as for any message (node_o
+   * with two levels). */
+  if (from == to) return (price){0, ev->per_node > 0 ? p->node_o : p->o, 0, p->Gcopy, 0, 0};
   if (ev->per_node > 0 && from / ev->per_node == to / ev->per_node)
     return (price){p->node_L, p->node_o, p->node_g, p->node_G, p->node_O, 0};
   return (price){p->L, p->o, p->g, p->G, p->O, ev->per_node > 0};

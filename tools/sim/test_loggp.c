@@ -483,6 +483,19 @@ static void test_sender_copies(void) {
   CHECK(near(t, 8.5) && slowest == 2, "two messages, sender copies: 8.5, got %g (rank %d)", t, slowest);
 }
 
+/* A message to oneself: no latency, no bandwidth, its bytes copied once at Gcopy. 101 bytes
+ * with O = 0.02: sent at 0.5, there at once, received at 0.5 + 0.5 + 100 * 0.001 = 1.1. */
+static void test_self_message(void) {
+  loggp_params p = base;
+  p.O = 0.02;
+  nhood_sched s[1];
+  start_all(s, 1);
+  nhood_sched_recv(&s[0], 0, 0, bytes(NHOOD_BUF_RECV, 101));
+  nhood_sched_send(&s[0], 0, 0, bytes(NHOOD_BUF_SEND, 101));
+  double t = predict(s, 1, &p, NULL);
+  CHECK(near(t, 1.1), "a message to oneself: 1.1, got %g", t);
+}
+
 static void test_parse(void) {
   loggp_params p;
   char err[256];
@@ -566,6 +579,7 @@ int main(void) {
   test_noise();
   test_skew();
   test_sender_copies();
+  test_self_message();
   test_parse();
   return unit_summary("test_loggp");
 }
