@@ -77,6 +77,22 @@ NHOOD_HOT NHOOD_NOINLINE static int same_arrays(const nhood_call_cache *c, const
   return 1;
 }
 
+/* The bytes of a call's count and displacement arrays, and a copy of them one after another,
+ * as the entry and a memo keep them. */
+static size_t arrays_size(const nhood_coll_args *a, NHOOD_Topo topo) {
+  block_arrays b = arrays_of(a, topo);
+  size_t total = 0;
+  for (int k = 0; k < b.n; k++) total += b.bytes[k];
+  return total;
+}
+static void copy_arrays(char *dst, const nhood_coll_args *a, NHOOD_Topo topo) {
+  block_arrays b = arrays_of(a, topo);
+  for (int k = 0; k < b.n; k++) {
+    if (b.bytes[k]) memcpy(dst, b.ptr[k], b.bytes[k]);
+    dst += b.bytes[k];
+  }
+}
+
 static int is_predefined(MPI_Datatype type) {
   int nints, naddrs, ntypes, combiner = -1;
   return MPI_Type_get_envelope(type, &nints, &naddrs, &ntypes, &combiner) == MPI_SUCCESS &&
@@ -130,9 +146,7 @@ struct nhood_request *nhood_call_cache_slot(nhood_call_cache *c) {
 
 int nhood_call_cache_store(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_Topo topo, MPI_Comm comm,
                            const nhood_commctx *ctx, const nhood_algorithm *alg, const void *trial, MPI_Comm native) {
-  block_arrays b = arrays_of(a, topo);
-  size_t total = 0;
-  for (int k = 0; k < b.n; k++) total += b.bytes[k];
+  size_t total = arrays_size(a, topo);
   if (total > c->arrays_capacity) {
     char *bigger = realloc(c->arrays, total);
     if (!bigger) {
@@ -142,11 +156,7 @@ int nhood_call_cache_store(nhood_call_cache *c, const nhood_coll_args *a, NHOOD_
     c->arrays = bigger;
     c->arrays_capacity = total;
   }
-  size_t offset = 0;
-  for (int k = 0; k < b.n; k++) {
-    if (b.bytes[k]) memcpy(c->arrays + offset, b.ptr[k], b.bytes[k]);
-    offset += b.bytes[k];
-  }
+  copy_arrays(c->arrays, a, topo);
   c->arrays_bytes = total;
   c->key = *a;
   c->key.sendcounts = c->key.sdispls = c->key.recvcounts = c->key.rdispls = NULL;
@@ -177,7 +187,10 @@ static pthread_key_t memos_key;
 static pthread_once_t memos_once = PTHREAD_ONCE_INIT;
 /* Empties slots [0, n) of a table, freeing their flat rounds. */
 static void memos_clear(nhood_call_memo *table, int n) {
-  for (int i = 0; i < n; i++) nhood_flat_round_free(table[i].flat);
+  for (int i = 0; i < n; i++) {
+    nhood_flat_round_free(table[i].flat);
+    free(table[i].arrays);
+  }
   memset(table, 0, (size_t)n * sizeof *table);
 }
 static void free_memos(void *table) {
@@ -237,6 +250,25 @@ NHOOD_NOINLINE static int run_flat_checked(nhood_call_memo *m) {
   return rc;
 }
 
+/* n ints equal; a loop, not memcmp: the arrays of a repeat are short and equal. */
+NHOOD_HOT static inline int ints_are(const int *stored, const int *x, int n) {
+  for (int i = 0; i < n; i++)
+    if (stored[i] != x[i]) return 0;
+  return 1;
+}
+
+NHOOD_HOT int nhood_call_memo_arrays_are(const int *sendcounts, const int *sdispls, const int *recvcounts,
+                                         const int *rdispls) {
+  const nhood_call_memo *m = nhood_last_memo;
+  const int *stored = (const int *)m->arrays; /* as copy_arrays laid them out */
+  int out = m->topo->outdegree, in = m->topo->indegree;
+  if (sendcounts != NULL) {
+    if (!ints_are(stored, sendcounts, out) || !ints_are(stored + out, sdispls, out)) return 0;
+    stored += 2 * (size_t)out;
+  }
+  return ints_are(stored, recvcounts, in) && ints_are(stored + in, rdispls, in);
+}
+
 NHOOD_HOT int nhood_call_cache_run_hot(nhood_flat_round *f) {
   return nhood_thread_free() ? nhood_flat_round_run(f) : run_flat_checked((nhood_call_memo *)nhood_last_memo);
 }
@@ -294,11 +326,23 @@ void nhood_call_cache_remember(nhood_call_cache *c, NHOOD_Topo topo, const nhood
     nhood_flat_round_free(flat);
     flat = NULL;
   }
-  if (!flat && c->native == MPI_COMM_NULL && !has_arrays(a->kind)) {
+  if (!flat && c->native == MPI_COMM_NULL) {
     char call[64];
     snprintf(call, sizeof call, "neighborhood %s (%s)", nhood_coll_names[a->kind],
              nhood_task_schedule(c->req.task)->algorithm);
     flat = nhood_sched_task_flatten(c->req.task, c->req.ctx, a->sendbuf, a->recvbuf, call);
+  }
+  /* A flat round of a call with count arrays is run only where the arrays are the same. */
+  char *arrays = NULL;
+  free(m->arrays);
+  if (flat && has_arrays(a->kind)) {
+    size_t bytes = arrays_size(a, topo);
+    if ((arrays = malloc(bytes ? bytes : 1)) != NULL) {
+      copy_arrays(arrays, a, topo);
+    } else { /* memory is optional: the call runs from the entry */
+      nhood_flat_round_free(flat);
+      flat = NULL;
+    }
   }
   *m = (nhood_call_memo){.generation = generation,
                          .key = k,
@@ -307,9 +351,14 @@ void nhood_call_cache_remember(nhood_call_cache *c, NHOOD_Topo topo, const nhood
                          .entry = c,
                          .native = c->native,
                          .flat = flat,
+                         .arrays = arrays,
                          .build = c->build,
                          .algorithm = nhood_task_schedule(c->req.task)->algorithm};
   memcpy(m->selection, c->req.selection, sizeof m->selection);
+}
+
+NHOOD_HOT int nhood_call_memo_run_flat(const nhood_call_memo *m) {
+  return m->flat ? nhood_flat_round_run(m->flat) : -1;
 }
 
 NHOOD_HOT const char *nhood_call_memo_algorithm(const nhood_call_memo *m) { return m->algorithm; }

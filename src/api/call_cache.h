@@ -83,7 +83,8 @@ NHOOD_HOT static inline int nhood_call_key_same(const nhood_call_key *x, const n
  * the entry, and what NHOOD_Last_algorithm and NHOOD_Selection_info say after it. Where the
  * entry's schedule is one round of communication only, the thread's flat round of it: owned by
  * the memo, kept while the memo is rewritten for the same call of the same build of the entry
- * (after the generation moved for something else), freed when the slot goes to another. */
+ * (after the generation moved for something else), freed when the slot goes to another; for a
+ * call with count arrays, with a copy of the arrays the flat round was made for. */
 struct nhood_call_memo {
   _Alignas(64) unsigned generation; /* nhood_handles_generation when written; 0: empty */
   nhood_call_key key;
@@ -92,6 +93,7 @@ struct nhood_call_memo {
   nhood_call_cache *entry;
   MPI_Comm native;               /* the entry's */
   struct nhood_flat_round *flat; /* on the entry's context, which its request retains */
+  char *arrays;                  /* with a flat round of a call with count arrays: their contents (owned) */
   unsigned build;                /* the entry's when written */
   const char *algorithm;
   char selection[NHOOD_SELECTION_TEXT_MAX]; /* read only by NHOOD_Selection_info */
@@ -113,6 +115,10 @@ NHOOD_HOT static inline struct nhood_flat_round *nhood_call_cache_hot(const nhoo
     return m->flat;
   return NULL;
 }
+/* Where nhood_call_cache_hot returned a flat round for a call with count arrays (allgatherv:
+ * sendcounts and sdispls NULL; alltoallv): whether the call's arrays have the contents of the
+ * memo's, which the flat round was made for. */
+int nhood_call_memo_arrays_are(const int *sendcounts, const int *sdispls, const int *recvcounts, const int *rdispls);
 /* Runs f, the flat round nhood_call_cache_hot returned, checking the thread level. */
 int nhood_call_cache_run_hot(struct nhood_flat_round *f);
 /* Where this call (without count arrays) repeats one of the calling thread's memos whose entry
@@ -126,6 +132,10 @@ int nhood_call_cache_run_flat(const nhood_call_key *k, MPI_Comm comm, NHOOD_Topo
  * (another algorithm, or count arrays to compare); NULL, MPI_COMM_NULL and NULL otherwise. */
 nhood_call_cache *nhood_call_cache_remembered(NHOOD_Topo topo, const nhood_coll_args *a, MPI_Comm comm,
                                               MPI_Comm *native, const nhood_call_memo **memo);
+/* Runs the memo's flat round where it has one (its entry runs one round of communication and
+ * nothing else) and returns its result; -1 where it has none. For a call with count arrays the
+ * caller holds the entry, whose arrays nhood_call_cache_remembered compared with the call's. */
+int nhood_call_memo_run_flat(const nhood_call_memo *m);
 /* Writes a memo of this call, which ran from the held entry c (only where the entry needs no
  * check); it replaces the memo of whichever topology object shared its slot. */
 void nhood_call_cache_remember(nhood_call_cache *c, NHOOD_Topo topo, const nhood_coll_args *a, MPI_Comm comm);

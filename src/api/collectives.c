@@ -174,7 +174,9 @@ NHOOD_HOT static int run_request(struct nhood_request *req, const nhood_coll_arg
 
 /* A repeat of the calling thread's blocking call remembered in memo (api/call_cache.h): where
  * MPI's own collective ran it, the arguments straight to the graph communicator `native`;
- * otherwise the held entry's request. Nothing is checked or prepared again. */
+ * otherwise the memo's flat round where it has one (a v collective's one round: its arrays
+ * were compared with the held entry's), else the held entry's request. Nothing is checked or
+ * prepared again. */
 NHOOD_HOT static int repeat_memo(const nhood_coll_args *a, nhood_call_cache *cache, MPI_Comm native,
                                  const nhood_call_memo *memo) {
   int rc;
@@ -182,7 +184,7 @@ NHOOD_HOT static int repeat_memo(const nhood_coll_args *a, nhood_call_cache *cac
   if (native != MPI_COMM_NULL) {
     rc = nhood_native_call(a, native, NHOOD_NATIVE_BLOCKING, NULL);
     if (rc != MPI_SUCCESS) nhood_error_context("neighborhood %s (mpi)", nhood_coll_names[a->kind]);
-  } else {
+  } else if ((rc = nhood_call_memo_run_flat(memo)) < 0) {
     rc = run_request(nhood_call_cache_request(cache), a);
   }
   if (cache) nhood_call_cache_release(cache);

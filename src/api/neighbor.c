@@ -1,6 +1,7 @@
 /* The NHOOD_Neighbor_* entry points: each gathers its arguments and runs the call
  * (api/collectives.c). A blocking allgather or alltoall first looks for a repeat the thread
- * keeps as a flat round (api/call_cache.h), before its arguments are even gathered. */
+ * keeps as a flat round (api/call_cache.h), before its arguments are even gathered; a blocking
+ * allgatherv or alltoallv does so once they are, its arrays compared by content. */
 #include "api/call_cache.h"
 #include "api/coll_check.h"
 #include "common/hot.h"
@@ -73,11 +74,28 @@ int NHOOD_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Dataty
     .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype                                               \
   }
 
+/* A blocking allgatherv or alltoallv that repeats no flat round of the thread's last call:
+ * the whole way (out of line, as the fixed-size collectives' _not_last). */
+NHOOD_NOINLINE static int allgatherv_blocking(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
+                                              const int recvcounts[], const int displs[], MPI_Datatype recvtype,
+                                              MPI_Comm comm, NHOOD_Topo topo) {
+  nhood_coll_args a = ALLGATHERV_ARGS;
+  return nhood_coll_run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
+}
+
 NHOOD_HOT int NHOOD_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                                         MPI_Comm comm, NHOOD_Topo topo) {
-  nhood_coll_args a = ALLGATHERV_ARGS;
-  return nhood_coll_run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
+  nhood_call_key k = {.kind = NHOOD_ALLGATHERV,
+                      .sendcount = sendcount,
+                      .sendbuf = sendbuf,
+                      .recvbuf = recvbuf,
+                      .sendtype = sendtype,
+                      .recvtype = recvtype};
+  struct nhood_flat_round *f = nhood_call_cache_hot(&k, comm, topo);
+  return f && nhood_call_memo_arrays_are(NULL, NULL, recvcounts, displs)
+             ? nhood_call_cache_run_hot(f)
+             : allgatherv_blocking(sendbuf, sendcount, sendtype, recvbuf, recvcounts, displs, recvtype, comm, topo);
 }
 int NHOOD_Ineighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                const int recvcounts[], const int displs[], MPI_Datatype recvtype, MPI_Comm comm,
@@ -119,11 +137,24 @@ int NHOOD_Neighbor_alltoall_init(const void *sendbuf, int sendcount, MPI_Datatyp
     .sendtype = sendtype, .recvcounts = recvcounts, .rdispls = rdispls, .recvtype = recvtype                       \
   }
 
+NHOOD_NOINLINE static int alltoallv_blocking(const void *sendbuf, const int sendcounts[], const int sdispls[],
+                                             MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
+                                             const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
+                                             NHOOD_Topo topo) {
+  nhood_coll_args a = ALLTOALLV_ARGS;
+  return nhood_coll_run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
+}
+
 NHOOD_HOT int NHOOD_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo) {
-  nhood_coll_args a = ALLTOALLV_ARGS;
-  return nhood_coll_run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
+  nhood_call_key k = {
+      .kind = NHOOD_ALLTOALLV, .sendbuf = sendbuf, .recvbuf = recvbuf, .sendtype = sendtype, .recvtype = recvtype};
+  struct nhood_flat_round *f = nhood_call_cache_hot(&k, comm, topo);
+  return f && nhood_call_memo_arrays_are(sendcounts, sdispls, recvcounts, rdispls)
+             ? nhood_call_cache_run_hot(f)
+             : alltoallv_blocking(sendbuf, sendcounts, sdispls, sendtype, recvbuf, recvcounts, rdispls, recvtype, comm,
+                                  topo);
 }
 int NHOOD_Ineighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[], MPI_Datatype sendtype,
                               void *recvbuf, const int recvcounts[], const int rdispls[], MPI_Datatype recvtype,
