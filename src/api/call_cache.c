@@ -257,9 +257,9 @@ NHOOD_HOT static inline int ints_are(const int *stored, const int *x, int n) {
   return 1;
 }
 
-NHOOD_HOT int nhood_call_memo_arrays_are(const int *sendcounts, const int *sdispls, const int *recvcounts,
-                                         const int *rdispls) {
-  const nhood_call_memo *m = nhood_last_memo;
+/* The call's arrays have the contents of m's (allgatherv: sendcounts and sdispls NULL). */
+NHOOD_HOT static int memo_arrays_are(const nhood_call_memo *m, const int *sendcounts, const int *sdispls,
+                                     const int *recvcounts, const int *rdispls) {
   const int *stored = (const int *)m->arrays; /* as copy_arrays laid them out */
   int out = m->topo->outdegree, in = m->topo->indegree;
   if (sendcounts != NULL) {
@@ -269,6 +269,11 @@ NHOOD_HOT int nhood_call_memo_arrays_are(const int *sendcounts, const int *sdisp
   return ints_are(stored, recvcounts, in) && ints_are(stored + in, rdispls, in);
 }
 
+NHOOD_HOT int nhood_call_memo_arrays_are(const int *sendcounts, const int *sdispls, const int *recvcounts,
+                                         const int *rdispls) {
+  return memo_arrays_are(nhood_last_memo, sendcounts, sdispls, recvcounts, rdispls);
+}
+
 NHOOD_HOT int nhood_call_cache_run_hot(nhood_flat_round *f) {
   return nhood_thread_free() ? nhood_flat_round_run(f) : run_flat_checked((nhood_call_memo *)nhood_last_memo);
 }
@@ -276,6 +281,16 @@ NHOOD_HOT int nhood_call_cache_run_hot(nhood_flat_round *f) {
 NHOOD_HOT int nhood_call_cache_run_flat(const nhood_call_key *k, MPI_Comm comm, NHOOD_Topo topo) {
   nhood_call_memo *m = memo_of(topo, k, comm);
   if (m == NULL || m->flat == NULL) return -1;
+  if (!nhood_thread_free()) return run_flat_checked(m);
+  nhood_last_memo = m;
+  return nhood_flat_round_run(m->flat);
+}
+
+NHOOD_HOT int nhood_call_cache_run_flat_arrays(const nhood_call_key *k, MPI_Comm comm, NHOOD_Topo topo,
+                                               const int *sendcounts, const int *sdispls, const int *recvcounts,
+                                               const int *rdispls) {
+  nhood_call_memo *m = memo_of(topo, k, comm);
+  if (m == NULL || m->flat == NULL || !memo_arrays_are(m, sendcounts, sdispls, recvcounts, rdispls)) return -1;
   if (!nhood_thread_free()) return run_flat_checked(m);
   nhood_last_memo = m;
   return nhood_flat_round_run(m->flat);

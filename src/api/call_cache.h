@@ -126,6 +126,10 @@ int nhood_call_cache_run_hot(struct nhood_flat_round *f);
  * (engine/flat_round.h) and returns its result, with nhood_last_memo set. Returns -1 where the
  * call repeats no such memo. Reads nothing but the memo: the entry is neither held nor read. */
 int nhood_call_cache_run_flat(const nhood_call_key *k, MPI_Comm comm, NHOOD_Topo topo);
+/* The same for a call with count arrays (allgatherv: sendcounts and sdispls NULL): the memo's
+ * flat round where its arrays have the call's contents. */
+int nhood_call_cache_run_flat_arrays(const nhood_call_key *k, MPI_Comm comm, NHOOD_Topo topo, const int *sendcounts,
+                                     const int *sdispls, const int *recvcounts, const int *rdispls);
 /* When this call repeats one of the calling thread's memos (the same topology, communicator
  * and arguments, nothing gone since): that memo in *memo, the graph communicator in *native
  * where the entry runs MPI's own collective, and the entry, held, where it must be read

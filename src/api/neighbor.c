@@ -75,10 +75,19 @@ int NHOOD_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Dataty
   }
 
 /* A blocking allgatherv or alltoallv that repeats no flat round of the thread's last call:
- * the whole way (out of line, as the fixed-size collectives' _not_last). */
+ * another memo's flat round, else the whole way (out of line, as the fixed-size collectives'
+ * _not_last). */
 NHOOD_NOINLINE static int allgatherv_blocking(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                               const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                                               MPI_Comm comm, NHOOD_Topo topo) {
+  nhood_call_key k = {.kind = NHOOD_ALLGATHERV,
+                      .sendcount = sendcount,
+                      .sendbuf = sendbuf,
+                      .recvbuf = recvbuf,
+                      .sendtype = sendtype,
+                      .recvtype = recvtype};
+  int rc = nhood_call_cache_run_flat_arrays(&k, comm, topo, NULL, NULL, recvcounts, displs);
+  if (rc >= 0) return rc;
   nhood_coll_args a = ALLGATHERV_ARGS;
   return nhood_coll_run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
 }
@@ -141,6 +150,10 @@ NHOOD_NOINLINE static int alltoallv_blocking(const void *sendbuf, const int send
                                              MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                                              NHOOD_Topo topo) {
+  nhood_call_key k = {
+      .kind = NHOOD_ALLTOALLV, .sendbuf = sendbuf, .recvbuf = recvbuf, .sendtype = sendtype, .recvtype = recvtype};
+  int rc = nhood_call_cache_run_flat_arrays(&k, comm, topo, sendcounts, sdispls, recvcounts, rdispls);
+  if (rc >= 0) return rc;
   nhood_coll_args a = ALLTOALLV_ARGS;
   return nhood_coll_run(&a, comm, topo, MPI_INFO_NULL, NHOOD_BLOCKING, NULL);
 }
