@@ -53,6 +53,7 @@ typedef struct options {
   int comms;  /* churn: timed communicators per row */
   int theta;  /* 0: the library's default */
   const char *json_path;
+  const char *calibrate; /* --calibrate OPTS: nhood-calibrate's options, run first in this launch */
   int help;
 } options;
 

@@ -51,6 +51,10 @@ void print_usage(FILE *out) {
       "  --theta N       combine: least common targets for partners to merge (default: the\n"
       "                  library's, or NHOOD_COMBINE_THETA)\n"
       "  --json FILE     also write one JSON object per result line to FILE (truncated)\n"
+      "  --calibrate OPTS\n"
+      "                  first run nhood-calibrate with OPTS (its options, separated by spaces,\n"
+      "                  e.g. \"--out P --sim-model M\") in this launch, so that what it measures\n"
+      "                  and what the cases measure come from one run of the processes\n"
       "  --help          this text\n"
       "\n"
       "Latencies are per call in microseconds: a call's latency is its slowest rank's time, and\n"
@@ -166,8 +170,8 @@ int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen)
       opt->help = 1;
       return 0;
     }
-    static const char *const with_value[] = {"--topo",   "--coll",  "--sizes", "--algo",  "--mode", "--iters",
-                                             "--warmup", "--theta", "--json",  "--calls", "--comms"};
+    static const char *const with_value[] = {"--topo",   "--coll",  "--sizes", "--algo",  "--mode",  "--iters",
+                                             "--warmup", "--theta", "--json",  "--calls", "--comms", "--calibrate"};
     const char *name, *value;
     if (cli_option_with_value(argc, argv, &i, with_value, sizeof with_value / sizeof with_value[0], &name, &value, err,
                               errlen) != 0)
@@ -184,6 +188,8 @@ int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen)
       if (cli_parse_int(name, value, 1, &opt->theta, err, errlen) != 0) return 1;
     } else if (strcmp(name, "--json") == 0)
       opt->json_path = value;
+    else if (strcmp(name, "--calibrate") == 0)
+      opt->calibrate = value;
     else if (parse_list(name, value, opt, err, errlen) != 0)
       return 1;
   }

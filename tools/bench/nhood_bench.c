@@ -26,6 +26,7 @@
 #include "bench.h"
 #include "blockdata.h"
 #include "cli.h"
+#include "nhood_calibrate.h"
 #include "topospec.h"
 
 #include <nhood.h>
@@ -576,6 +577,21 @@ static void short_library_version(char *out, size_t outlen) {
   snprintf(out, outlen, "%.*s", (int)n, version);
 }
 
+/* --calibrate OPTS: nhood-calibrate with OPTS, split at spaces, in this launch (a machine's
+ * state can change from one launch to the next). Its exit status. */
+static int run_calibrate(const char *opts) {
+  char *copy = xmalloc(strlen(opts) + 1), *argv[64] = {"nhood-calibrate"};
+  int argc = 1;
+  strcpy(copy, opts);
+  for (char *word = strtok(copy, " "); word != NULL && argc < 63; word = strtok(NULL, " ")) argv[argc++] = word;
+  argv[argc] = NULL;
+  fflush(stdout);
+  int rc = nhood_calibrate_run(argc, argv);
+  fflush(stdout);
+  free(copy);
+  return rc;
+}
+
 int main(int argc, char **argv) {
   bench b = {.json = NULL};
   topospec *specs = NULL;
@@ -641,6 +657,7 @@ int main(int argc, char **argv) {
     if ((specs[t].kind == TOPOSPEC_MOORE || specs[t].kind == TOPOSPEC_VONNEUMANN) &&
         (int)strlen(CART_OFFSETS_ROW) > b.algo_width)
       b.algo_width = (int)strlen(CART_OFFSETS_ROW);
+  if (b.opt.calibrate != NULL && (exit_code = run_calibrate(b.opt.calibrate)) != 0) goto cleanup;
   short_library_version(b.mpi_library, sizeof b.mpi_library);
   NHOOD_Progress_mode(&b.progress);
   for (int m = 0; m < b.opt.nmodes; m++)

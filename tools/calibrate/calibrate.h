@@ -30,9 +30,9 @@ typedef struct options {
   char save_path[512];
   int help;
 } options;
-void print_usage(FILE *out);
+void calibrate_print_usage(FILE *out);
 /* 0, or 1 with a message in err. */
-int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen);
+int calibrate_parse_options(int argc, char **argv, options *opt, char *err, size_t errlen);
 /* Makes the folders above path; 0, or 1 with a message. */
 int make_parents(const char *path, char *err, size_t errlen);
 /* 0 where path can be written (option names it in the message); else 1 with a message. */

@@ -8,7 +8,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-void print_usage(FILE *out) {
+void calibrate_print_usage(FILE *out) {
   fprintf(out,
           "usage: mpiexec -n P " TOOL
           " [--out FILE] [--iters N] [--quick] [--json FILE] [--sim-model FILE]\n"
@@ -40,7 +40,7 @@ void print_usage(FILE *out) {
 }
 
 /* Every rank parses the same arguments and reaches the same verdict. 0, or 1 with a message. */
-int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen) {
+int calibrate_parse_options(int argc, char **argv, options *opt, char *err, size_t errlen) {
   memset(opt, 0, sizeof *opt);
   opt->out_path = DEFAULT_OUT;
   for (int i = 1; i < argc; i++) {

@@ -72,6 +72,7 @@
  * writes FILE (default nhood-params.txt) and, with --json, the raw points.
  */
 #include "calibrate.h"
+#include "nhood_calibrate.h"
 #include "cli.h"
 #include "common/mpi_util.h" /* nhood_waitall: MPI_STATUSES_IGNORE without MPICH's false warning */
 #include "common/cost_model.h"
@@ -582,23 +583,22 @@ static void measure(calib *c, results *res) {
 
 /* ------------------------------------------------------------------------------------- */
 
-int main(int argc, char **argv) {
+int nhood_calibrate_run(int argc, char **argv) {
   options opt;
   results res;
   memset(&res, 0, sizeof res);
   char err[512] = "";
   int rank, size, exit_code = 0;
-  MPI_Init(&argc, &argv);
   MPI_Comm_rank(MPI_COMM_WORLD, &rank);
   MPI_Comm_size(MPI_COMM_WORLD, &size);
 
-  if (parse_options(argc, argv, &opt, err, sizeof err) != 0) {
+  if (calibrate_parse_options(argc, argv, &opt, err, sizeof err) != 0) {
     if (rank == 0) fprintf(stderr, TOOL ": %s\n", err);
     exit_code = EXIT_USAGE;
     goto done;
   }
   if (opt.help) {
-    if (rank == 0) print_usage(stdout);
+    if (rank == 0) calibrate_print_usage(stdout);
     goto done;
   }
   /* The output files before the measurements, so that a typo does not surface after them. */
@@ -690,6 +690,5 @@ int main(int argc, char **argv) {
   if (write_outputs(&res, &opt, rank) != 0) exit_code = 1;
 
 done:
-  MPI_Finalize();
   return exit_code;
 }

@@ -1,24 +1,28 @@
 #!/usr/bin/env python3
 """The validation table of scripts/sim_validate.sh: nhood-bench's measured medians beside
 nhood-sim's predictions (median and 10th-90th percentile band over the noise's seeds) with the
-model nhood-calibrate fitted on the same processes.
+model nhood-calibrate fitted in the same launch.
 
   sim_validate.py --cores C [--out FILE] DIR NP [NP ...]
 
-DIR holds bench-NP-L.json (one per launch L) and sim-NP-C.json (one per calibration C, with
-nhood-sim --seeds) for each NP. A case's measured value is the median over launches of each
-launch's median; its prediction is the median of every calibration's noise draws together,
-and its band their 10th-90th percentile. A row is a case (processes, topology,
+DIR holds, for each NP and launch L, bench-NP-L.json (nhood-bench's rows) and sim-NP-L.json
+(nhood-sim --seeds with the model nhood-calibrate fitted at the start of that launch). A
+launch's measured median lies in its band when it lies between the 10th and 90th percentile
+of nhood-sim's draws with that launch's model. A row is a case (processes, topology,
 collective, bytes) and an algorithm that makes its own schedule there (where nhood-sim says it
-falls back, the row is left out: its schedule is another algorithm's). NP above C is marked
-"oversubscribed": the model has no term for processes taking turns on a core. Exit status 0;
-the summary line says how many medians lie in their band and how many ratios to direct are
-within 15%.
+falls back, the row is left out: its schedule is another algorithm's): the median and range
+over launches of the measured medians, the median of all launches' draws and their 10th-90th
+percentile, in how many launches the measured median lay in its own band, and each
+algorithm's ratio to direct, measured (median over launches) and predicted (all draws). NP
+above C is marked "oversubscribed": the model has no term for processes taking turns on a
+core. Exit status 0; the summary line counts the launches and cases inside their band and the
+ratios to direct within 15%.
 """
 import argparse
 import glob
 import json
 import os
+import re
 import statistics
 import sys
 
@@ -32,6 +36,14 @@ def case_key(r):
     return (r["topo"], r["coll"], r["bytes"])
 
 
+def launch_of(path):
+    return int(re.search(r"-(\d+)\.json$", path).group(1))
+
+
+def quantile(v, p):
+    return v[min(len(v) - 1, int(round(p * (len(v) - 1))))]
+
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--cores", type=int, required=True)
@@ -41,64 +53,61 @@ def main():
     a = ap.parse_args()
 
     lines = [
-        "| P | topology | coll | bytes | algo | measured us (launches) | predicted us (band) | in band | "
+        "| P | topology | coll | bytes | algo | measured us (launches) | predicted us (band) | launches in band | "
         "ratio to direct: measured | predicted | predicted / measured |",
-        "|---|---|---|---:|---|---:|---|---|---:|---:|---:|",
+        "|---|---|---|---:|---|---:|---|---:|---:|---:|---:|",
     ]
-    inside = total = ratios_ok = ratios = 0
+    pairs_in = pairs = cases_all = cases_most = cases = ratios_ok = ratios = 0
     for np_ in a.nps:
         over = np_ > a.cores
-        launches = {}
-        for path in sorted(glob.glob(os.path.join(a.dir, "bench-%d-*.json" % np_))):
+        measured = {}  # (case, algo) -> {launch: median}
+        for path in glob.glob(os.path.join(a.dir, "bench-%d-*.json" % np_)):
             for r in rows(path):
                 if r.get("mode") == "blocking" and r["coll"] in ("allgather", "alltoallv"):
-                    launches.setdefault(case_key(r) + (r["algo"],), []).append(r["lat_us_median"])
-        bench = {k: {"lat_us_median": statistics.median(v), "low": min(v), "high": max(v)}
-                 for k, v in launches.items()}
-        pooled = {}
-        for path in sorted(glob.glob(os.path.join(a.dir, "sim-%d-*.json" % np_))):
+                    measured.setdefault(case_key(r) + (r["algo"],), {})[launch_of(path)] = r["lat_us_median"]
+        predicted = {}  # (case, algo) -> {launch: row}
+        for path in glob.glob(os.path.join(a.dir, "sim-%d-*.json" % np_)):
             for r in rows(path):
-                if r.get("pred_us") is None:
-                    continue
-                key = case_key(r) + (r["algo"],)
-                if key not in pooled:
-                    pooled[key] = dict(r, samples=[])
-                pooled[key]["samples"] += r.get("pred_samples_us") or [r["pred_us"]]
-        sim = []
-        for r in pooled.values():
-            v = sorted(r["samples"])
-            q = lambda p: v[min(len(v) - 1, int(round(p * (len(v) - 1))))]
-            r.update(pred_us=q(0.5), pred_p10_us=q(0.1), pred_p90_us=q(0.9))
-            sim.append(r)
-        sim.sort(key=lambda r: (r["topo"], r["coll"], r["bytes"]))
-        direct = {case_key(r): r for r in sim if r["algo"] == "direct"}
-        for r in sim:
-            if r["algo_resolved"] != r["algo"]:
+                if r.get("pred_us") is not None and r["algo_resolved"] == r["algo"]:
+                    predicted.setdefault(case_key(r) + (r["algo"],), {})[launch_of(path)] = r
+        keys = sorted(k for k in predicted if k in measured)
+        direct = {k[:3]: k for k in keys if k[3] == "direct"}
+        for k in keys:
+            d = direct.get(k[:3])
+            if d is None:
                 continue
-            b = bench.get(case_key(r) + (r["algo"],))
-            d_sim = direct.get(case_key(r))
-            d_bench = bench.get(case_key(r) + ("direct",))
-            if b is None or d_sim is None or d_bench is None:
+            launches = sorted(set(predicted[k]) & set(measured[k]))
+            if not launches:
                 continue
-            m, p, lo, hi = b["lat_us_median"], r["pred_us"], r["pred_p10_us"], r["pred_p90_us"]
-            ok = lo <= m <= hi
-            rm, rp = m / d_bench["lat_us_median"], p / d_sim["pred_us"]
+            inside = sum(predicted[k][l]["pred_p10_us"] <= measured[k][l] <= predicted[k][l]["pred_p90_us"]
+                         for l in launches)
+            m = [measured[k][l] for l in launches]
+            draws = sorted(x for l in launches
+                           for x in (predicted[k][l].get("pred_samples_us") or [predicted[k][l]["pred_us"]]))
+            d_draws = sorted(x for l in predicted[d]
+                             for x in (predicted[d][l].get("pred_samples_us") or [predicted[d][l]["pred_us"]]))
+            med, p = statistics.median(m), quantile(draws, 0.5)
+            rm = med / statistics.median(measured[d].values())
+            rp = p / quantile(d_draws, 0.5)
             close = abs(rp / rm - 1) <= 0.15
             if not over:
-                total += 1
-                inside += ok
-                if r["algo"] != "direct":
+                pairs += len(launches)
+                pairs_in += inside
+                cases += 1
+                cases_all += inside == len(launches)
+                cases_most += 2 * inside > len(launches)
+                if k[3] != "direct":
                     ratios += 1
                     ratios_ok += close
-            topo = os.path.basename(r["topo"]) if r["topo"].startswith("mtx:") else r["topo"]
+            topo = os.path.basename(k[0]) if k[0].startswith("mtx:") else k[0]
             lines.append(
-                "| %d%s | %s | %s | %d | %s | %.2f (%.2f-%.2f) | %.2f (%.2f-%.2f) | %s | %.2f | %.2f | %.2f |"
-                % (np_, " (oversubscribed)" if over else "", topo, r["coll"], r["bytes"], r["algo"], m, b["low"],
-                   b["high"], p, lo, hi,
-                   "yes" if ok else "**no**", rm, rp, rp / rm)
-            )
-    summary = ("%d of %d measured medians inside their band; %d of %d ratios to direct predicted within 15%% "
-               "(processes with a core each)" % (inside, total, ratios_ok, ratios))
+                "| %d%s | %s | %s | %d | %s | %.2f (%.2f-%.2f) | %.2f (%.2f-%.2f) | %s%d/%d%s | %.2f | %.2f | %.2f |"
+                % (np_, " (oversubscribed)" if over else "", topo, k[1], k[2], k[3], med, min(m), max(m), p,
+                   quantile(draws, 0.1), quantile(draws, 0.9), "" if inside == len(launches) else "**", inside,
+                   len(launches), "" if inside == len(launches) else "**", rm, rp, rp / rm))
+    summary = ("processes with a core each: %d of %d launches' medians inside their launch's band; %d of %d cases "
+               "inside in every launch, %d in most; %d of %d ratios to direct predicted within 15%%"
+               % (pairs_in, pairs, cases_all, cases, cases_most, ratios_ok, ratios))
     text = "\n".join(lines) + "\n\n" + summary + "\n"
     sys.stdout.write(text)
     if a.out:
