@@ -1,8 +1,9 @@
 /*
  * nhood-calibrate's parts: the fit of the cost model to the measured rounds
- * (calibrate_fit.c), the report and the files it writes (calibrate_report.c), and the
- * measurements and main (nhood_calibrate.c, whose opening comment says what is measured and
- * how it is fitted).
+ * (calibrate_fit.c), the report and the files it writes (calibrate_report.c), the
+ * measurements and nhood_calibrate_run (nhood_calibrate.c, whose opening comment says what is
+ * measured and how it is fitted), the series for nhood-sim's model (calibrate_series.c) and
+ * its fit (calibrate_sim.c), and the tool's main (calibrate_main.c).
  */
 #ifndef NHOOD_CALIBRATE_H
 #define NHOOD_CALIBRATE_H
@@ -76,6 +77,7 @@ typedef struct point {
   int k, bytes;
   int repeated; /* destinations repeat (k >= P) */
   double us, model_us;
+  int self; /* call points: self loops beside the k neighbours (local copies) */
 } point;
 
 #define MAX_UNKNOWNS 5
@@ -134,6 +136,39 @@ typedef struct results {
 #define QUICK_CALL_SAMPLES 40
 extern const int call_counts[4];
 extern const int call_sizes[3];
+extern const int call_self_sizes[2];
+#define CALL_SELF_K 2 /* call points with self loops: this many neighbours each way, */
+#define CALL_SELF 4   /* and this many self loops */
+
+/* The measurements' state (nhood_calibrate.c). */
+typedef struct calib {
+  MPI_Comm comm; /* a duplicate of MPI_COMM_WORLD */
+  int rank, size;
+  int iters, warmup, rounds;
+  int adaptive;     /* iters may be cut to fit BUDGET_S */
+  double *samples;  /* iters per-sample times (s), this rank's */
+  double *samples2; /* the second series of an interleaved comparison */
+  unsigned char *sendbuf, *recvbuf;
+  size_t buflen;
+  unsigned char *copy_src, *copy_dst; /* COPY_MAX each */
+  size_t copy;                        /* bytes ring_round copies after its messages (0: none) */
+  size_t copy_turn;
+  MPI_Request *requests;
+  int sim; /* --sim-model: also the single calls and the noise */
+} calib;
+
+/* malloc that gives up loudly: failing on one rank only would leave the others waiting. */
+void *calib_xmalloc(size_t size);
+/* MPI_UNWEIGHTED through a volatile object (GCC 12 and Open MPI's (int *)2). */
+int *calib_unweighted(void);
+/* The j-th of k ring neighbours is at distance 1 + j mod (P-1). */
+int calib_ring_distance(const calib *c, int j);
+/* One round: k receives from rank-d_j and k sends to rank+d_j, `bytes` each, then Waitall. */
+void calib_ring_round(calib *c, int k, int bytes);
+/* --sim-model's series (calibrate_series.c): the single calls, the skew and the noise. */
+void calib_time_calls(calib *c, int quick, results *res);
+void calib_time_skew(calib *c, int quick, results *res);
+void calib_time_noise(calib *c, int quick, results *res);
 
 /* From the pooled per-round excesses (each a round's time over its rank's fastest, n of them,
  * sorted in place): their quantiles at loggp_noise_p and a process's delay's (calibrate_sim.c). */

@@ -40,11 +40,14 @@ void noise_quantiles(double *excess, int n, double quantiles[LOGGP_NOISE_POINTS]
   }
 }
 
-/* One call point on P ranks, as ring_round runs it: k receives and k sends of `bytes`. 0, or
- * 1 out of memory. */
-static int build_call(int P, int k, int bytes, nhood_sched *s) {
+/* One call point on P ranks, as direct runs it (time_calls): k receives and k sends of `bytes`
+ * with ring neighbours, and `self` local copies. 0, or 1 out of memory. */
+static int build_call(int P, int k, int self, int bytes, nhood_sched *s) {
   for (int r = 0; r < P; r++) {
-    if (nhood_sched_init(&s[r], "calibrate", 2 * k, k) != 0) return 1;
+    if (nhood_sched_init(&s[r], "calibrate", 2 * (k + self), k) != 0) return 1;
+    for (int j = 0; j < self; j++)
+      nhood_sched_copy(&s[r], (nhood_region){0, MPI_BYTE, bytes, NHOOD_BUF_SEND, 0},
+                       (nhood_region){0, MPI_BYTE, bytes, NHOOD_BUF_RECV, 0});
     for (int j = 0; j < k; j++) {
       int d = 1 + j % (P - 1);
       nhood_sched_recv(&s[r], (r - d + P) % P, j, (nhood_region){0, MPI_BYTE, bytes, NHOOD_BUF_RECV, 0});
@@ -57,6 +60,8 @@ static int build_call(int P, int k, int bytes, nhood_sched *s) {
   }
   return 0;
 }
+
+#define NFIT 5 /* the fitted parameters: L, o, G (= O on one node), round, ocopy */
 
 typedef struct fit_data {
   results *res;
@@ -81,17 +86,18 @@ static double predict_call(fit_data *f, int i, const loggp_params *m) {
   return cli_median(t, runs);
 }
 
-static void params_of(const fit_data *f, const double y[4], const double start[4], loggp_params *m) {
+static void params_of(const fit_data *f, const double y[NFIT], const double start[NFIT], loggp_params *m) {
   *m = f->model;
   m->L = start[0] * exp(y[0]);
   m->o = start[1] * exp(y[1]);
   m->G = start[2] * exp(y[2]);
   m->O = f->copies ? m->G : 0;
   m->round = start[3] * exp(y[3]);
+  m->ocopy = start[4] * exp(y[4]);
 }
 
 /* Sum of squared relative errors over the fitted points. */
-static double objective(fit_data *f, const double y[4], const double start[4]) {
+static double objective(fit_data *f, const double y[NFIT], const double start[NFIT]) {
   loggp_params m;
   params_of(f, y, start, &m);
   double sum = 0;
@@ -104,8 +110,8 @@ static double objective(fit_data *f, const double y[4], const double start[4]) {
 
 /* Nelder-Mead (reflection 1, expansion 2, contraction 1/2, shrink 1/2) from y = 0 with steps
  * of 1 (a factor e), at most `budget` evaluations; y[] gets the best point. */
-static void nelder_mead(fit_data *f, const double start[4], int budget, double y[4]) {
-  enum { N = 4 };
+static void nelder_mead(fit_data *f, const double start[NFIT], int budget, double y[NFIT]) {
+  enum { N = NFIT };
   double x[N + 1][N], v[N + 1];
   for (int i = 0; i <= N; i++) {
     for (int j = 0; j < N; j++) x[i][j] = i == j + 1 ? 1.0 : 0.0;
@@ -166,14 +172,19 @@ int fit_sim_model(results *res) {
   if (f.calls == NULL) goto done;
   for (int i = 0; i < res->ncalls; i++) {
     f.calls[i] = calloc((size_t)f.P, sizeof *f.calls[i]);
-    if (f.calls[i] == NULL || build_call(f.P, res->calls[i].k, res->calls[i].bytes, f.calls[i]) != 0) goto done;
+    if (f.calls[i] == NULL ||
+        build_call(f.P, res->calls[i].k, res->calls[i].self, res->calls[i].bytes, f.calls[i]) != 0)
+      goto done;
   }
   f.model = (loggp_params){.Gcopy = p->Gcopy};
   memcpy(f.model.noise, res->noise, sizeof f.model.noise);
   memcpy(f.model.skew, res->skew, sizeof f.model.skew);
-  /* From the cost model: its L split evenly between latency and round cost. */
-  double start[4] = {fmax(p->L / 2, 1e-3), fmax(p->o, 1e-3), fmax(p->G, 1e-7), fmax(p->L / 2, 1e-3)}, y[4];
-  nelder_mead(&f, start, 400, y);
+  /* From the cost model: its L split evenly between latency and round cost; a copy's own cost
+   * a tenth of o. */
+  double start[NFIT] = {fmax(p->L / 2, 1e-3), fmax(p->o, 1e-3), fmax(p->G, 1e-7), fmax(p->L / 2, 1e-3),
+                        fmax(p->o / 10, 1e-3)},
+         y[NFIT];
+  nelder_mead(&f, start, 500, y);
   params_of(&f, y, start, &res->sim);
   res->sim.node_L = res->sim.L, res->sim.node_o = res->sim.o, res->sim.node_G = res->sim.G,
   res->sim.node_O = res->sim.O;
@@ -205,8 +216,8 @@ int write_sim_model(const results *res, const char *path) {
           path, res->nranks, res->ranks_per_node, res->cores, res->library, res->date, res->sim_points,
           100 * res->sim_error, res->skew_rounds, res->skew_round_us,
           res->noise_from_skew ? "the skew (no common clock)" : "rounds of chains");
-  fprintf(out, "loggp:L=%.6g,o=%.6g,g=0,G=%.6g,O=%.6g,Gcopy=%.6g,round=%.6g", m->L, m->o, m->G, m->O, m->Gcopy,
-          m->round);
+  fprintf(out, "loggp:L=%.6g,o=%.6g,g=0,G=%.6g,O=%.6g,Gcopy=%.6g,ocopy=%.6g,round=%.6g", m->L, m->o, m->G, m->O,
+          m->Gcopy, m->ocopy, m->round);
   const char *name[2] = {"noise", "skew"};
   const double *q[2] = {m->noise, m->skew};
   for (int s = 0; s < 2; s++) {

@@ -67,6 +67,12 @@
  * that the default number would take more than its share of about 45 s: an oversubscribed
  * MPICH busy-polls and spends a scheduler time slice on every round.
  *
+ * --sim-model FILE also measures nhood-sim's model (calibrate_series.c; docs/SIM.md): nhood's
+ * own direct calls of k = 1, 2, 4, 8 ring neighbours at 1 B, 1 KiB and 3 KiB, and two with self
+ * loops (local copies), each after a barrier; the skew of 1-byte rounds after a barrier; the
+ * noise of the rounds of chains; calibrate_sim.c fits L, o, G (= O on one node), round and
+ * ocopy to the calls with the evaluator itself.
+ *
  * With one rank nothing can be measured: the tool says so and writes the built-in defaults.
  * Rank 0 prints the measured points, the model's value at each and the fitted parameters,
  * writes FILE (default nhood-params.txt) and, with --json, the raw points.
@@ -81,6 +87,7 @@
 #include "selection/trial.h"
 
 #include <mpi.h>
+#include <nhood.h>
 
 #include <math.h>
 #include <stdio.h>
@@ -96,9 +103,10 @@ const int copy_sizes[] = {256 << 10, 1 << 20, 4 << 20};
 const int mpi_sizes[] = {MPI_SMALL, MPI_MEDIUM};
 const int call_counts[] = {1, 2, 4, 8};
 const int call_sizes[] = {1, 1024, 3072};
+const int call_self_sizes[] = {1, 1024};
 
 /* malloc that gives up loudly: failing on one rank only would leave the others waiting. */
-static void *xmalloc(size_t size) {
+void *calib_xmalloc(size_t size) {
   void *p = malloc(size > 0 ? size : 1);
   if (p == NULL) {
     fprintf(stderr, TOOL ": out of memory (%zu bytes)\n", size);
@@ -109,7 +117,7 @@ static void *xmalloc(size_t size) {
 
 /* MPI_UNWEIGHTED through a volatile object: Open MPI defines it as (int *)2, and GCC 12 then
  * warns that MPI_Dist_graph_create_adjacent reads weights from it (see nhood-bench). */
-static int *unweighted(void) {
+int *calib_unweighted(void) {
   int *volatile weights = MPI_UNWEIGHTED;
   return weights;
 }
@@ -117,22 +125,6 @@ static int *unweighted(void) {
 /* ------------------------------------------------------------------------------------- */
 /* Timing                                                                                 */
 /* ------------------------------------------------------------------------------------- */
-
-typedef struct calib {
-  MPI_Comm comm; /* a duplicate of MPI_COMM_WORLD */
-  int rank, size;
-  int iters, warmup, rounds;
-  int adaptive;     /* iters may be cut to fit BUDGET_S */
-  double *samples;  /* iters per-sample times (s), this rank's */
-  double *samples2; /* the second series of an interleaved comparison */
-  unsigned char *sendbuf, *recvbuf;
-  size_t buflen;
-  unsigned char *copy_src, *copy_dst; /* COPY_MAX each */
-  size_t copy;                        /* bytes ring_round copies after its messages (0: none) */
-  size_t copy_turn;
-  MPI_Request *requests;
-  int sim; /* --sim-model: also the single calls and the noise */
-} calib;
 
 /* This rank's median of n samples, then the maximum over ranks, in microseconds. */
 static double max_median_us(const calib *c, double *samples, int n) {
@@ -156,19 +148,19 @@ static int samples_to_take(const calib *c, double warm_s, double share) {
 
 /* The j-th of k ring neighbours is at distance 1 + j mod (P-1): distinct while k < P, repeated
  * beyond (then the tag j keeps the pairs apart). */
-static int ring_distance(const calib *c, int j) { return 1 + j % (c->size - 1); }
+int calib_ring_distance(const calib *c, int j) { return 1 + j % (c->size - 1); }
 
 /* One round: k receives from rank-d_j and k sends to rank+d_j, `bytes` each, then Waitall,
  * then a local copy of c->copy bytes (none when 0). */
-static void ring_round(calib *c, int k, int bytes) {
+void calib_ring_round(calib *c, int k, int bytes) {
   static volatile unsigned char sink;
   for (int j = 0; j < k; j++) {
-    int d = ring_distance(c, j);
+    int d = calib_ring_distance(c, j);
     MPI_Irecv(c->recvbuf + (size_t)j * bytes, bytes, MPI_BYTE, (c->rank - d + c->size) % c->size, j, c->comm,
               &c->requests[j]);
   }
   for (int j = 0; j < k; j++) {
-    int d = ring_distance(c, j);
+    int d = calib_ring_distance(c, j);
     MPI_Isend(c->sendbuf + (size_t)j * bytes, bytes, MPI_BYTE, (c->rank + d) % c->size, j, c->comm,
               &c->requests[k + j]);
   }
@@ -184,7 +176,7 @@ static void ring_round(calib *c, int k, int bytes) {
  * The points take turns, sample by sample, so that a disturbance of a few milliseconds (on a
  * shared or oversubscribed machine) spreads over all of them rather than spoiling one. */
 static int time_rounds(calib *c, int n, const int *k, const int *bytes, double *us) {
-  double *samples = xmalloc((size_t)n * (size_t)c->iters * sizeof(double));
+  double *samples = calib_xmalloc((size_t)n * (size_t)c->iters * sizeof(double));
   double warm_start = MPI_Wtime();
   int iters = c->iters;
   for (int i = -c->warmup; i < iters; i++) {
@@ -192,7 +184,7 @@ static int time_rounds(calib *c, int n, const int *k, const int *bytes, double *
     for (int p = 0; p < n; p++) {
       MPI_Barrier(c->comm);
       double t0 = MPI_Wtime();
-      for (int r = 0; r < c->rounds; r++) ring_round(c, k[p], bytes[p]);
+      for (int r = 0; r < c->rounds; r++) calib_ring_round(c, k[p], bytes[p]);
       double t = MPI_Wtime() - t0;
       if (i >= 0) samples[(size_t)p * c->iters + i] = t / c->rounds;
     }
@@ -200,116 +192,6 @@ static int time_rounds(calib *c, int n, const int *k, const int *bytes, double *
   for (int p = 0; p < n; p++) us[p] = max_median_us(c, samples + (size_t)p * c->iters, iters);
   free(samples);
   return iters;
-}
-
-/* --sim-model's calls: every (k, bytes) of call_counts x call_sizes as a single round after a
- * barrier, the points taking turns sample by sample; a point's time is the median over
- * samples of the slowest rank's, as nhood-bench takes a call's. */
-static void time_calls(calib *c, int quick, results *res) {
-  int n = quick ? QUICK_CALL_SAMPLES : CALL_SAMPLES, warm = n / 10 + 1;
-  res->ncalls = 0;
-  for (int i = 0; i < NELEMS(call_counts); i++)
-    for (int j = 0; j < NELEMS(call_sizes); j++)
-      res->calls[res->ncalls++] = (point){"call", call_counts[i], call_sizes[j], call_counts[i] > c->size - 1, 0, 0};
-  size_t total = (size_t)res->ncalls * (size_t)n;
-  double *t = xmalloc(total * sizeof *t), *slowest = c->rank == 0 ? xmalloc(total * sizeof *t) : NULL;
-  for (int i = -warm; i < n; i++)
-    for (int p = 0; p < res->ncalls; p++) {
-      MPI_Barrier(c->comm);
-      double start = MPI_Wtime();
-      ring_round(c, res->calls[p].k, res->calls[p].bytes);
-      if (i >= 0) t[(size_t)p * n + i] = (MPI_Wtime() - start) * 1e6;
-    }
-  MPI_Reduce(t, slowest, (int)total, MPI_DOUBLE, MPI_MAX, 0, c->comm);
-  for (int p = 0; c->rank == 0 && p < res->ncalls; p++) res->calls[p].us = cli_median(slowest + (size_t)p * n, n);
-  free(t);
-  free(slowest);
-}
-
-/* The skew series: n 1-byte rounds with one neighbour each way, each after a barrier and
- * timed alone (as nhood-bench times a call), as many as fit in about NOISE_BUDGET_S (the same
- * number on every rank). Each rank's times less its fastest are pooled at rank 0, which
- * derives the quantiles of a process's delay at a call's start (calibrate_sim.c). */
-static void time_skew(calib *c, int quick, results *res) {
-  int warm = 100, want = quick ? QUICK_NOISE_ROUNDS : NOISE_ROUNDS;
-  MPI_Barrier(c->comm);
-  double t0 = MPI_Wtime();
-  for (int r = 0; r < warm; r++) {
-    MPI_Barrier(c->comm);
-    ring_round(c, 1, 1);
-  }
-  double per_round = (MPI_Wtime() - t0) / warm, slowest;
-  MPI_Allreduce(&per_round, &slowest, 1, MPI_DOUBLE, MPI_MAX, c->comm);
-  int n = slowest * want > NOISE_BUDGET_S ? (int)(NOISE_BUDGET_S / slowest) : want;
-  n = n < MIN_NOISE_ROUNDS ? MIN_NOISE_ROUNDS : n;
-  double *t = xmalloc((size_t)n * sizeof *t);
-  double *all = c->rank == 0 ? xmalloc((size_t)n * (size_t)c->size * sizeof *all) : NULL;
-  for (int r = 0; r < n; r++) {
-    MPI_Barrier(c->comm);
-    double start = MPI_Wtime();
-    ring_round(c, 1, 1);
-    t[r] = (MPI_Wtime() - start) * 1e6;
-  }
-  double local_median = cli_median(t, n); /* sorts t: t[0] is the fastest */
-  for (int r = n - 1; r >= 0; r--) t[r] -= t[0];
-  MPI_Gather(t, n, MPI_DOUBLE, all, n, MPI_DOUBLE, 0, c->comm);
-  MPI_Reduce(&local_median, &res->skew_round_us, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm);
-  res->skew_rounds = n;
-  if (c->rank == 0) noise_quantiles(all, n * c->size, res->skew_excess, res->skew);
-  free(t);
-  free(all);
-}
-
-/* The noise series: chains of NOISE_CHAIN 1-byte rounds (one neighbour each way) after a
- * barrier, each rank noting when each of its rounds ends. A round of the chain ends when its
- * last rank's does, so round r's duration is the latest end of round r less the latest end
- * of round r-1, clocks compared across ranks: only where they are one clock (one node, or
- * MPI_WTIME_IS_GLOBAL). Round 0 (the barrier's skew) is left out; the durations less the
- * fastest give a process's delay per round as the skew series does. A rank's own round
- * times would not do: a rank that ends a round late starts the next one closer to its
- * neighbour's message, so they alternate between short and long whatever the noise. Without
- * one clock, the noise is the skew's (res->noise_from_skew). */
-static void time_noise(calib *c, int quick, results *res) {
-  int *flag = NULL, found = 0, global = 0;
-  MPI_Comm_get_attr(MPI_COMM_WORLD, MPI_WTIME_IS_GLOBAL, &flag, &found);
-  global = found && flag != NULL && *flag;
-  int one_clock = res->nodes == 1 || global, everywhere;
-  MPI_Allreduce(&one_clock, &everywhere, 1, MPI_INT, MPI_MIN, c->comm); /* the same branch on every rank */
-  if (!everywhere) {
-    memcpy(res->noise, res->skew, sizeof res->noise);
-    memcpy(res->noise_excess, res->skew_excess, sizeof res->noise_excess);
-    res->noise_from_skew = 1;
-    return;
-  }
-  int chains = (quick ? QUICK_NOISE_ROUNDS : NOISE_ROUNDS) / NOISE_CHAIN;
-  double per_chain = NOISE_CHAIN * res->skew_round_us * 1e-6;
-  MPI_Bcast(&per_chain, 1, MPI_DOUBLE, 0, c->comm);
-  if (per_chain * chains > NOISE_BUDGET_S) chains = (int)(NOISE_BUDGET_S / per_chain);
-  chains = chains < MIN_NOISE_ROUNDS / NOISE_CHAIN ? MIN_NOISE_ROUNDS / NOISE_CHAIN : chains;
-  size_t n = (size_t)chains * NOISE_CHAIN;
-  double *end = xmalloc(n * sizeof *end), *latest = c->rank == 0 ? xmalloc(n * sizeof *latest) : NULL;
-  for (int k = 0; k < chains; k++) {
-    MPI_Barrier(c->comm);
-    for (int r = 0; r < NOISE_CHAIN; r++) {
-      ring_round(c, 1, 1);
-      end[(size_t)k * NOISE_CHAIN + r] = MPI_Wtime();
-    }
-  }
-  MPI_Reduce(end, latest, (int)n, MPI_DOUBLE, MPI_MAX, 0, c->comm);
-  if (c->rank == 0) {
-    int m = 0;
-    for (int k = 0; k < chains; k++)
-      for (int r = 1; r < NOISE_CHAIN; r++) {
-        size_t i = (size_t)k * NOISE_CHAIN + r;
-        end[m++] = (latest[i] - latest[i - 1]) * 1e6;
-      }
-    qsort(end, (size_t)m, sizeof *end, cli_compare_double);
-    for (int i = m - 1; i >= 0; i--) end[i] -= end[0];
-    noise_quantiles(end, m, res->noise_excess, res->noise);
-    res->noise_rounds = m;
-  }
-  free(end);
-  free(latest);
 }
 
 /* One step of an interleaved comparison: variant 0 or 1, with the arguments in *arg. */
@@ -345,7 +227,7 @@ typedef struct copy_step_args {
 static void copy_step(calib *c, int variant, const void *arg) {
   const copy_step_args *a = arg;
   c->copy = variant == 0 ? (size_t)a->bytes : 0;
-  ring_round(c, a->k, 1);
+  calib_ring_round(c, a->k, 1);
 }
 
 /* What a copy of `bytes` adds to a round of k 1-byte messages (µs) when every rank copies:
@@ -367,8 +249,8 @@ static MPI_Comm ring_graph(calib *c, int k) {
     destinations[j] = (c->rank + 1 + j) % c->size;
   }
   MPI_Comm graph;
-  MPI_Dist_graph_create_adjacent(c->comm, k, sources, unweighted(), k, destinations, unweighted(), MPI_INFO_NULL, 0,
-                                 &graph);
+  MPI_Dist_graph_create_adjacent(c->comm, k, sources, calib_unweighted(), k, destinations, calib_unweighted(),
+                                 MPI_INFO_NULL, 0, &graph);
   return graph;
 }
 
@@ -482,11 +364,11 @@ static void measure(calib *c, results *res) {
   int maxk = counts[ncounts - 1] > BYTES_PEERS ? counts[ncounts - 1] : BYTES_PEERS;
   maxk = maxk > call_counts[NELEMS(call_counts) - 1] ? maxk : call_counts[NELEMS(call_counts) - 1]; /* time_calls */
   c->buflen = need;
-  c->sendbuf = xmalloc(need);
-  c->recvbuf = xmalloc(need);
+  c->sendbuf = calib_xmalloc(need);
+  c->recvbuf = calib_xmalloc(need);
   memset(c->sendbuf, c->rank & 0xff, need);
   memset(c->recvbuf, 0, need);
-  c->requests = xmalloc(2 * (size_t)maxk * sizeof(MPI_Request));
+  c->requests = calib_xmalloc(2 * (size_t)maxk * sizeof(MPI_Request));
 
   if (c->rank == 0) {
     printf(TOOL ": measuring rounds (%d points)...\n", res->npoints);
@@ -506,8 +388,8 @@ static void measure(calib *c, results *res) {
     printf(TOOL ": measuring copies and MPI_Neighbor_alltoall...\n");
     fflush(stdout);
   }
-  c->copy_src = xmalloc(COPY_MAX);
-  c->copy_dst = xmalloc(COPY_MAX);
+  c->copy_src = calib_xmalloc(COPY_MAX);
+  c->copy_dst = calib_xmalloc(COPY_MAX);
   memset(c->copy_src, 0x5a, COPY_MAX);
   memset(c->copy_dst, 0, COPY_MAX);
   res->iters_copy = c->iters;
@@ -536,12 +418,12 @@ static void measure(calib *c, results *res) {
   res->setup_us = time_setup(c, kb, &res->setup_calls, &res->iters_setup);
   if (c->sim) {
     if (c->rank == 0) {
-      printf(TOOL ": measuring single calls and the noise of rounds for nhood-sim's model...\n");
+      printf(TOOL ": measuring nhood's single calls, the skew and the noise of rounds for nhood-sim's model...\n");
       fflush(stdout);
     }
-    time_calls(c, c->rounds == QUICK_ROUNDS, res);
-    time_skew(c, c->rounds == QUICK_ROUNDS, res);
-    time_noise(c, c->rounds == QUICK_ROUNDS, res);
+    calib_time_calls(c, c->rounds == QUICK_ROUNDS, res);
+    calib_time_skew(c, c->rounds == QUICK_ROUNDS, res);
+    calib_time_noise(c, c->rounds == QUICK_ROUNDS, res);
   }
 
   /* The fit. */
@@ -672,8 +554,8 @@ int nhood_calibrate_run(int argc, char **argv) {
                res.ranks_per_node, res.cores, cli_plural(res.cores));
       fflush(stdout);
     }
-    c.samples = xmalloc((size_t)c.iters * sizeof(double));
-    c.samples2 = xmalloc((size_t)c.iters * sizeof(double));
+    c.samples = calib_xmalloc((size_t)c.iters * sizeof(double));
+    c.samples2 = calib_xmalloc((size_t)c.iters * sizeof(double));
     double t0 = MPI_Wtime();
     measure(&c, &res);
     double elapsed = MPI_Wtime() - t0;

@@ -37,8 +37,8 @@ if(SIM)
   if(json_error OR NOT points GREATER 0)
     message(FATAL_ERROR "${OUT}.json: no sim_model fitted to round points (${points}) ${json_error}")
   endif()
-  # On one node: the noise from chains of rounds (a common clock), the skew apart, and the
-  # sender's copies (O = G).
+  # On one node: the noise from chains of rounds (a common clock), the skew apart, the
+  # sender's copies (O = G) and the cost of a local copy.
   string(JSON noise_rounds ERROR_VARIABLE json_error GET "${json}" noise_rounds)
   string(JSON from_skew ERROR_VARIABLE json_error2 GET "${json}" noise_from_skew)
   if(json_error OR json_error2 OR NOT noise_rounds GREATER 0 OR from_skew)
@@ -46,8 +46,9 @@ if(SIM)
   endif()
   file(READ ${OUT}.model model)
   if(NOT model MATCHES ",G=([0-9.e+-]+),O=([0-9.e+-]+)," OR NOT CMAKE_MATCH_1 STREQUAL CMAKE_MATCH_2
+     OR NOT model MATCHES ",ocopy=[0-9.e+-]+,"
      OR NOT model MATCHES ",noise=[0-9.e+-]+(/[0-9.e+-]+)+,skew=[0-9.e+-]+(/[0-9.e+-]+)+")
-    message(FATAL_ERROR "${OUT}.model: no O = G, noise and skew:\n${model}")
+    message(FATAL_ERROR "${OUT}.model: no O = G, ocopy, noise and skew:\n${model}")
   endif()
   execute_process(COMMAND ${SIM} --ranks ${NP} --topo moore:d=1,r=1 --coll allgather --sizes 8 --model @${OUT}.model
                           --seeds 5 RESULT_VARIABLE rc OUTPUT_VARIABLE out ERROR_VARIABLE err)

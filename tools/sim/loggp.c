@@ -30,6 +30,7 @@ enum {
   KEY_NIC_G,
   KEY_BIG_O,
   KEY_NODE_BIG_O,
+  KEY_OCOPY,
   KEY_ROUND,
   KEY_NOISE,
   KEY_SKEW,
@@ -38,7 +39,7 @@ enum {
 };
 static const char *const key_names[NKEYS] = {"L",      "o",      "g",      "G",     "Gcopy", "node_L",
                                              "node_o", "node_g", "node_G", "nic_o", "nic_G", "O",
-                                             "node_O", "round",  "noise",  "skew",  "preset"};
+                                             "node_O", "ocopy",  "round",  "noise", "skew",  "preset"};
 
 const double loggp_noise_p[LOGGP_NOISE_POINTS] = {0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1};
 
@@ -147,7 +148,7 @@ static int parse_item(char *item, loggp_params *out, int seen[NKEYS], char *err,
   if (key == NKEYS) {
     snprintf(err, errlen,
              "--model: unknown key '%s' (expected preset, L, o, g, G, Gcopy, node_L, node_o, node_g, node_G, "
-             "nic_o, nic_G, O, node_O, round, noise, skew)",
+             "nic_o, nic_G, O, node_O, ocopy, round, noise, skew)",
              item);
     return 1;
   }
@@ -164,7 +165,7 @@ static int parse_item(char *item, loggp_params *out, int seen[NKEYS], char *err,
   seen[key] = 1;
   double *field[NKEYS] = {&out->L,      &out->o,      &out->g,      &out->G,     &out->Gcopy, &out->node_L,
                           &out->node_o, &out->node_g, &out->node_G, &out->nic_o, &out->nic_G, &out->O,
-                          &out->node_O, &out->round,  NULL,         NULL,        NULL};
+                          &out->node_O, &out->ocopy,  &out->round,  NULL,        NULL,        NULL};
   if (key == KEY_PRESET) return apply_preset(value, out, err, errlen);
   if (key == KEY_NOISE || key == KEY_SKEW)
     return parse_quantiles(key_names[key], value, key == KEY_NOISE ? out->noise : out->skew, err, errlen);
@@ -552,7 +553,7 @@ static int run_rounds(evaluation *ev, int r) {
     int comm = s->comm_begin[c->round], end = s->round_end[c->round];
     if (comm < end) c->cpu += ev->p->round + delay(ev->p, r, c->round);
     for (int k = begin; k < comm; k += 2) /* a local operation: source, then target entry */
-      c->cpu += s->ops[k].count * ev->p->Gcopy;
+      c->cpu += ev->p->ocopy + s->ops[k].count * ev->p->Gcopy;
     c->nposted = 0;
     c->sends_out = c->cpu;
     for (int k = comm; k < end; k++) {

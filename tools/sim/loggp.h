@@ -8,6 +8,7 @@
  *   g      gap: minimum time between the starts of two injections of one rank
  *   G      time per byte of a message (bandwidth 1/G)
  *   Gcopy  time per byte of a local copy (default G/4)
+ *   ocopy  CPU time of one local copy beyond its bytes (µs; 0 by default)
  *   O      time per byte the sender's CPU spends on a message (LogGOPS's O; 0 by default):
  *          through shared memory the sender copies the bytes in as the receiver copies
  *          them out, while a NIC reads them from memory without the CPU
@@ -23,7 +24,7 @@
  * 0). A round with messages first keeps the CPU busy round + d, d the rank's delay in that
  * round: noise's quantile (skew's in round 0, where given) at a probability drawn from
  * (seed, rank, round), so that a seed gives one reproducible run and seed 0 none (d = 0).
- * Its local copies take bytes * Gcopy.
+ * Its local copies take ocopy + bytes * Gcopy each.
  * Then its sends go out in schedule order: a send of m bytes starts at max(CPU free,
  * previous start + g + (m_prev - 1) G), keeps the CPU busy o + (m - 1) O, has its last byte
  * out at start + o + max((m - 1) G, (m - 1) O), and its first byte at the destination at
@@ -95,6 +96,7 @@ typedef struct loggp_params {
   double node_L, node_o, node_g, node_G; /* µs, µs per byte */
   double nic_o, nic_G;                   /* µs per message, µs per byte */
   double O, node_O;                      /* µs per byte at the sender's CPU, between nodes and within one */
+  double ocopy;                          /* µs per local copy beside its bytes' Gcopy */
   int ranks_per_node;                    /* 0: one level, every message priced with L, o, g, G */
   double round;                          /* µs per communication round */
   double noise[LOGGP_NOISE_POINTS];      /* µs: quantiles of the delay per round, non-decreasing */
@@ -113,7 +115,7 @@ void loggp_to_cost(const loggp_params *m, nhood_cost_params *p);
 
 /* Parses "loggp:preset=NAME" (ib-edr, shm) or "loggp:L=..,o=..,g=..,G=.." (µs and µs per
  * byte), optionally with Gcopy=.., node_L=.., node_o=.., node_g=.., node_G=.., nic_o=..,
- * nic_G=.., O=.., node_O=.., round=.., noise=Q0/Q1/.../Q12 (the quantiles at loggp_noise_p) and skew= (the
+ * nic_G=.., O=.., node_O=.., ocopy=.., round=.., noise=Q0/Q1/.../Q12 (the quantiles at loggp_noise_p) and skew= (the
  * same for the first round); keys after a preset override it. Without a preset node_* default
  * to L, o, g, G and nic_*, round, noise and skew to 0. ranks_per_node and seed are left 0 (nhood-sim's --ranks-per-node
  * and --seeds set them). 0, or 1 with a message. */

@@ -67,13 +67,14 @@ void print_usage(FILE *out) {
           "                   at the sender's CPU, LogGOPS's O: shared memory's copy in); with\n"
           "                   --ranks-per-node also node_L, node_o, node_g, node_G, node_O (within\n"
           "                   a node) and nic_o, nic_G (per message and byte at each node's network\n"
-          "                   interface), which a preset sets; round=.. (per round with messages) and\n"
+          "                   interface), which a preset sets; ocopy=.. (per local copy beyond its\n"
+          "                   bytes); round=.. (per round with messages) and\n"
           "                   noise=Q0/../Q12 (a process's delay per round, its quantiles at 0, 0.1,\n"
           "                   .., 0.9, 0.95, 0.99, 1), skew=.. (the same for a call's first round).\n"
           "                   @FILE: the model on FILE's first line not starting with '#' (what\n"
           "                   nhood-calibrate --sim-model writes)\n"
           "  --noise-from FILE\n"
-          "                   the round cost, noise and skew of the model in FILE (a --model @FILE\n"
+          "                   the round cost, ocopy, noise and skew of the model in FILE (a --model @FILE\n"
           "                   file), over --model's other parameters: a preset's network with the\n"
           "                   software costs nhood-calibrate measured\n"
           "  --seeds N        draw the model's noise N times (seeds 1..N): pred_us is the median,\n"
@@ -210,7 +211,8 @@ static int read_model_file(const char *option, const char *path, char *text, siz
   return !found;
 }
 
-/* --noise-from FILE: the round cost, noise and skew of FILE's model replace the model's. */
+/* --noise-from FILE: the round cost, the cost of a local copy, the noise and the skew of
+ * FILE's model replace the model's. */
 static int apply_noise_from(options *opt, char *err, size_t errlen) {
   char text[sizeof opt->model_text];
   loggp_params from;
@@ -218,6 +220,7 @@ static int apply_noise_from(options *opt, char *err, size_t errlen) {
       loggp_parse(text, &from, err, errlen) != 0)
     return 1;
   opt->model.round = from.round;
+  opt->model.ocopy = from.ocopy;
   memcpy(opt->model.noise, from.noise, sizeof from.noise);
   memcpy(opt->model.skew, from.skew, sizeof from.skew);
   return 0;

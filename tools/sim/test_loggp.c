@@ -496,6 +496,18 @@ static void test_self_message(void) {
   CHECK(near(t, 1.1), "a message to oneself: 1.1, got %g", t);
 }
 
+/* ocopy: each local copy costs ocopy beyond its bytes. Two copies of 101 bytes at ocopy = 0.2
+ * and Gcopy = 0.001: 2 * (0.2 + 0.101) = 0.602 (0.202 without ocopy). */
+static void test_copy_cost(void) {
+  loggp_params p = base;
+  p.ocopy = 0.2;
+  nhood_sched s[1];
+  start_all(s, 1);
+  for (int k = 0; k < 2; k++) nhood_sched_copy(&s[0], bytes(NHOOD_BUF_SEND, 101), bytes(NHOOD_BUF_RECV, 101));
+  double t = predict(s, 1, &p, NULL);
+  CHECK(near(t, 0.602), "two local copies at ocopy 0.2: 0.602, got %g", t);
+}
+
 static void test_parse(void) {
   loggp_params p;
   char err[256];
@@ -536,8 +548,9 @@ static void test_parse(void) {
         "no preset, some node and NIC keys");
   CHECK(loggp_parse("loggp:nic_o=1,preset=shm", &p, err, sizeof err) != 0 && strstr(err, "preset must come first"),
         "preset after a NIC key: '%s'", err);
-  CHECK(loggp_parse("loggp:L=1,o=2,g=3,G=4,O=0.5", &p, err, sizeof err) == 0 && p.O == 0.5 && p.node_O == 0.5,
-        "O, and node_O after it without a preset");
+  CHECK(loggp_parse("loggp:L=1,o=2,g=3,G=4,O=0.5,ocopy=0.25", &p, err, sizeof err) == 0 && p.O == 0.5 &&
+            p.node_O == 0.5 && p.ocopy == 0.25,
+        "O, node_O after it without a preset, ocopy");
   CHECK(loggp_parse("loggp:preset=ib-edr,node_O=0.25", &p, err, sizeof err) == 0 && p.O == 0 && p.node_O == 0.25,
         "a preset's O is 0; node_O overrides it within a node");
   CHECK(loggp_parse("loggp:preset=shm,node_x=1", &p, err, sizeof err) != 0 && strstr(err, "nic_G"),
@@ -580,6 +593,7 @@ int main(void) {
   test_skew();
   test_sender_copies();
   test_self_message();
+  test_copy_cost();
   test_parse();
   return unit_summary("test_loggp");
 }
