@@ -43,7 +43,7 @@ export NHOOD_PARAMS=$PWD/out/nhood-params.txt
 # nhood-sim's round cost, noise and skew from processes with a core each (oversubscribed ones
 # measure the scheduler's turns, which no cluster node has).
 # shellcheck disable=SC2046
-"mpiexec.$flavor" -n "$own" $(nhood_mpiexec_flags "$flavor") "$dir/tools/calibrate/nhood-calibrate" \
+"mpiexec.$flavor" -n "$own" $(nhood_mpiexec_flags "$flavor" "$own") "$dir/tools/calibrate/nhood-calibrate" \
   --out out/nhood-params-sim.txt --sim-model out/nhood-sim-model.txt | sed -n '/^noise:/,/^  L = /p'
 
 topos=(--topo er:density=0.2,seed=1 --topo moore:d=2,r=2)

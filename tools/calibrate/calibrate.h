@@ -126,9 +126,13 @@ typedef struct results {
   double sim_error; /* its largest relative error over the points it was fitted to */
 } results;
 
-#define NOISE_ROUNDS 4000
-#define QUICK_NOISE_ROUNDS 400
+/* The skew and noise series: enough rounds for their 99.99th percentile (10 beyond it), as many
+ * as fit in NOISE_BUDGET_S and no more than NOISE_GATHERED on all ranks together (rank 0 sorts
+ * them). */
+#define NOISE_ROUNDS 100000
+#define QUICK_NOISE_ROUNDS 2000
 #define MIN_NOISE_ROUNDS 200
+#define NOISE_GATHERED 4000000
 #define NOISE_BUDGET_S 5.0
 #define NOISE_CHAIN 8 /* rounds per chain of the noise series */
 #define SIM_SEEDS 9   /* noise draws per point in the fit of the LogGP evaluator */

@@ -99,12 +99,17 @@ void file_header(const results *res, const char *out_path, char *h, size_t hlen)
 #undef ADD
 }
 
-/* A series' quantiles at 0, 10, 50, 90, 99 and 100%: the rounds' and a process's delay. */
+/* A series' quantiles at 0, 10, 50, 90, 99, 99.9, 99.99 and 100%: the rounds' and a process's
+ * delay. */
 static void print_quantiles(const double excess[LOGGP_NOISE_POINTS], const double delay[LOGGP_NOISE_POINTS]) {
-  printf("  round over the fastest = %.3g, %.3g, %.3g, %.3g, %.3g, %.3g us\n", excess[0], excess[1], excess[5],
-         excess[9], excess[11], excess[12]);
-  printf("  a process's delay      = %.3g, %.3g, %.3g, %.3g, %.3g, %.3g us (the round's at p^2)\n", delay[0], delay[1],
-         delay[5], delay[9], delay[11], delay[12]);
+  static const int shown[] = {0, 1, 5, 9, 11, 12, 13, 14};
+  const double *q[2] = {excess, delay};
+  const char *name[2] = {"round over the fastest =", "a process's delay      ="};
+  for (int s = 0; s < 2; s++) {
+    printf("  %s", name[s]);
+    for (int i = 0; i < (int)(sizeof shown / sizeof shown[0]); i++) printf("%s %.3g", i ? "," : "", q[s][shown[i]]);
+    printf(" us%s\n", s ? " (the round's at p^2)" : "");
+  }
 }
 
 void print_results(const results *res) {
@@ -150,7 +155,7 @@ void print_results(const results *res) {
   if (res->skew_rounds > 0) {
     printf(
         "\nskew: %d rounds of 1 byte each way, each after a barrier (median %.3g us); quantiles at 0, 10, 50, "
-        "90, 99, 100%%:\n",
+        "90, 99, 99.9, 99.99, 100%%:\n",
         res->skew_rounds, res->skew_round_us);
     print_quantiles(res->skew_excess, res->skew);
     if (res->noise_from_skew)

@@ -41,8 +41,8 @@ expect_usage_error("--sizes: 'x' is not an integer >= 0" --ranks 4 --topo er:den
 
 # The model's round cost, noise and skew, and where they come from.
 expect_usage_error("noise= quantiles must not decrease" --ranks 4 --topo er:density=0.5
-  --model loggp:preset=shm,noise=0/0/0/0/0/2/1/1/1/1/1/1/1)
-expect_usage_error("skew= takes 13 quantiles" --ranks 4 --topo er:density=0.5 --model loggp:preset=shm,skew=0/1)
+  --model loggp:preset=shm,noise=0/0/0/0/0/2/1/1/1/1/1/1/1/1/1)
+expect_usage_error("skew= takes 15 quantiles" --ranks 4 --topo er:density=0.5 --model loggp:preset=shm,skew=0/1)
 expect_usage_error("--model: cannot read /nonexistent/model.txt" --ranks 4 --topo er:density=0.5
   --model @/nonexistent/model.txt)
 expect_usage_error("--noise-from: cannot read /nonexistent/model.txt" --ranks 4 --topo er:density=0.5

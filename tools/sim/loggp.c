@@ -41,7 +41,8 @@ static const char *const key_names[NKEYS] = {"L",      "o",      "g",      "G", 
                                              "node_o", "node_g", "node_G", "nic_o", "nic_G", "O",
                                              "node_O", "ocopy",  "round",  "noise", "skew",  "preset"};
 
-const double loggp_noise_p[LOGGP_NOISE_POINTS] = {0, 0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 0.95, 0.99, 1};
+const double loggp_noise_p[LOGGP_NOISE_POINTS] = {0,   0.1, 0.2,  0.3,  0.4,   0.5,    0.6, 0.7,
+                                                  0.8, 0.9, 0.95, 0.99, 0.999, 0.9999, 1};
 
 int loggp_has_noise(const loggp_params *p) {
   return p->noise[LOGGP_NOISE_POINTS - 1] > 0 || p->skew[LOGGP_NOISE_POINTS - 1] > 0;
@@ -91,7 +92,7 @@ void loggp_to_cost(const loggp_params *m, nhood_cost_params *p) {
   p->nic_G = m->nic_G;
 }
 
-/* noise= or skew=Q0/.../Q12: the quantiles at loggp_noise_p, non-decreasing. */
+/* noise= or skew=Q0/.../Q14: the quantiles at loggp_noise_p, non-decreasing. */
 static int parse_quantiles(const char *key, const char *value, double *noise, char *err, size_t errlen) {
   char copy[512];
   int n = 0, extra = 0;
@@ -115,8 +116,9 @@ static int parse_quantiles(const char *key, const char *value, double *noise, ch
   }
   if (n != LOGGP_NOISE_POINTS || extra) {
     snprintf(err, errlen,
-             "--model: %s= takes %d quantiles separated by '/' (at probabilities 0, 0.1, ..., 0.9, 0.95, 0.99, 1)", key,
-             LOGGP_NOISE_POINTS);
+             "--model: %s= takes %d quantiles separated by '/' (at probabilities 0, 0.1, ..., 0.9, 0.95, 0.99, 0.999, "
+             "0.9999, 1)",
+             key, LOGGP_NOISE_POINTS);
     return 1;
   }
   return 0;

@@ -83,8 +83,10 @@
 
 /* The probabilities at which noise= gives the delay's quantiles; between two of them the
  * quantile is interpolated linearly. */
-#define LOGGP_NOISE_POINTS 13
-extern const double loggp_noise_p[LOGGP_NOISE_POINTS]; /* 0, 0.1, ..., 0.9, 0.95, 0.99, 1 */
+#define LOGGP_NOISE_POINTS 15
+/* 0, 0.1, ..., 0.9, 0.95, 0.99, 0.999, 0.9999, 1: the tail in detail, since among thousands of
+ * processes one is in it nearly every round */
+extern const double loggp_noise_p[LOGGP_NOISE_POINTS];
 
 typedef struct loggp_params {
   double L, o, g;  /* microseconds */
@@ -115,7 +117,7 @@ void loggp_to_cost(const loggp_params *m, nhood_cost_params *p);
 
 /* Parses "loggp:preset=NAME" (ib-edr, shm) or "loggp:L=..,o=..,g=..,G=.." (µs and µs per
  * byte), optionally with Gcopy=.., node_L=.., node_o=.., node_g=.., node_G=.., nic_o=..,
- * nic_G=.., O=.., node_O=.., ocopy=.., round=.., noise=Q0/Q1/.../Q12 (the quantiles at loggp_noise_p) and skew= (the
+ * nic_G=.., O=.., node_O=.., ocopy=.., round=.., noise=Q0/Q1/.../Q14 (the quantiles at loggp_noise_p) and skew= (the
  * same for the first round); keys after a preset override it. Without a preset node_* default
  * to L, o, g, G and nic_*, round, noise and skew to 0. ranks_per_node and seed are left 0 (nhood-sim's --ranks-per-node
  * and --seeds set them). 0, or 1 with a message. */

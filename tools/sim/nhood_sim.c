@@ -392,8 +392,9 @@ static void print_header(const options *opt) {
     snprintf(costs, sizeof costs,
              ", round %g us, delay per round %g us at the median and %g at the 90th percentile (in the first "
              "round %g and %g)%s",
-             m->round, m->noise[5], m->noise[9], m->skew[12] > 0 ? m->skew[5] : m->noise[5],
-             m->skew[12] > 0 ? m->skew[9] : m->noise[9], opt->seeds > 0 ? "" : " (not drawn without --seeds)");
+             m->round, m->noise[5], m->noise[9], m->skew[LOGGP_NOISE_POINTS - 1] > 0 ? m->skew[5] : m->noise[5],
+             m->skew[LOGGP_NOISE_POINTS - 1] > 0 ? m->skew[9] : m->noise[9],
+             opt->seeds > 0 ? "" : " (not drawn without --seeds)");
   char sender[64] = ""; /* O, where given */
   if (m->O > 0) snprintf(sender, sizeof sender, ", O %.4g us/B", m->O);
   printf(

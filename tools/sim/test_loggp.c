@@ -404,7 +404,7 @@ static void test_round_cost(void) {
 }
 
 /* Rank 0 sends one byte to rank 1: 3 + d, d rank 0's delay (rank 1's, at most 1, ends
- * before the message arrives). Quantiles 0, 0.1, ..., 0.9, 0.95, 0.99, 1: d is uniform on
+ * before the message arrives). Quantiles 0, 0.1, ..., 0.9, 0.95, 0.99, 0.999, 0.9999, 1: d is uniform on
  * [0, 1). Over 4000 seeds the delays lie in [0, 1), about a tenth below 0.1 and their mean
  * near 0.5; seed 0 draws none, and a seed gives the same time twice. */
 static double one_message_with_noise(unsigned seed) {
@@ -557,19 +557,19 @@ static void test_parse(void) {
         "unknown key lists the node and NIC keys: '%s'", err);
 
   /* Round cost and noise. */
-  CHECK(
-      loggp_parse("loggp:preset=shm,round=0.4,noise=0/0/0/0/0/0.1/0.1/0.2/0.2/0.3/0.5/1/4", &p, err, sizeof err) == 0 &&
-          near(p.round, 0.4) && near(p.noise[5], 0.1) && near(p.noise[12], 4) && loggp_has_noise(&p) && p.seed == 0,
-      "round and noise: '%s'", err);
+  CHECK(loggp_parse("loggp:preset=shm,round=0.4,noise=0/0/0/0/0/0.1/0.1/0.2/0.2/0.3/0.5/1/2/3/4", &p, err,
+                    sizeof err) == 0 &&
+            near(p.round, 0.4) && near(p.noise[5], 0.1) && near(p.noise[14], 4) && loggp_has_noise(&p) && p.seed == 0,
+        "round and noise: '%s'", err);
   CHECK(loggp_parse("loggp:preset=shm", &p, err, sizeof err) == 0 && p.round == 0 && !loggp_has_noise(&p),
         "no round cost or noise by default");
-  CHECK(loggp_parse("loggp:preset=shm,noise=0/0/0/0/0/0.2/0.1/0.2/0.2/0.3/0.5/1/4", &p, err, sizeof err) != 0 &&
+  CHECK(loggp_parse("loggp:preset=shm,noise=0/0/0/0/0/0.2/0.1/0.2/0.2/0.3/0.5/1/2/3/4", &p, err, sizeof err) != 0 &&
             strstr(err, "decrease"),
         "decreasing quantiles: '%s'", err);
-  CHECK(loggp_parse("loggp:preset=shm,noise=0/1/2", &p, err, sizeof err) != 0 && strstr(err, "13 quantiles"),
+  CHECK(loggp_parse("loggp:preset=shm,noise=0/1/2", &p, err, sizeof err) != 0 && strstr(err, "15 quantiles"),
         "too few quantiles: '%s'", err);
-  CHECK(loggp_parse("loggp:preset=shm,noise=0/0/0/0/0/0/0/0/0/0/0/0/0/0", &p, err, sizeof err) != 0 &&
-            strstr(err, "13 quantiles"),
+  CHECK(loggp_parse("loggp:preset=shm,noise=0/0/0/0/0/0/0/0/0/0/0/0/0/0/0/0", &p, err, sizeof err) != 0 &&
+            strstr(err, "15 quantiles"),
         "too many quantiles: '%s'", err);
 }
 
