@@ -40,7 +40,7 @@ run() { "mpiexec.$flavor" -n "$np" $(nhood_mpiexec_flags "$flavor") "$@"; }
 step 2 "calibrating the cost model on $np ranks, and the simulator's round cost and noise on $own"
 run "$dir/tools/calibrate/nhood-calibrate" --out out/nhood-params.txt | tail -9
 export NHOOD_PARAMS=$PWD/out/nhood-params.txt
-# nhood-sim's round cost, noise and skew from processes with a core each (oversubscribed ones
+# nhood-sim's software costs and noise from processes with a core each (oversubscribed ones
 # measure the scheduler's turns, which no cluster node has).
 # shellcheck disable=SC2046
 "mpiexec.$flavor" -n "$own" $(nhood_mpiexec_flags "$flavor" "$own") "$dir/tools/calibrate/nhood-calibrate" \

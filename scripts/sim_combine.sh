@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Issue 3's simulated acceptance runs for message combining: nhood-sim (in-process Phase 1,
-# exact-delivery check, LogGP prediction under ib-edr with the round cost, noise and skew of
+# exact-delivery check, LogGP prediction under ib-edr with the round cost, ocopy and noise of
 # NOISE, drawn SEEDS times: median and 10th-90th percentile band) for
 #   - P = 4096 random graphs, densities 0.05 .. 0.8, 4 B allgather;
 #   - P = 8192 Moore neighborhoods (d, r) in (2,1) (2,2) (2,3) (2,4) (3,1) (3,2) (4,2).

@@ -75,9 +75,10 @@ void print_usage(FILE *out) {
           "                   @FILE: the model on FILE's first line not starting with '#' (what\n"
           "                   nhood-calibrate --sim-model writes)\n"
           "  --noise-from FILE\n"
-          "                   the round cost, ocopy, noise and skew of the model in FILE (a --model @FILE\n"
+          "                   the round cost, ocopy and noise of the model in FILE (a --model @FILE\n"
           "                   file), over --model's other parameters: a preset's network with the\n"
-          "                   software costs nhood-calibrate measured\n"
+          "                   software costs and noise nhood-calibrate measured (not its skew: a\n"
+          "                   program's processes enter a call as the program makes them)\n"
           "  --seeds N        draw the model's noise N times (seeds 1..N): pred_us is the median,\n"
           "                   and the row gives the 10th-90th percentile band (default: no noise)\n"
           "  --per-entry B    alltoallv and alltoallw on mtx: and rmat: move the halo's own sizes,\n"
@@ -212,8 +213,10 @@ static int read_model_file(const char *option, const char *path, char *text, siz
   return !found;
 }
 
-/* --noise-from FILE: the round cost, the cost of a local copy, the noise and the skew of
- * FILE's model replace the model's. */
+/* --noise-from FILE: the round cost, the cost of a local copy and the noise of FILE's model
+ * replace the model's: the machine's software and noise. Not its skew: how far apart
+ * processes enter a call is the program's (nhood-calibrate measures it after a barrier, for
+ * calls timed as nhood-bench times them, which --model @FILE takes). */
 static int apply_noise_from(options *opt, char *err, size_t errlen) {
   char text[sizeof opt->model_text];
   loggp_params from;
@@ -223,7 +226,6 @@ static int apply_noise_from(options *opt, char *err, size_t errlen) {
   opt->model.round = from.round;
   opt->model.ocopy = from.ocopy;
   memcpy(opt->model.noise, from.noise, sizeof from.noise);
-  memcpy(opt->model.skew, from.skew, sizeof from.skew);
   return 0;
 }
 
