@@ -74,18 +74,25 @@ int NHOOD_Neighbor_allgather_init(const void *sendbuf, int sendcount, MPI_Dataty
     .recvcounts = recvcounts, .rdispls = displs, .recvtype = recvtype                                               \
   }
 
+/* The keys of an allgatherv and an alltoallv (api/call_cache.h): their scalars; the arrays are
+ * compared apart. */
+#define ALLGATHERV_KEY                                                                                              \
+  (nhood_call_key) {                                                                                                \
+    .kind = NHOOD_ALLGATHERV, .sendcount = sendcount, .sendbuf = sendbuf, .recvbuf = recvbuf, .sendtype = sendtype, \
+    .recvtype = recvtype                                                                                            \
+  }
+#define ALLTOALLV_KEY                                                                                           \
+  (nhood_call_key) {                                                                                            \
+    .kind = NHOOD_ALLTOALLV, .sendbuf = sendbuf, .recvbuf = recvbuf, .sendtype = sendtype, .recvtype = recvtype \
+  }
+
 /* A blocking allgatherv or alltoallv that repeats no flat round of the thread's last call:
  * another memo's flat round, else the whole way (out of line, as the fixed-size collectives'
  * _not_last). */
 NHOOD_NOINLINE static int allgatherv_blocking(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                               const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                                               MPI_Comm comm, NHOOD_Topo topo) {
-  nhood_call_key k = {.kind = NHOOD_ALLGATHERV,
-                      .sendcount = sendcount,
-                      .sendbuf = sendbuf,
-                      .recvbuf = recvbuf,
-                      .sendtype = sendtype,
-                      .recvtype = recvtype};
+  nhood_call_key k = ALLGATHERV_KEY;
   int rc = nhood_call_cache_run_flat_arrays(&k, comm, topo, NULL, NULL, recvcounts, displs);
   if (rc >= 0) return rc;
   nhood_coll_args a = ALLGATHERV_ARGS;
@@ -95,12 +102,7 @@ NHOOD_NOINLINE static int allgatherv_blocking(const void *sendbuf, int sendcount
 NHOOD_HOT int NHOOD_Neighbor_allgatherv(const void *sendbuf, int sendcount, MPI_Datatype sendtype, void *recvbuf,
                                         const int recvcounts[], const int displs[], MPI_Datatype recvtype,
                                         MPI_Comm comm, NHOOD_Topo topo) {
-  nhood_call_key k = {.kind = NHOOD_ALLGATHERV,
-                      .sendcount = sendcount,
-                      .sendbuf = sendbuf,
-                      .recvbuf = recvbuf,
-                      .sendtype = sendtype,
-                      .recvtype = recvtype};
+  nhood_call_key k = ALLGATHERV_KEY;
   struct nhood_flat_round *f = nhood_call_cache_hot(&k, comm, topo);
   return f && nhood_call_memo_arrays_are(NULL, NULL, recvcounts, displs)
              ? nhood_call_cache_run_hot(f)
@@ -150,8 +152,7 @@ NHOOD_NOINLINE static int alltoallv_blocking(const void *sendbuf, const int send
                                              MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                                              const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm,
                                              NHOOD_Topo topo) {
-  nhood_call_key k = {
-      .kind = NHOOD_ALLTOALLV, .sendbuf = sendbuf, .recvbuf = recvbuf, .sendtype = sendtype, .recvtype = recvtype};
+  nhood_call_key k = ALLTOALLV_KEY;
   int rc = nhood_call_cache_run_flat_arrays(&k, comm, topo, sendcounts, sdispls, recvcounts, rdispls);
   if (rc >= 0) return rc;
   nhood_coll_args a = ALLTOALLV_ARGS;
@@ -161,8 +162,7 @@ NHOOD_NOINLINE static int alltoallv_blocking(const void *sendbuf, const int send
 NHOOD_HOT int NHOOD_Neighbor_alltoallv(const void *sendbuf, const int sendcounts[], const int sdispls[],
                                        MPI_Datatype sendtype, void *recvbuf, const int recvcounts[],
                                        const int rdispls[], MPI_Datatype recvtype, MPI_Comm comm, NHOOD_Topo topo) {
-  nhood_call_key k = {
-      .kind = NHOOD_ALLTOALLV, .sendbuf = sendbuf, .recvbuf = recvbuf, .sendtype = sendtype, .recvtype = recvtype};
+  nhood_call_key k = ALLTOALLV_KEY;
   struct nhood_flat_round *f = nhood_call_cache_hot(&k, comm, topo);
   return f && nhood_call_memo_arrays_are(sendcounts, sdispls, recvcounts, rdispls)
              ? nhood_call_cache_run_hot(f)

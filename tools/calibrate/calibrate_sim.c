@@ -1,23 +1,23 @@
 /*
- * nhood-sim's model measured where nhood-calibrate runs (calibrate.h): the noise of a round,
- * and the LogGP evaluator (tools/sim/loggp.h) fitted to single calls measured there.
+ * nhood-sim's model measured where nhood-calibrate runs (calibrate.h): the quantiles of the
+ * skew and noise series (calibrate_series.c), and the LogGP evaluator (tools/sim/loggp.h)
+ * fitted to the single calls measured there.
  *
- * Noise. In a 1-byte round with one neighbour each way, a rank's round ends when both its own
- * work and its neighbour's message are done, so its time over the fastest round is the larger
- * of two processes' delays: with both drawn from one distribution F, the excess is distributed
- * as F^2. A process's delay at probability p is therefore the excess's
- * quantile at p^2 (exact for 2 processes, where each waits for the other alone).
+ * Quantiles. In a 1-byte round with one neighbour each way, a round ends when both processes'
+ * work and messages are done, so its time over the fastest round is the larger of two
+ * processes' delays: with both drawn from one distribution F, the excess is distributed as
+ * F^2. A process's delay at probability p is therefore the excess's quantile at p^2 (exact
+ * for 2 processes, where each waits for the other alone).
  *
- * The evaluator. Each call point (k messages of b bytes each way, one round after a barrier,
- * as nhood-bench times a call) is a schedule the evaluator runs on P virtual ranks as the
- * ranks ran it; its prediction with the measured noise (the median over SIM_SEEDS draws) is
- * fitted to the measured median by least squares on relative error, over L, o, G and round
- * (g = 0: these rounds do not tell o from g, as for the cost model). The evaluator overlaps L
- * with the sender's o but not the round cost, so rounds of one and of many messages tell the
- * two apart. All sizes are below the eager limits of the MPIs nhood knows (the evaluator has
- * no rendezvous). The cost model's chains of rounds are not used: on the development machine
- * a round in a chain took twice a lone round, and the simulator predicts calls. Nelder-Mead
- * on the logarithms of the four parameters, from the cost model's values.
+ * The evaluator. Each call point (nhood's direct with k neighbours of b bytes each way and
+ * `self` local copies, one round after a barrier, as nhood-bench times a call) is a schedule
+ * the evaluator runs on P virtual ranks as the ranks ran it; its prediction with the measured
+ * skew (the median over SIM_SEEDS draws) is fitted to the measured median by least squares on
+ * relative error, over L, o, G (= O on one node), round and ocopy (g = 0: these rounds do not
+ * tell o from g, as for the cost model). The evaluator overlaps L with the sender's o but not
+ * the round cost, so rounds of one and of many messages tell the two apart. All sizes are
+ * below the eager limits of the MPIs nhood knows (the evaluator has no rendezvous).
+ * Nelder-Mead on the logarithms of the NFIT parameters, from the cost model's values.
  */
 #include "calibrate.h"
 #include "cli.h"

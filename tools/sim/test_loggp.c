@@ -37,20 +37,21 @@ static double predict(nhood_sched *s, int n, const loggp_params *p, int *slowest
 
 static int near(double a, double b) { return fabs(a - b) < 1e-9; }
 
+/* The prediction for one message of count bytes from rank 0 to rank 1 under p. */
+static double one_message(const loggp_params *p, int count, int *slowest) {
+  nhood_sched s[2];
+  start_all(s, 2);
+  nhood_sched_send(&s[0], 1, 0, bytes(NHOOD_BUF_SEND, count));
+  nhood_sched_recv(&s[1], 0, 0, bytes(NHOOD_BUF_RECV, count));
+  return predict(s, 2, p, slowest);
+}
+
 /* One message of B bytes: o + L + (B - 1) G + o, at the receiver. */
 static void test_one_message(void) {
-  nhood_sched s[2];
   int slowest;
-  start_all(s, 2);
-  nhood_sched_send(&s[0], 1, 0, bytes(NHOOD_BUF_SEND, 101));
-  nhood_sched_recv(&s[1], 0, 0, bytes(NHOOD_BUF_RECV, 101));
-  double t = predict(s, 2, &base, &slowest);
+  double t = one_message(&base, 101, &slowest);
   CHECK(near(t, 0.5 + 2 + 100 * 0.01 + 0.5) && slowest == 1, "one message: %g (rank %d)", t, slowest);
-
-  start_all(s, 2);
-  nhood_sched_send(&s[0], 1, 0, bytes(NHOOD_BUF_SEND, 0));
-  nhood_sched_recv(&s[1], 0, 0, bytes(NHOOD_BUF_RECV, 0));
-  t = predict(s, 2, &base, NULL);
+  t = one_message(&base, 0, NULL);
   CHECK(near(t, 3.0), "zero-byte message: o + L + o = 3, got %g", t);
 }
 
@@ -469,10 +470,7 @@ static void test_sender_copies(void) {
   p.O = 0.02;
   nhood_sched s[3];
   int slowest;
-  start_all(s, 2);
-  nhood_sched_send(&s[0], 1, 0, bytes(NHOOD_BUF_SEND, 101));
-  nhood_sched_recv(&s[1], 0, 0, bytes(NHOOD_BUF_RECV, 101));
-  double t = predict(s, 2, &p, &slowest);
+  double t = one_message(&p, 101, &slowest);
   CHECK(near(t, 6.0) && slowest == 1, "one message, sender copies: 6, got %g (rank %d)", t, slowest);
   start_all(s, 3);
   for (int q = 1; q <= 2; q++) {
