@@ -1,7 +1,8 @@
 /*
- * A blocking call's schedule of one round of communication and nothing else (`direct`'s, most
- * often), resolved to the arguments of its MPI calls for one pair of buffers: a run is what an
- * exchange written by hand does, MPI_Irecv in a loop, the sends, and one MPI_Waitall. A thread
+ * A blocking call's schedule of one round (`direct`'s, most often), resolved to the arguments of
+ * its MPI calls for one pair of buffers: a run is what an exchange written by hand does, the
+ * round's local copies (self loops: periodic dimensions of size 1 or 2, graphs that name the
+ * process itself), MPI_Irecv in a loop, the sends, and one MPI_Waitall. A thread
  * that repeats such a call keeps one of its own (api/call_cache.c), so that the repeat skips the
  * engine's walk and the task between. Failures are reported as the engine reports them
  * (engine.h): every operation is posted and completed, then the first failure is returned,
@@ -12,6 +13,9 @@
  * deadlock: every process posts all of the round's receives before its first send, so each
  * send's receive is posted, or will be once its process enters the call, whatever the others
  * do. Sends keep the schedule's order (two to one peer with one tag match in that order).
+ *
+ * The local operations run first, through the engine's transport, as the engine runs a round:
+ * the same results and, where one fails, the same first failure.
  *
  * The structure and the run are here, inline, so that a repeat runs without another call
  * between it and MPI (common/hot.h); only nhood_flat_round_run reads them.
@@ -41,19 +45,32 @@ typedef struct {
   int eager; /* a send by MPI_Send (it takes no request slot) */
 } nhood_flat_op;
 
+/* A local operation: a copy or, where op is not MPI_OP_NULL, a reduction (count and type the
+ * source's). */
+typedef struct {
+  const void *src;
+  void *dst;
+  MPI_Datatype stype, dtype;
+  int scount, dcount;
+  MPI_Op op;
+  nhood_op entries[2]; /* the schedule's (source, target), which a failure names */
+} nhood_flat_local;
+
 typedef struct nhood_flat_round {
   nhood_mpi_transport_ctx slots; /* the communicator, requests and statuses */
-  nhood_commctx *ctx;            /* the tag windows' */
-  int n, nrecv, ntags;           /* the receives come first, then the sends, each in the schedule's order */
-  int nslots;                    /* requests: the receives', then the sends' that are not eager */
-  const nhood_op *ops;           /* the schedule's entries in that order (a failure names one) */
-  const int *slot_op;            /* the operation of each request slot */
-  char call[64];                 /* what a failure's message names the call */
+  const nhood_flat_local *local; /* the local operations, run first */
+  int nlocal;
+  nhood_commctx *ctx;  /* the tag windows' */
+  int n, nrecv, ntags; /* the receives come first, then the sends, each in the schedule's order */
+  int nslots;          /* requests: the receives', then the sends' that are not eager */
+  const nhood_op *ops; /* the schedule's entries in that order (a failure names one) */
+  const int *slot_op;  /* the operation of each request slot */
+  char call[64];       /* what a failure's message names the call */
   nhood_flat_op flat[];
 } nhood_flat_round;
 
 /* The flat round of schedule s on ctx's communicator between sendbuf and recvbuf; NULL where s
- * is not one round of communication only, or out of memory (a flat round is optional). The
+ * is not one round without scratch, or out of memory (a flat round is optional). The
  * caller keeps ctx while the flat round lives. A failure's message ends with `call`
  * ("neighborhood allgather (direct)"), as the caller of the engine adds. */
 nhood_flat_round *nhood_flat_round_create(const nhood_sched *s, nhood_commctx *ctx, const void *sendbuf, void *recvbuf,
@@ -68,11 +85,18 @@ static inline void nhood_flat_round_post_failed(MPI_Request *slot, int k, int co
   if (*failed < 0) *failed = k, *failed_code = code;
 }
 /* The end of a run that failed: operation `posted` could not be posted (code `post_code`; -1:
- * all were), or MPI_Waitall returned `wait_code`. */
-int nhood_flat_round_failed(nhood_flat_round *f, int posted, int post_code, int wait_code);
+ * all were), or MPI_Waitall returned `wait_code`; local_code and local_error: the first local
+ * operation's failure (nhood_flat_round_local), which comes first. */
+int nhood_flat_round_failed(nhood_flat_round *f, int posted, int post_code, int wait_code, int local_code,
+                            char *local_error);
+/* Runs the local operations; NULL, or the first failure's saved error (common/errors.h's
+ * nhood_error_save: the code with its message, the operation described). */
+char *nhood_flat_round_local(nhood_flat_round *f, int *code);
 
 /* A run, in a tag window of the context's (reserved as for any run of the schedule). */
 static inline int nhood_flat_round_run(nhood_flat_round *f) {
+  int local_code = MPI_SUCCESS;
+  char *local_error = f->nlocal ? nhood_flat_round_local(f, &local_code) : NULL;
   int tag_base = nhood_commctx_reserve_tags(f->ctx, f->ntags), failed = -1, failed_code = MPI_SUCCESS, k = 0;
   MPI_Comm comm = f->slots.comm;
   MPI_Request *requests = f->slots.requests;
@@ -90,7 +114,8 @@ static inline int nhood_flat_round_run(nhood_flat_round *f) {
   if (NHOOD_P2P_ERRORS_GO_TO_WORLD) nhood_errors_return_begin();
   int code = MPI_Waitall(f->nslots, requests, f->slots.statuses);
   if (NHOOD_P2P_ERRORS_GO_TO_WORLD) nhood_errors_return_end();
-  return code == MPI_SUCCESS && failed < 0 ? MPI_SUCCESS : nhood_flat_round_failed(f, failed, failed_code, code);
+  if (code == MPI_SUCCESS && failed < 0 && local_code == MPI_SUCCESS) return MPI_SUCCESS;
+  return nhood_flat_round_failed(f, failed, failed_code, code, local_code, local_error);
 }
 
 #endif
