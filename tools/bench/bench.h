@@ -1,7 +1,8 @@
 /*
  * nhood-bench's parts: its options (bench_options.c), its result rows as table lines and JSON
  * (bench_report.c), its neighborhoods and call buffers (bench_data.c), the rows of what
- * set-up costs (bench_setup.c), and the run itself: calls, timing and main (nhood_bench.c).
+ * set-up costs (bench_setup.c), nhood-calibrate's calls in turns with the cases'
+ * (bench_reference.c), and the run itself: calls, timing and main (nhood_bench.c).
  */
 #ifndef NHOOD_BENCH_H
 #define NHOOD_BENCH_H
@@ -53,7 +54,8 @@ typedef struct options {
   int comms;  /* churn: timed communicators per row */
   int theta;  /* 0: the library's default */
   const char *json_path;
-  const char *calibrate; /* --calibrate OPTS: nhood-calibrate's options, run first in this launch */
+  const char *calibrate;     /* --calibrate OPTS: nhood-calibrate's options, run first in this launch */
+  const char *sim_reference; /* --sim-reference BASE: nhood-sim's model per case (bench_reference.c) */
   int help;
 } options;
 
@@ -69,6 +71,8 @@ void free_options(options *opt);
 /* Results (bench_report.c)                                                               */
 /* ------------------------------------------------------------------------------------- */
 
+typedef struct bench_reference bench_reference;
+
 /* Everything the whole run shares. */
 typedef struct bench {
   options opt;
@@ -78,6 +82,7 @@ typedef struct bench {
   const char *progress;  /* nhood's asynchronous progress: "thread" or "off" (NHOOD_Progress_mode) */
   double compute_per_us; /* overlap mode: iterations of the compute kernel per microsecond */
   int algo_width;        /* of the table's algo column: the longest name it prints */
+  bench_reference *ref;  /* --sim-reference, or NULL */
 } bench;
 
 typedef struct result_row {
@@ -110,6 +115,23 @@ void emit_row(const bench *b, const result_row *row);
 /* Fills in the row's latencies from every rank's n samples, in seconds (collective; meaningful
  * on rank 0). Sorts the samples. */
 void reduce_latency(double *samples, int n, result_row *row);
+
+/* ------------------------------------------------------------------------------------- */
+/* nhood-calibrate's calls in turns with each case's, for nhood-sim (bench_reference.c)    */
+/* ------------------------------------------------------------------------------------- */
+
+/* Collective; NULL with a message where BASE (a model file) cannot be read on some rank. */
+bench_reference *bench_reference_create(const char *base, int iters, char *err, size_t errlen);
+/* The calls a batch times beside the algorithms (0 for NULL). */
+int bench_reference_points(const bench_reference *r);
+/* Untimed calls of every point (NULL: none). */
+void bench_reference_warm(bench_reference *r, int calls);
+/* One timed call of point in batch, after a barrier, as the algorithms' turns. */
+void bench_reference_turn(bench_reference *r, int point, int batch);
+/* After a case's batches: the model fitted to them, written to BASE.N, and its row (rank 0).
+ * Collective; NULL is ignored. */
+void bench_reference_case_end(const bench *b, bench_reference *r, const char *topo, const char *coll, int bytes);
+void bench_reference_free(bench_reference *r);
 
 /* ------------------------------------------------------------------------------------- */
 /* Neighborhoods, the buffers of one call, failures (bench_data.c)                        */

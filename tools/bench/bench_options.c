@@ -55,6 +55,12 @@ void print_usage(FILE *out) {
       "                  first run nhood-calibrate with OPTS (its options, separated by spaces,\n"
       "                  e.g. \"--out P --sim-model M\") in this launch, so that what it measures\n"
       "                  and what the cases measure come from one run of the processes\n"
+      "  --sim-reference BASE\n"
+      "                  time nhood-calibrate's single calls in turns with each blocking case's\n"
+      "                  algorithms, fit nhood-sim's model to them (noise, skew and Gcopy from\n"
+      "                  the model file BASE, e.g. --calibrate's --sim-model) and write it to\n"
+      "                  BASE.N for the Nth case (a row 'sim-reference' names it): a model from\n"
+      "                  the same seconds as the calls it is to predict\n"
       "  --help          this text\n"
       "\n"
       "Latencies are per call in microseconds: a call's latency is its slowest rank's time, and\n"
@@ -170,8 +176,9 @@ int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen)
       opt->help = 1;
       return 0;
     }
-    static const char *const with_value[] = {"--topo",   "--coll",  "--sizes", "--algo",  "--mode",  "--iters",
-                                             "--warmup", "--theta", "--json",  "--calls", "--comms", "--calibrate"};
+    static const char *const with_value[] = {"--topo",  "--coll",      "--sizes",        "--algo", "--mode",
+                                             "--iters", "--warmup",    "--theta",        "--json", "--calls",
+                                             "--comms", "--calibrate", "--sim-reference"};
     const char *name, *value;
     if (cli_option_with_value(argc, argv, &i, with_value, sizeof with_value / sizeof with_value[0], &name, &value, err,
                               errlen) != 0)
@@ -190,6 +197,8 @@ int parse_options(int argc, char **argv, options *opt, char *err, size_t errlen)
       opt->json_path = value;
     else if (strcmp(name, "--calibrate") == 0)
       opt->calibrate = value;
+    else if (strcmp(name, "--sim-reference") == 0)
+      opt->sim_reference = value;
     else if (parse_list(name, value, opt, err, errlen) != 0)
       return 1;
   }

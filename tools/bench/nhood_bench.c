@@ -324,11 +324,13 @@ static void note_selection(runner *r) {
  * (rendezvous completions of large messages finish after the barrier) then lands on every
  * algorithm alike. With a fixed rotation, "auto" (listed first) always followed the last
  * algorithm, and ran 20% slower than "direct" with the very same schedule. */
-static void time_runners(const bench *b, const neighborhood *nb, const exchange *x, runner *runners) {
-  int n = b->opt.nalgos;
+static void time_runners(const bench *b, const neighborhood *nb, const exchange *x, runner *runners,
+                         bench_reference *ref) {
+  int nalgos = b->opt.nalgos, n = nalgos + bench_reference_points(ref); /* turns >= nalgos: ref's calls */
   int *order = xcalloc((size_t)n, sizeof *order);
-  for (int a = 0; a < n; a++)
+  for (int a = 0; a < nalgos; a++)
     for (int k = 0; runners[a].ok && k < b->opt.warmup; k++) call_or_abort(b, nb, x, &runners[a]);
+  bench_reference_warm(ref, b->opt.warmup);
   for (int batch = 0; batch < b->opt.iters; batch++) {
     uint64_t state = 0x9e3779b97f4a7c15ull * (uint64_t)(batch + 1);
     for (int a = 0; a < n; a++) order[a] = a;
@@ -343,6 +345,10 @@ static void time_runners(const bench *b, const neighborhood *nb, const exchange 
       order[j] = t;
     }
     for (int turn = 0; turn < n; turn++) {
+      if (order[turn] >= nalgos) {
+        bench_reference_turn(ref, order[turn] - nalgos, batch);
+        continue;
+      }
       runner *r = &runners[order[turn]];
       if (!r->ok) continue;
       MPI_Barrier(MPI_COMM_WORLD);
@@ -508,9 +514,11 @@ static void bench_case(const bench *b, const neighborhood *nb, algorithm *algos,
     r->samples = xmalloc((size_t)b->opt.iters * sizeof(double));
   }
   validate_runners(b, nb, &x, runners);
-  time_runners(b, nb, &x, runners);
+  bench_reference *ref = mode == MODE_BLOCKING ? b->ref : NULL; /* its calls are blocking */
+  time_runners(b, nb, &x, runners, ref);
   if (mode == MODE_OVERLAP) time_overlap(b, nb, &x, runners);
   report_case(b, nb, &x, mode, runners);
+  bench_reference_case_end(b, ref, nb->spec_text, coll_names[coll], bytes);
 
   for (int a = 0; a < b->opt.nalgos; a++) runner_teardown(&runners[a]);
   free(runners);
@@ -658,6 +666,12 @@ int main(int argc, char **argv) {
         (int)strlen(CART_OFFSETS_ROW) > b.algo_width)
       b.algo_width = (int)strlen(CART_OFFSETS_ROW);
   if (b.opt.calibrate != NULL && (exit_code = run_calibrate(b.opt.calibrate)) != 0) goto cleanup;
+  if (b.opt.sim_reference != NULL &&
+      (b.ref = bench_reference_create(b.opt.sim_reference, b.opt.iters, err, sizeof err)) == NULL) {
+    if (b.rank == 0) fprintf(stderr, "nhood-bench: %s\n", err);
+    exit_code = EXIT_USAGE;
+    goto cleanup;
+  }
   short_library_version(b.mpi_library, sizeof b.mpi_library);
   NHOOD_Progress_mode(&b.progress);
   for (int m = 0; m < b.opt.nmodes; m++)
@@ -668,6 +682,7 @@ int main(int argc, char **argv) {
   for (int t = 0; t < b.opt.ntopos; t++) bench_topology(&b, &specs[t]);
 
 cleanup:
+  bench_reference_free(b.ref);
   for (int t = 0; specs != NULL && t < b.opt.ntopos; t++) topospec_free(&specs[t]);
   free(specs);
   if (b.json != NULL) fclose(b.json);

@@ -2,17 +2,21 @@
  * nhood-calibrate's parts: the fit of the cost model to the measured rounds
  * (calibrate_fit.c), the report and the files it writes (calibrate_report.c), the
  * measurements and nhood_calibrate_run (nhood_calibrate.c, whose opening comment says what is
- * measured and how it is fitted), the series for nhood-sim's model (calibrate_series.c) and
- * its fit (calibrate_sim.c), and the tool's main (calibrate_main.c).
+ * measured and how it is fitted), the series for nhood-sim's model (calibrate_series.c), its
+ * single calls (calibrate_calls.c) and its fit (calibrate_sim.c), those calls for another
+ * program's launch (calibrate_reference.c, nhood_calibrate.h), and the tool's main
+ * (calibrate_main.c).
  */
 #ifndef NHOOD_CALIBRATE_H
 #define NHOOD_CALIBRATE_H
 
 #include "common/cost_model.h"
 #include "loggp.h" /* tools/sim: the evaluator whose parameters --sim-model fits */
+#include "schedule/schedule.h"
 #include "selection/cost.h"
 
 #include <mpi.h>
+#include <nhood.h>
 
 #include <stddef.h>
 #include <stdio.h>
@@ -77,7 +81,9 @@ typedef struct point {
   int k, bytes;
   int repeated; /* destinations repeat (k >= P) */
   double us, model_us;
-  int self; /* call points: self loops beside the k neighbours (local copies) */
+  int self;    /* call points: self loops beside the k neighbours (local copies) */
+  int rounds;  /* call points: rounds of the k messages (0 or 1: one, as direct's) */
+  int selfmsg; /* call points: messages to the process itself in each round, through MPI */
 } point;
 
 #define MAX_UNKNOWNS 5
@@ -141,8 +147,11 @@ typedef struct results {
 extern const int call_counts[4];
 extern const int call_sizes[3];
 extern const int call_self_sizes[2];
-#define CALL_SELF_K 2 /* call points with self loops: this many neighbours each way, */
-#define CALL_SELF 4   /* and this many self loops */
+#define CALL_SELF_K 2            /* call points with self loops: this many neighbours each way, */
+#define CALL_SELF 4              /* and this many self loops */
+extern const int call_rounds[2]; /* call points of several rounds of one message each way */
+#define CALL_SELFMSG_ROUNDS 2    /* call points with messages to oneself only: rounds, */
+#define CALL_SELFMSG 2           /* and such messages per round */
 
 /* The measurements' state (nhood_calibrate.c). */
 typedef struct calib {
@@ -169,6 +178,22 @@ int *calib_unweighted(void);
 int calib_ring_distance(const calib *c, int j);
 /* One round: k receives from rank-d_j and k sends to rank+d_j, `bytes` each, then Waitall. */
 void calib_ring_round(calib *c, int k, int bytes);
+/* --sim-model's single calls (calibrate_calls.c): res->calls gets the points. */
+void calib_call_points(const calib *c, results *res);
+/* Rank r's schedule of the point on P ranks: what the call runs, for the evaluator. 0, or 1
+ * out of memory. */
+int calib_call_schedule(int P, int r, const point *pt, nhood_sched *s);
+/* A point as a call on c->comm between c->sendbuf and c->recvbuf, which must hold
+ * calib_call_bytes of the point: a topology object, or an engine task. Failures abort. */
+typedef struct calib_call {
+  NHOOD_Topo topo;
+  struct nhood_task *task;
+  int bytes;
+} calib_call;
+size_t calib_call_bytes(const point *pt);
+void calib_call_create(calib *c, const point *pt, calib_call *call);
+void calib_call_run(calib *c, calib_call *call); /* collective; not timed */
+void calib_call_free(calib_call *call);
 /* --sim-model's series (calibrate_series.c): the single calls, the skew and the noise. */
 void calib_time_calls(calib *c, int quick, results *res);
 void calib_time_skew(calib *c, int quick, results *res);
@@ -180,8 +205,13 @@ void noise_quantiles(double *excess, int n, double quantiles[LOGGP_NOISE_POINTS]
 /* Fits res->sim to res->calls (calibrate_sim.c); returns 0, or 1 where no point could be
  * used. */
 int fit_sim_model(results *res);
+/* Fits res->sim to res->calls from base (its noise, skew and Gcopy are kept; its L, o, G, round
+ * and ocopy are where the search starts), O = G where copies (one node); 0, or 1. */
+int fit_sim_calls(results *res, const loggp_params *base, int copies);
 /* Writes res->sim as nhood-sim's --model line, with a comment header; 0, or 1. */
 int write_sim_model(const results *res, const char *path);
+/* The --model line alone, newline-terminated. */
+void write_sim_model_line(FILE *out, const loggp_params *m);
 
 /* The library version's first line, tabs as spaces. */
 void library_version(char *out, size_t outlen);

@@ -171,20 +171,20 @@ void print_results(const results *res) {
   if (res->sim_fitted) {
     const loggp_params *m = &res->sim;
     printf(
-        "\nsingle calls (nhood's direct, one round after a barrier; the slowest rank's median) and nhood-sim's "
-        "model:\n");
-    printf("%-8s %5s %9s %12s %12s %7s\n", "k", "self", "bytes", "us", "model", "error");
+        "\nsingle calls (nhood's direct; schedules of several rounds or with messages to oneself by the engine; "
+        "after a barrier, the slowest rank's median) and nhood-sim's model:\n");
+    printf("%-8s %5s %6s %7s %9s %12s %12s %7s\n", "k", "self", "rounds", "to-self", "bytes", "us", "model", "error");
     for (int i = 0; i < res->ncalls; i++) {
       const point *pt = &res->calls[i];
-      printf("%-8d %5d %9d %12.3f %12.3f %+6.0f%%\n", pt->k, pt->self, pt->bytes, pt->us, pt->model_us,
-             100 * (pt->model_us / pt->us - 1));
+      printf("%-8d %5d %6d %7d %9d %12.3f %12.3f %+6.0f%%\n", pt->k, pt->self, pt->rounds > 1 ? pt->rounds : 1,
+             pt->selfmsg, pt->bytes, pt->us, pt->model_us, 100 * (pt->model_us / pt->us - 1));
     }
     printf("nhood-sim's LogGP model, fitted to %d calls with that skew (largest error %.0f%%):\n", res->sim_points,
            100 * res->sim_error);
     printf(
         "  L = %.4g us, o = %.4g us, g = 0, G = %.4g us/B, O = %.4g us/B, Gcopy = %.4g us/B, ocopy = %.4g us, "
-        "round = %.4g us\n",
-        m->L, m->o, m->G, m->O, m->Gcopy, m->ocopy, m->round);
+        "round = %.4g us, oself = %.4g us, Gself = %.4g us/B\n",
+        m->L, m->o, m->G, m->O, m->Gcopy, m->ocopy, m->round, m->oself, m->Gself);
   }
   if (res->max_error > 0.5) {
     const point *worst = &res->points[0];
@@ -258,15 +258,18 @@ int write_json(const results *res, const char *path) {
   json_series(f, "noise", res->noise_excess, res->noise);
   fprintf(f, ",\n  \"calls\": [");
   for (int i = 0; i < res->ncalls; i++)
-    fprintf(f, "%s\n    {\"k\": %d, \"self\": %d, \"bytes\": %d, \"us\": %.6g, \"model_us\": %.6g}", i ? "," : "",
-            res->calls[i].k, res->calls[i].self, res->calls[i].bytes, res->calls[i].us, res->calls[i].model_us);
+    fprintf(f,
+            "%s\n    {\"k\": %d, \"self\": %d, \"rounds\": %d, \"selfmsg\": %d, \"bytes\": %d, \"us\": %.6g, "
+            "\"model_us\": %.6g}",
+            i ? "," : "", res->calls[i].k, res->calls[i].self, res->calls[i].rounds > 1 ? res->calls[i].rounds : 1,
+            res->calls[i].selfmsg, res->calls[i].bytes, res->calls[i].us, res->calls[i].model_us);
   fprintf(f, "]");
   if (res->sim_fitted)
     fprintf(f,
             ",\n  \"sim_model\": {\"L\": %.6g, \"o\": %.6g, \"g\": 0, \"G\": %.6g, \"O\": %.6g, \"Gcopy\": %.6g, "
-            "\"ocopy\": %.6g, \"round\": %.6g, \"points\": %d, \"max_error\": %.6g}",
+            "\"ocopy\": %.6g, \"round\": %.6g, \"oself\": %.6g, \"Gself\": %.6g, \"points\": %d, \"max_error\": %.6g}",
             res->sim.L, res->sim.o, res->sim.G, res->sim.O, res->sim.Gcopy, res->sim.ocopy, res->sim.round,
-            res->sim_points, res->sim_error);
+            res->sim.oself, res->sim.Gself, res->sim_points, res->sim_error);
   fprintf(f, "\n}\n");
   int failed = ferror(f) != 0;
   failed |= fclose(f) != 0;

@@ -11,60 +11,26 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* A topology object under "direct" with k ring neighbours each way (in from rank-d_j, out
- * to rank+d_j, as ring_round) and `self` self loops, which direct copies locally. */
-static NHOOD_Topo call_topology(const calib *c, int k, int self) {
-  int n = k + self, *sources = calib_xmalloc((size_t)n * sizeof *sources),
-      *destinations = calib_xmalloc((size_t)n * sizeof *sources);
-  for (int j = 0; j < n; j++) {
-    int d = j < k ? calib_ring_distance(c, j) : 0;
-    sources[j] = (c->rank - d + c->size) % c->size;
-    destinations[j] = (c->rank + d) % c->size;
-  }
-  MPI_Info info;
-  MPI_Info_create(&info);
-  MPI_Info_set(info, NHOOD_INFO_ALGORITHM, "direct");
-  NHOOD_Topo topo = NHOOD_TOPO_NULL;
-  if (NHOOD_Topo_create_adjacent(n, sources, calib_unweighted(), n, destinations, calib_unweighted(), info, &topo) !=
-      MPI_SUCCESS)
-    MPI_Abort(MPI_COMM_WORLD, 1);
-  MPI_Info_free(&info);
-  free(sources);
-  free(destinations);
-  return topo;
-}
-
-/* --sim-model's calls: nhood's own blocking alltoall under "direct" (one round of k messages
- * of `bytes` each way with ring neighbours), for every (k, bytes) of call_counts x call_sizes,
- * and the same with self loops (call_self: the local copies of direct's round), each call
- * after a barrier, the points taking turns sample by sample; a point's time is the median over
- * samples of the slowest rank's, as nhood-bench takes a call's. */
+/* --sim-model's calls (calibrate_calls.c), each call after a barrier, the points taking turns
+ * sample by sample; a point's time is the median over samples of the slowest rank's, as
+ * nhood-bench takes a call's. */
 void calib_time_calls(calib *c, int quick, results *res) {
   int n = quick ? QUICK_CALL_SAMPLES : CALL_SAMPLES, warm = n / 10 + 1;
-  res->ncalls = 0;
-  for (int i = 0; i < NELEMS(call_counts); i++)
-    for (int j = 0; j < NELEMS(call_sizes); j++)
-      res->calls[res->ncalls++] = (point){"call", call_counts[i], call_sizes[j], call_counts[i] > c->size - 1, 0, 0, 0};
-  for (int j = 0; j < NELEMS(call_self_sizes); j++)
-    res->calls[res->ncalls++] =
-        (point){"call", CALL_SELF_K, call_self_sizes[j], CALL_SELF_K > c->size - 1, 0, 0, .self = CALL_SELF};
-  NHOOD_Topo topos[MAX_POINTS];
-  for (int p = 0; p < res->ncalls; p++) topos[p] = call_topology(c, res->calls[p].k, res->calls[p].self);
+  calib_call_points(c, res);
+  calib_call calls[MAX_POINTS];
+  for (int p = 0; p < res->ncalls; p++) calib_call_create(c, &res->calls[p], &calls[p]);
   size_t total = (size_t)res->ncalls * (size_t)n;
   double *t = calib_xmalloc(total * sizeof *t), *slowest = c->rank == 0 ? calib_xmalloc(total * sizeof *t) : NULL;
   for (int i = -warm; i < n; i++)
     for (int p = 0; p < res->ncalls; p++) {
-      int bytes = res->calls[p].bytes;
       MPI_Barrier(c->comm);
       double start = MPI_Wtime();
-      if (NHOOD_Neighbor_alltoall(c->sendbuf, bytes, MPI_BYTE, c->recvbuf, bytes, MPI_BYTE, c->comm, topos[p]) !=
-          MPI_SUCCESS)
-        MPI_Abort(MPI_COMM_WORLD, 1);
+      calib_call_run(c, &calls[p]);
       if (i >= 0) t[(size_t)p * n + i] = (MPI_Wtime() - start) * 1e6;
     }
   MPI_Reduce(t, slowest, (int)total, MPI_DOUBLE, MPI_MAX, 0, c->comm);
   for (int p = 0; c->rank == 0 && p < res->ncalls; p++) res->calls[p].us = cli_median(slowest + (size_t)p * n, n);
-  for (int p = 0; p < res->ncalls; p++) NHOOD_Topo_free(&topos[p]);
+  for (int p = 0; p < res->ncalls; p++) calib_call_free(&calls[p]);
   free(t);
   free(slowest);
 }

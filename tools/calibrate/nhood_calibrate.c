@@ -104,6 +104,7 @@ const int mpi_sizes[] = {MPI_SMALL, MPI_MEDIUM};
 const int call_counts[] = {1, 2, 4, 8};
 const int call_sizes[] = {1, 1024, 3072};
 const int call_self_sizes[] = {1, 1024};
+const int call_rounds[] = {2, 4};
 
 /* malloc that gives up loudly: failing on one rank only would leave the others waiting. */
 void *calib_xmalloc(size_t size) {

@@ -64,7 +64,7 @@ def main():
         measured = {}  # (case, algo) -> {launch: median}
         for path in glob.glob(os.path.join(a.dir, "bench-%d-*.json" % np_)):
             for r in rows(path):
-                if r.get("mode") == "blocking" and r["coll"] in ("allgather", "alltoallv"):
+                if r.get("mode") == "blocking" and r["coll"] in ("allgather", "alltoallv") and "lat_us_median" in r:
                     measured.setdefault(case_key(r) + (r["algo"],), {})[launch_of(path)] = r["lat_us_median"]
         predicted = {}  # (case, algo) -> {launch: row}
         for path in glob.glob(os.path.join(a.dir, "sim-%d-*.json" % np_)):

@@ -32,14 +32,16 @@ enum {
   KEY_NODE_BIG_O,
   KEY_OCOPY,
   KEY_ROUND,
+  KEY_OSELF,
+  KEY_GSELF,
   KEY_NOISE,
   KEY_SKEW,
   KEY_PRESET,
   NKEYS
 };
-static const char *const key_names[NKEYS] = {"L",      "o",      "g",      "G",     "Gcopy", "node_L",
-                                             "node_o", "node_g", "node_G", "nic_o", "nic_G", "O",
-                                             "node_O", "ocopy",  "round",  "noise", "skew",  "preset"};
+static const char *const key_names[NKEYS] = {"L",      "o",      "g",     "G",     "Gcopy", "node_L", "node_o",
+                                             "node_g", "node_G", "nic_o", "nic_G", "O",     "node_O", "ocopy",
+                                             "round",  "oself",  "Gself", "noise", "skew",  "preset"};
 
 const double loggp_noise_p[LOGGP_NOISE_POINTS] = {0,   0.1, 0.2,  0.3,  0.4,   0.5,    0.6, 0.7,
                                                   0.8, 0.9, 0.95, 0.99, 0.999, 0.9999, 1};
@@ -150,7 +152,7 @@ static int parse_item(char *item, loggp_params *out, int seen[NKEYS], char *err,
   if (key == NKEYS) {
     snprintf(err, errlen,
              "--model: unknown key '%s' (expected preset, L, o, g, G, Gcopy, node_L, node_o, node_g, node_G, "
-             "nic_o, nic_G, O, node_O, ocopy, round, noise, skew)",
+             "nic_o, nic_G, O, node_O, ocopy, round, oself, Gself, noise, skew)",
              item);
     return 1;
   }
@@ -165,9 +167,9 @@ static int parse_item(char *item, loggp_params *out, int seen[NKEYS], char *err,
     return 1;
   }
   seen[key] = 1;
-  double *field[NKEYS] = {&out->L,      &out->o,      &out->g,      &out->G,     &out->Gcopy, &out->node_L,
-                          &out->node_o, &out->node_g, &out->node_G, &out->nic_o, &out->nic_G, &out->O,
-                          &out->node_O, &out->ocopy,  &out->round,  NULL,        NULL,        NULL};
+  double *field[NKEYS] = {&out->L,      &out->o,      &out->g,     &out->G,     &out->Gcopy, &out->node_L, &out->node_o,
+                          &out->node_g, &out->node_G, &out->nic_o, &out->nic_G, &out->O,     &out->node_O, &out->ocopy,
+                          &out->round,  &out->oself,  &out->Gself, NULL,        NULL,        NULL};
   if (key == KEY_PRESET) return apply_preset(value, out, err, errlen);
   if (key == KEY_NOISE || key == KEY_SKEW)
     return parse_quantiles(key_names[key], value, key == KEY_NOISE ? out->noise : out->skew, err, errlen);
@@ -209,6 +211,9 @@ int loggp_parse(const char *spec, loggp_params *out, char *err, size_t errlen) {
       if (!seen[KEY_NODE_L + k]) *node[k] = process[k];
     if (!seen[KEY_NODE_BIG_O]) out->node_O = out->O;
   }
+  /* A message to oneself: by default o, and its bytes at the local copy's rate. */
+  if (!seen[KEY_OSELF]) out->oself = out->node_o;
+  if (!seen[KEY_GSELF]) out->Gself = out->Gcopy;
   return 0;
 }
 
@@ -334,10 +339,11 @@ static int out_of_memory(evaluation *ev) {
 
 static price price_of(const evaluation *ev, int from, int to) {
   const loggp_params *p = ev->p;
-  /* A message to oneself crosses nothing: MPI copies it from the send buffer to the receive
-   * buffer, once, as a local copy; the CPU pays o at each end as for any message (node_o
-   * with two levels). */
-  if (from == to) return (price){0, ev->per_node > 0 ? p->node_o : p->o, 0, p->Gcopy, 0, 0};
+  /* A message to oneself crosses nothing but is an MPI message all the same: the CPU pays
+   * oself at each end and the receiver Gself per byte, without a latency. On one node
+   * nhood-calibrate measures them apart from o and G: its messages to oneself did not slow
+   * down when messages between processes took twice as long. */
+  if (from == to) return (price){0, p->oself, 0, p->Gself, 0, 0};
   if (ev->per_node > 0 && from / ev->per_node == to / ev->per_node)
     return (price){p->node_L, p->node_o, p->node_g, p->node_G, p->node_O, 0};
   return (price){p->L, p->o, p->g, p->G, p->O, ev->per_node > 0};

@@ -15,6 +15,8 @@
  *
  *   round  CPU time of one communication round beyond its messages' o: posting the batch and
  *          completing it (µs; 0 by default)
+ *   oself, Gself  a message to oneself, through MPI: CPU time at each end (default o, node_o
+ *          with two levels) and the receiver's time per byte (default Gcopy), no latency
  *   noise  a process's delay per communication round, as its distribution: the quantiles at
  *          the probabilities of loggp_noise_p (µs; all 0 by default)
  *   skew   the same for the call's first round, where given: processes enter a call at
@@ -101,6 +103,7 @@ typedef struct loggp_params {
   double ocopy;                          /* µs per local copy beside its bytes' Gcopy */
   int ranks_per_node;                    /* 0: one level, every message priced with L, o, g, G */
   double round;                          /* µs per communication round */
+  double oself, Gself;                   /* a message to oneself: µs at each end, µs per byte */
   double noise[LOGGP_NOISE_POINTS];      /* µs: quantiles of the delay per round, non-decreasing */
   double skew[LOGGP_NOISE_POINTS];       /* µs: the same in round 0; all 0: noise's */
   unsigned seed;                         /* 0: no noise drawn */
@@ -117,11 +120,16 @@ void loggp_to_cost(const loggp_params *m, nhood_cost_params *p);
 
 /* Parses "loggp:preset=NAME" (ib-edr, shm) or "loggp:L=..,o=..,g=..,G=.." (µs and µs per
  * byte), optionally with Gcopy=.., node_L=.., node_o=.., node_g=.., node_G=.., nic_o=..,
- * nic_G=.., O=.., node_O=.., ocopy=.., round=.., noise=Q0/Q1/.../Q14 (the quantiles at loggp_noise_p) and skew= (the
- * same for the first round); keys after a preset override it. Without a preset node_* default
- * to L, o, g, G and nic_*, round, noise and skew to 0. ranks_per_node and seed are left 0 (nhood-sim's --ranks-per-node
+ * nic_G=.., O=.., node_O=.., ocopy=.., round=.., oself=.., Gself=.., noise=Q0/Q1/.../Q14 (the quantiles at
+ * loggp_noise_p) and skew= (the same for the first round); keys after a preset override it. Without a preset
+ * node_* default to L, o, g, G and nic_*, round, noise and skew to 0; oself to node_o and Gself to Gcopy.
+ * ranks_per_node and seed are left 0 (nhood-sim's --ranks-per-node
  * and --seeds set them). 0, or 1 with a message. */
 int loggp_parse(const char *spec, loggp_params *out, char *err, size_t errlen);
+
+/* The model line of a file: its first line that is not empty and does not start with '#',
+ * into text[len]; option names the option in messages. 0, or 1 with a message. */
+int loggp_read_model_file(const char *option, const char *path, char *text, size_t len, char *err, size_t errlen);
 
 typedef struct loggp_prediction {
   double time_us;   /* finish time of the slowest rank */

@@ -483,8 +483,13 @@ static int run_topology(const options *opt, const char *text, FILE *json, char *
     goto cleanup;
   }
   if (sim_topos_create(&spec, opt->ranks, topos, &stats, err, errlen) != 0) goto cleanup;
-  loggp_params model = {
-      .L = opt->params.L, .o = opt->params.o, .g = opt->params.g, .G = opt->params.G, .Gcopy = opt->params.Gcopy};
+  loggp_params model = {.L = opt->params.L,
+                        .o = opt->params.o,
+                        .g = opt->params.g,
+                        .G = opt->params.G,
+                        .Gcopy = opt->params.Gcopy,
+                        .oself = opt->params.o,
+                        .Gself = opt->params.Gcopy};
   model.ranks_per_node = opt->ranks_per_node;
   /* What every algorithm "auto" prices learns, as the library learns it at the first call. */
   info_learner l = {.base = {.pattern = learn_pattern, .grid = learn_grid},

@@ -75,7 +75,7 @@ void print_usage(FILE *out) {
           "                   @FILE: the model on FILE's first line not starting with '#' (what\n"
           "                   nhood-calibrate --sim-model writes)\n"
           "  --noise-from FILE\n"
-          "                   the round cost, ocopy and noise of the model in FILE (a --model @FILE\n"
+          "                   the round cost, ocopy, oself and noise of the model in FILE (a --model @FILE\n"
           "                   file), over --model's other parameters: a preset's network with the\n"
           "                   software costs and noise nhood-calibrate measured (not its skew: a\n"
           "                   program's processes enter a call as the program makes them)\n"
@@ -195,36 +195,20 @@ static int parse_list(const char *value, options *opt, int (*parse_item)(const c
   return 0;
 }
 
-/* The first line of the file at path that is not empty and does not start with '#', into
- * text[len]; option names the option in messages. 0, or 1 with a message. */
-static int read_model_file(const char *option, const char *path, char *text, size_t len, char *err, size_t errlen) {
-  FILE *in = fopen(path, "r");
-  if (in == NULL) {
-    snprintf(err, errlen, "%s: cannot read %s", option, path);
-    return 1;
-  }
-  int found = 0;
-  while (!found && fgets(text, (int)len, in) != NULL) {
-    text[strcspn(text, "\r\n")] = '\0';
-    found = text[0] != '\0' && text[0] != '#';
-  }
-  fclose(in);
-  if (!found) snprintf(err, errlen, "%s: %s holds no model line", option, path);
-  return !found;
-}
-
-/* --noise-from FILE: the round cost, the cost of a local copy and the noise of FILE's model
+/* --noise-from FILE: the round cost, the costs of a local copy and of a message to oneself
+ * (oself; its bytes' rate is the model's, as Gcopy) and the noise of FILE's model
  * replace the model's: the machine's software and noise. Not its skew: how far apart
  * processes enter a call is the program's (nhood-calibrate measures it after a barrier, for
  * calls timed as nhood-bench times them, which --model @FILE takes). */
 static int apply_noise_from(options *opt, char *err, size_t errlen) {
   char text[sizeof opt->model_text];
   loggp_params from;
-  if (read_model_file("--noise-from", opt->noise_from, text, sizeof text, err, errlen) != 0 ||
+  if (loggp_read_model_file("--noise-from", opt->noise_from, text, sizeof text, err, errlen) != 0 ||
       loggp_parse(text, &from, err, errlen) != 0)
     return 1;
   opt->model.round = from.round;
   opt->model.ocopy = from.ocopy;
+  opt->model.oself = from.oself;
   memcpy(opt->model.noise, from.noise, sizeof from.noise);
   return 0;
 }
@@ -246,7 +230,8 @@ static int apply_defaults(options *opt, char *err, size_t errlen) {
   for (int a = 0; a < opt->nalgos; a++)
     if ((int)strlen(opt->algos[a]) > opt->algo_width) opt->algo_width = (int)strlen(opt->algos[a]);
   if (opt->model_spec[0] == '@') {
-    if (read_model_file("--model", opt->model_spec + 1, opt->model_text, sizeof opt->model_text, err, errlen) != 0)
+    if (loggp_read_model_file("--model", opt->model_spec + 1, opt->model_text, sizeof opt->model_text, err, errlen) !=
+        0)
       return 1;
     opt->model_spec = opt->model_text;
   }

@@ -481,17 +481,26 @@ static void test_sender_copies(void) {
   CHECK(near(t, 8.5) && slowest == 2, "two messages, sender copies: 8.5, got %g (rank %d)", t, slowest);
 }
 
-/* A message to oneself: no latency, no bandwidth, its bytes copied once at Gcopy. 101 bytes
- * with O = 0.02: sent at 0.5, there at once, received at 0.5 + 0.5 + 100 * 0.001 = 1.1. */
+/* A message to oneself: no latency, no bandwidth, oself at each end and Gself per byte at the
+ * receiver. 101 bytes with O = 0.02, oself = 0.3, Gself = 0.002: sent at 0.3, there at once,
+ * received at 0.3 + 0.3 + 100 * 0.002 = 0.8. By default (as parsed) oself = o and Gself =
+ * Gcopy: 0.5 + 0.5 + 100 * 0.001 = 1.1. */
 static void test_self_message(void) {
-  loggp_params p = base;
-  p.O = 0.02;
-  nhood_sched s[1];
-  start_all(s, 1);
-  nhood_sched_recv(&s[0], 0, 0, bytes(NHOOD_BUF_RECV, 101));
-  nhood_sched_send(&s[0], 0, 0, bytes(NHOOD_BUF_SEND, 101));
-  double t = predict(s, 1, &p, NULL);
-  CHECK(near(t, 1.1), "a message to oneself: 1.1, got %g", t);
+  loggp_params p[2] = {base, base};
+  p[0].O = 0.02;
+  p[0].oself = 0.3;
+  p[0].Gself = 0.002;
+  char err[256];
+  CHECK(loggp_parse("loggp:L=2,o=0.5,g=1,G=0.01,Gcopy=0.001,O=0.02", &p[1], err, sizeof err) == 0, "parse: %s", err);
+  const double expected[2] = {0.8, 1.1};
+  for (int k = 0; k < 2; k++) {
+    nhood_sched s[1];
+    start_all(s, 1);
+    nhood_sched_recv(&s[0], 0, 0, bytes(NHOOD_BUF_RECV, 101));
+    nhood_sched_send(&s[0], 0, 0, bytes(NHOOD_BUF_SEND, 101));
+    double t = predict(s, 1, &p[k], NULL);
+    CHECK(near(t, expected[k]), "a message to oneself%s: %g, got %g", k ? " by default" : "", expected[k], t);
+  }
 }
 
 /* ocopy: each local copy costs ocopy beyond its bytes. Two copies of 101 bytes at ocopy = 0.2
