@@ -69,18 +69,27 @@ int nhood_sched_fence(nhood_sched *s) {
   return MPI_SUCCESS;
 }
 
-static int is_comm(const nhood_op *op) { return op->kind == NHOOD_OP_SEND || op->kind == NHOOD_OP_RECV; }
+/* A round's operations in the order they run: local operations (with their target entries),
+ * then receives, then sends. */
+static int rank_of(const nhood_op *op) { return op->kind == NHOOD_OP_RECV ? 1 : op->kind == NHOOD_OP_SEND ? 2 : 0; }
 
-/* Stable partition of one round: local operations (with their target entries) first. */
-static int local_first(nhood_sched *s, int begin, int end, int *comm_begin) {
-  int ncomm = 0;
-  for (int k = begin; k < end; k++) ncomm += is_comm(&s->ops[k]);
-  *comm_begin = end - ncomm;
-  if (ncomm == 0 || ncomm == end - begin) return MPI_SUCCESS;
+/* Stable partition of one round by rank_of. Receives go before sends so that a message, a
+ * message to oneself above all, finds its receive posted: MPI keeps an early one as
+ * unexpected and copies it twice (on 2 processes a Cartesian schedule's round of 4 messages to
+ * itself before their receives took about 0.2 us more per message). Matching is unchanged:
+ * the receives keep their order among themselves, and so do the sends. */
+static int order_round(nhood_sched *s, int begin, int end, int *comm_begin) {
+  int count[3] = {0, 0, 0};
+  for (int k = begin; k < end; k++) count[rank_of(&s->ops[k])]++;
+  *comm_begin = begin + count[0];
+  int sorted_already = 1;
+  for (int k = begin + 1; k < end && sorted_already; k++)
+    sorted_already = rank_of(&s->ops[k - 1]) <= rank_of(&s->ops[k]);
+  if (sorted_already) return MPI_SUCCESS;
   nhood_op *sorted = malloc(sizeof(nhood_op) * (size_t)(end - begin));
   if (!sorted) return nhood_error(MPI_ERR_NO_MEM, "out of memory ordering a schedule round");
-  int local = 0, comm = *comm_begin - begin;
-  for (int k = begin; k < end; k++) sorted[is_comm(&s->ops[k]) ? comm++ : local++] = s->ops[k];
+  int next[3] = {0, count[0], count[0] + count[1]};
+  for (int k = begin; k < end; k++) sorted[next[rank_of(&s->ops[k])]++] = s->ops[k];
   memcpy(&s->ops[begin], sorted, sizeof(nhood_op) * (size_t)(end - begin));
   free(sorted);
   return MPI_SUCCESS;
@@ -91,7 +100,7 @@ int nhood_sched_finish(nhood_sched *s) {
   if (rc != MPI_SUCCESS) return rc;
   s->nsends = s->nrecvs = s->comm_rounds = s->max_comm_per_round = 0;
   for (int r = 0, begin = 0; r < s->nrounds; begin = s->round_end[r++]) {
-    if ((rc = local_first(s, begin, s->round_end[r], &s->comm_begin[r])) != MPI_SUCCESS) return rc;
+    if ((rc = order_round(s, begin, s->round_end[r], &s->comm_begin[r])) != MPI_SUCCESS) return rc;
     for (int k = s->comm_begin[r]; k < s->round_end[r]; k++) {
       s->nsends += s->ops[k].kind == NHOOD_OP_SEND;
       s->nrecvs += s->ops[k].kind == NHOOD_OP_RECV;

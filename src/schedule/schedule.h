@@ -62,7 +62,8 @@ typedef struct nhood_sched {
   nhood_op *ops;
   int nops, ops_capacity;
   /* Round r holds entries [r ? round_end[r-1] : 0, round_end[r]); nhood_sched_finish
-   * orders each round's local operations first, and its communication from comm_begin[r]. */
+   * orders each round's local operations first, and its communication from comm_begin[r]
+   * (receives, then sends). */
   int *round_end, *comm_begin;
   int nrounds, rounds_capacity;
   MPI_Op *reduce_ops;
@@ -86,8 +87,8 @@ int nhood_sched_copy(nhood_sched *s, nhood_region from, nhood_region to);
 int nhood_sched_reduce(nhood_sched *s, nhood_region from, nhood_region to, MPI_Op op);
 /* Ends the current round; the next operation starts a new one. */
 int nhood_sched_fence(nhood_sched *s);
-/* Closes the last round, puts each round's local operations before its communication
- * (keeping the order within each group) and computes the summary. */
+/* Closes the last round, orders each round's entries as they run (local operations, then
+ * receives, then sends, keeping the order within each group) and computes the summary. */
 int nhood_sched_finish(nhood_sched *s);
 /* Replaces every derived datatype in the schedule by a duplicate it owns, so the caller may
  * free its datatypes while the schedule lives on (persistent requests). Call after finish. */
