@@ -285,6 +285,31 @@ static void test_rounds_and_scratch(void) {
   nhood_sched_free(&s1);
 }
 
+/* nhood_sched_finish orders a round as it runs: local operations, receives, sends, each group
+ * in the order it was added (so that messages match as written); a round already in that
+ * order stays as it is. */
+static void test_round_order(void) {
+  nhood_sched s;
+  nhood_region b = {0, MPI_BYTE, 1, NHOOD_BUF_SEND, 0}, r = {0, MPI_BYTE, 1, NHOOD_BUF_RECV, 0};
+  nhood_sched_init(&s, "test", 8, 4);
+  nhood_sched_send(&s, 0, 0, b); /* to itself, before its receive */
+  nhood_sched_recv(&s, 0, 0, r);
+  nhood_sched_send(&s, 1, 1, b);
+  nhood_sched_copy(&s, b, r);
+  nhood_sched_recv(&s, 1, 2, r);
+  nhood_sched_fence(&s);
+  nhood_sched_recv(&s, 1, 3, r);
+  nhood_sched_send(&s, 1, 3, b);
+  nhood_sched_finish(&s);
+  static const int kinds[8] = {NHOOD_OP_COPY, NHOOD_OP_TARGET, NHOOD_OP_RECV, NHOOD_OP_RECV,
+                               NHOOD_OP_SEND, NHOOD_OP_SEND,   NHOOD_OP_RECV, NHOOD_OP_SEND};
+  static const int tags[8] = {-1, -1, 0, 2, 0, 1, 3, 3};
+  int ok = s.nops == 8 && s.comm_begin[0] == 2 && s.round_end[0] == 6 && s.comm_begin[1] == 6;
+  for (int k = 0; ok && k < 8; k++) ok = s.ops[k].kind == kinds[k] && (tags[k] < 0 || s.ops[k].tag == tags[k]);
+  CHECK(ok, "a round's entries: local operations, receives, sends, each in the order added");
+  nhood_sched_free(&s);
+}
+
 /* Empty schedule (no neighbors): starts complete. */
 static void test_empty(void) {
   NHOOD_Topo t = make_topo(NHOOD_TOPO_ADJACENT, 0, NULL, 0, NULL, NULL, NULL, 1);
@@ -382,6 +407,7 @@ int main(void) {
   test_direct_multigraph();
   test_direct_cart_channels();
   test_rounds_and_scratch();
+  test_round_order();
   test_empty();
   test_stall();
   test_run_round();
