@@ -95,12 +95,10 @@ static int order_round(nhood_sched *s, int begin, int end, int *comm_begin) {
   return MPI_SUCCESS;
 }
 
-int nhood_sched_finish(nhood_sched *s) {
-  int rc = nhood_sched_fence(s);
-  if (rc != MPI_SUCCESS) return rc;
+/* The summary of the rounds as they are ordered. */
+static void summarize(nhood_sched *s) {
   s->nsends = s->nrecvs = s->comm_rounds = s->max_comm_per_round = 0;
-  for (int r = 0, begin = 0; r < s->nrounds; begin = s->round_end[r++]) {
-    if ((rc = order_round(s, begin, s->round_end[r], &s->comm_begin[r])) != MPI_SUCCESS) return rc;
+  for (int r = 0; r < s->nrounds; r++) {
     for (int k = s->comm_begin[r]; k < s->round_end[r]; k++) {
       s->nsends += s->ops[k].kind == NHOOD_OP_SEND;
       s->nrecvs += s->ops[k].kind == NHOOD_OP_RECV;
@@ -109,6 +107,77 @@ int nhood_sched_finish(nhood_sched *s) {
     s->comm_rounds += comm > 0;
     if (comm > s->max_comm_per_round) s->max_comm_per_round = comm;
   }
+}
+
+int nhood_sched_finish(nhood_sched *s) {
+  int rc = nhood_sched_fence(s);
+  if (rc != MPI_SUCCESS) return rc;
+  for (int r = 0, begin = 0; r < s->nrounds; begin = s->round_end[r++])
+    if ((rc = order_round(s, begin, s->round_end[r], &s->comm_begin[r])) != MPI_SUCCESS) return rc;
+  summarize(s);
+  return MPI_SUCCESS;
+}
+
+/* One round's messages to `self`, paired as MPI matches them (the i-th receive of a tag with
+ * the i-th send of it), as local copies: the entries [begin, end) rewritten in place (a pair
+ * of entries becomes a copy's two). A round where one of them has no partner in the round is
+ * left as it is. `partner` has room for end - comm. */
+static void round_to_copies(nhood_sched *s, int r, int begin, int self, int *partner, nhood_op *out) {
+  int comm = s->comm_begin[r], end = s->round_end[r], pairs = 0, unpaired = 0;
+  for (int k = comm; k < end; k++) partner[k - comm] = -1;
+  for (int k = comm; k < end; k++) {
+    const nhood_op *recv = &s->ops[k];
+    if (recv->kind != NHOOD_OP_RECV || recv->peer != self) continue;
+    int j = comm;
+    while (j < end && !(s->ops[j].kind == NHOOD_OP_SEND && s->ops[j].peer == self && s->ops[j].tag == recv->tag &&
+                        partner[j - comm] < 0))
+      j++;
+    if (j == end) {
+      unpaired = 1;
+      break;
+    }
+    partner[k - comm] = j, partner[j - comm] = k;
+    pairs++;
+  }
+  for (int j = comm; j < end && !unpaired; j++)
+    unpaired = s->ops[j].kind == NHOOD_OP_SEND && s->ops[j].peer == self && partner[j - comm] < 0;
+  if (pairs == 0 || unpaired) return;
+  int n = 0;
+  for (int k = begin; k < comm; k++) out[n++] = s->ops[k];
+  for (int k = comm; k < end; k++)
+    if (s->ops[k].kind == NHOOD_OP_RECV && partner[k - comm] >= 0) {
+      nhood_op from = s->ops[partner[k - comm]], to = s->ops[k];
+      from.kind = NHOOD_OP_COPY, to.kind = NHOOD_OP_TARGET;
+      from.peer = from.tag = to.peer = to.tag = 0;
+      out[n++] = from;
+      out[n++] = to;
+    }
+  for (int k = comm; k < end; k++)
+    if (partner[k - comm] < 0) out[n++] = s->ops[k];
+  memcpy(&s->ops[begin], out, sizeof(nhood_op) * (size_t)n);
+  s->comm_begin[r] = comm + 2 * pairs;
+}
+
+int nhood_sched_local_messages(nhood_sched *s, int self) {
+  int most = 0;
+  for (int r = 0, begin = 0; r < s->nrounds; begin = s->round_end[r++])
+    if (s->round_end[r] - begin > most) most = s->round_end[r] - begin;
+  int any = 0;
+  for (int k = 0; k < s->nops && !any; k++)
+    any = (s->ops[k].kind == NHOOD_OP_SEND || s->ops[k].kind == NHOOD_OP_RECV) && s->ops[k].peer == self;
+  if (!any) return MPI_SUCCESS;
+  int *partner = malloc(sizeof(int) * (size_t)most);
+  nhood_op *out = malloc(sizeof(nhood_op) * (size_t)most);
+  if (!partner || !out) {
+    free(partner);
+    free(out);
+    return nhood_error(MPI_ERR_NO_MEM, "out of memory ordering a schedule round");
+  }
+  for (int r = 0, begin = 0; r < s->nrounds; begin = s->round_end[r++])
+    round_to_copies(s, r, begin, self, partner, out);
+  free(partner);
+  free(out);
+  summarize(s);
   return MPI_SUCCESS;
 }
 

@@ -90,6 +90,13 @@ int nhood_sched_fence(nhood_sched *s);
 /* Closes the last round, orders each round's entries as they run (local operations, then
  * receives, then sends, keeping the order within each group) and computes the summary. */
 int nhood_sched_finish(nhood_sched *s);
+/* After finish, for the process whose rank the schedule's peers call `self`: each round's
+ * messages to itself become local copies, the i-th receive of a tag from the i-th send of it
+ * (as MPI matches them), the round's copies running before its messages as local operations
+ * do. MPI runs a message to oneself as any other (matching, and above its eager limit a
+ * handshake: Open MPI's is 1 KiB); a copy is a memcpy. A round whose messages to itself do not
+ * all pair within it is left as it is. MPI_ERR_NO_MEM, or MPI_SUCCESS. */
+int nhood_sched_local_messages(nhood_sched *s, int self);
 /* Replaces every derived datatype in the schedule by a duplicate it owns, so the caller may
  * free its datatypes while the schedule lives on (persistent requests). Call after finish. */
 int nhood_sched_own_types(nhood_sched *s);

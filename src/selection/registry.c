@@ -166,8 +166,9 @@ static int build_exchange(const void *algorithm, const nhood_topo *t, const nhoo
 int nhood_algorithm_build(const nhood_algorithm *alg, const nhood_topo *t, const nhood_coll_args *a, int me,
                           const void *sizes, nhood_sched *s) {
   if (!alg->family->build) return nhood_error(MPI_ERR_INTERN, "the algorithm \"%s\" has no schedule", alg->name);
-  return nhood_coll_reduces(a->kind) ? nhood_build_reduce(build_exchange, alg, t, a, me, s)
-                                     : alg->family->build(alg, t, a, me, sizes, s);
+  int rc = nhood_coll_reduces(a->kind) ? nhood_build_reduce(build_exchange, alg, t, a, me, s)
+                                       : alg->family->build(alg, t, a, me, sizes, s);
+  return rc == MPI_SUCCESS ? nhood_sched_local_messages(s, me) : rc;
 }
 
 int nhood_algorithm_make_task(const nhood_algorithm *alg, const nhood_ready *r, NHOOD_Topo topo,

@@ -310,6 +310,39 @@ static void test_round_order(void) {
   nhood_sched_free(&s);
 }
 
+/* nhood_sched_local_messages: a round's messages to the process itself become copies, the
+ * i-th receive of a tag from the i-th send of it, ahead of the round's other messages; a round
+ * where one of them has no partner stays as it is. Rank 1 of 2: round 0 sends two blocks to
+ * itself with one tag and one to rank 0; round 1 sends to itself a tag it does not receive. */
+static void test_local_messages(void) {
+  nhood_sched s;
+  nhood_region r0 = {0, MPI_BYTE, 1, NHOOD_BUF_RECV, 1}, r1 = {1, MPI_BYTE, 1, NHOOD_BUF_RECV, 2};
+  nhood_region s0 = {4, MPI_BYTE, 1, NHOOD_BUF_SEND, 1}, s1 = {5, MPI_BYTE, 1, NHOOD_BUF_SEND, 2};
+  nhood_sched_init(&s, "test", 12, 4);
+  nhood_sched_send(&s, 1, 0, s0);
+  nhood_sched_send(&s, 0, 0, s0);
+  nhood_sched_send(&s, 1, 0, s1);
+  nhood_sched_recv(&s, 1, 0, r0);
+  nhood_sched_recv(&s, 0, 0, r1);
+  nhood_sched_recv(&s, 1, 0, r1);
+  nhood_sched_fence(&s);
+  nhood_sched_recv(&s, 1, 1, r0);
+  nhood_sched_send(&s, 1, 2, s0);
+  nhood_sched_finish(&s);
+  CHECK(nhood_sched_local_messages(&s, 1) == MPI_SUCCESS, "local messages");
+  const nhood_op *o = s.ops;
+  int ok = s.comm_begin[0] == 4 && s.round_end[0] == 6 && o[0].kind == NHOOD_OP_COPY && o[0].offset == 4 &&
+           o[1].kind == NHOOD_OP_TARGET && o[1].offset == 0 && o[2].kind == NHOOD_OP_COPY && o[2].offset == 5 &&
+           o[3].kind == NHOOD_OP_TARGET && o[3].offset == 1 && o[4].kind == NHOOD_OP_RECV && o[4].peer == 0 &&
+           o[5].kind == NHOOD_OP_SEND && o[5].peer == 0;
+  CHECK(ok, "round 0: two copies in MPI's order (send block 0 to receive block 0, 1 to 1), then rank 0's messages");
+  CHECK(s.comm_begin[1] == 6 && o[6].kind == NHOOD_OP_RECV && o[7].kind == NHOOD_OP_SEND,
+        "round 1, whose message to itself has no receive of its tag, stays as it was");
+  CHECK(s.nsends == 2 && s.nrecvs == 2 && s.comm_rounds == 2 && s.max_comm_per_round == 2, "summary %d %d %d %d",
+        s.nsends, s.nrecvs, s.comm_rounds, s.max_comm_per_round);
+  nhood_sched_free(&s);
+}
+
 /* Empty schedule (no neighbors): starts complete. */
 static void test_empty(void) {
   NHOOD_Topo t = make_topo(NHOOD_TOPO_ADJACENT, 0, NULL, 0, NULL, NULL, NULL, 1);
@@ -408,6 +441,7 @@ int main(void) {
   test_direct_cart_channels();
   test_rounds_and_scratch();
   test_round_order();
+  test_local_messages();
   test_empty();
   test_stall();
   test_run_round();
