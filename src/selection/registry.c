@@ -168,7 +168,9 @@ int nhood_algorithm_build(const nhood_algorithm *alg, const nhood_topo *t, const
   if (!alg->family->build) return nhood_error(MPI_ERR_INTERN, "the algorithm \"%s\" has no schedule", alg->name);
   int rc = nhood_coll_reduces(a->kind) ? nhood_build_reduce(build_exchange, alg, t, a, me, s)
                                        : alg->family->build(alg, t, a, me, sizes, s);
-  return rc == MPI_SUCCESS ? nhood_sched_local_messages(s, me) : rc;
+  if (rc == MPI_SUCCESS && (rc = nhood_sched_local_messages(s, me)) != MPI_SUCCESS)
+    nhood_sched_free(s); /* as a builder that fails leaves nothing to free */
+  return rc;
 }
 
 int nhood_algorithm_make_task(const nhood_algorithm *alg, const nhood_ready *r, NHOOD_Topo topo,
