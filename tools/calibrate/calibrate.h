@@ -86,6 +86,11 @@ typedef struct point {
   int selfmsg; /* call points: messages to the process itself in each round, through MPI */
 } point;
 
+/* The step series: direct's one message each way, at sizes from 1 byte up, where an MPI's
+ * protocol switch within shared memory shows as a step in time (calibrate_sim.c finds it). */
+#define STEP_POINTS 8
+extern const int step_sizes[STEP_POINTS];
+
 #define MAX_UNKNOWNS 5
 
 /* L, o (g = 0), G, eager and rdv from the round points; fills each point's model_us. Returns
@@ -127,6 +132,10 @@ typedef struct results {
    * samples), and the LogGP evaluator fitted to them with that noise */
   int ncalls;
   point calls[MAX_POINTS];
+  /* the step series (us per size of step_sizes), and the step found in it: messages above
+   * step_bytes cost step_us more (0: none found) */
+  double step_series[STEP_POINTS];
+  double step_bytes, step_us;
   int sim_fitted, sim_points;
   loggp_params sim;
   double sim_error; /* its largest relative error over the points it was fitted to */
@@ -196,6 +205,10 @@ void calib_call_run(calib *c, calib_call *call); /* collective; not timed */
 void calib_call_free(calib_call *call);
 /* --sim-model's series (calibrate_series.c): the single calls, the skew and the noise. */
 void calib_time_calls(calib *c, int quick, results *res);
+void calib_time_step(calib *c, int quick, results *res);
+/* The step in res->step_series: between the two sizes where a line with a step fits best,
+ * where the step is clear (calibrate_sim.c). */
+void find_step(results *res);
 void calib_time_skew(calib *c, int quick, results *res);
 void calib_time_noise(calib *c, int quick, results *res);
 

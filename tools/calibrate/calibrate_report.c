@@ -170,6 +170,13 @@ void print_results(const results *res) {
   }
   if (res->sim_fitted) {
     const loggp_params *m = &res->sim;
+    printf("\nstep: direct, one message each way, us by size:");
+    for (int i = 0; i < STEP_POINTS; i++)
+      printf(" %d B %.3f%s", step_sizes[i], res->step_series[i], i + 1 < STEP_POINTS ? "," : "\n");
+    if (res->step_bytes > 0)
+      printf("  a step of %.3g us above %g bytes (up to the next size measured)\n", res->step_us, res->step_bytes);
+    else
+      printf("  no clear step\n");
     printf(
         "\nsingle calls (nhood's direct; schedules of several rounds or with messages to oneself by the engine; "
         "after a barrier, the slowest rank's median) and nhood-sim's model:\n");
@@ -183,8 +190,9 @@ void print_results(const results *res) {
            100 * res->sim_error);
     printf(
         "  L = %.4g us, o = %.4g us, g = 0, G = %.4g us/B, O = %.4g us/B, Gcopy = %.4g us/B, ocopy = %.4g us, "
-        "round = %.4g us, oself = %.4g us, Gself = %.4g us/B\n",
-        m->L, m->o, m->G, m->O, m->Gcopy, m->ocopy, m->round, m->oself, m->Gself);
+        "round = %.4g us, oself = %.4g us, Gself = %.4g us/B, step = %g B, ostep = %.4g us, "
+        "Lbyte = %.4g us/B\n",
+        m->L, m->o, m->G, m->O, m->Gcopy, m->ocopy, m->round, m->oself, m->Gself, m->step, m->ostep, m->Lbyte);
   }
   if (res->max_error > 0.5) {
     const point *worst = &res->points[0];
@@ -256,6 +264,11 @@ int write_json(const results *res, const char *path) {
   fprintf(f, ",\n  \"noise_rounds\": %d, \"noise_from_skew\": %s,", res->noise_rounds,
           res->noise_from_skew ? "true" : "false");
   json_series(f, "noise", res->noise_excess, res->noise);
+  fprintf(f, ",\n  \"step_sizes\": [");
+  for (int i = 0; i < STEP_POINTS; i++) fprintf(f, "%s%d", i ? ", " : "", step_sizes[i]);
+  fprintf(f, "], \"step_series\": [");
+  for (int i = 0; i < STEP_POINTS; i++) fprintf(f, "%s%.6g", i ? ", " : "", res->step_series[i]);
+  fprintf(f, "], \"step_bytes\": %g, \"step_us\": %.6g", res->step_bytes, res->step_us);
   fprintf(f, ",\n  \"calls\": [");
   for (int i = 0; i < res->ncalls; i++)
     fprintf(f,
@@ -267,9 +280,11 @@ int write_json(const results *res, const char *path) {
   if (res->sim_fitted)
     fprintf(f,
             ",\n  \"sim_model\": {\"L\": %.6g, \"o\": %.6g, \"g\": 0, \"G\": %.6g, \"O\": %.6g, \"Gcopy\": %.6g, "
-            "\"ocopy\": %.6g, \"round\": %.6g, \"oself\": %.6g, \"Gself\": %.6g, \"points\": %d, \"max_error\": %.6g}",
+            "\"ocopy\": %.6g, \"round\": %.6g, \"oself\": %.6g, \"Gself\": %.6g, \"step\": %g, \"ostep\": %.6g, "
+            "\"Lbyte\": %.6g, \"points\": %d, \"max_error\": %.6g}",
             res->sim.L, res->sim.o, res->sim.G, res->sim.O, res->sim.Gcopy, res->sim.ocopy, res->sim.round,
-            res->sim.oself, res->sim.Gself, res->sim_points, res->sim_error);
+            res->sim.oself, res->sim.Gself, res->sim.step, res->sim.ostep, res->sim.Lbyte, res->sim_points,
+            res->sim_error);
   fprintf(f, "\n}\n");
   int failed = ferror(f) != 0;
   failed |= fclose(f) != 0;

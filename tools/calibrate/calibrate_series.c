@@ -11,28 +11,42 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* --sim-model's calls (calibrate_calls.c), each call after a barrier, the points taking turns
- * sample by sample; a point's time is the median over samples of the slowest rank's, as
- * nhood-bench takes a call's. */
-void calib_time_calls(calib *c, int quick, results *res) {
+/* Call points (calibrate_calls.c), each call after a barrier, the points taking turns sample
+ * by sample; a point's time is the median over samples of the slowest rank's, as nhood-bench
+ * takes a call's. */
+static void time_points(calib *c, int quick, point *pts, int npts) {
   int n = quick ? QUICK_CALL_SAMPLES : CALL_SAMPLES, warm = n / 10 + 1;
-  calib_call_points(c, res);
   calib_call calls[MAX_POINTS];
-  for (int p = 0; p < res->ncalls; p++) calib_call_create(c, &res->calls[p], &calls[p]);
-  size_t total = (size_t)res->ncalls * (size_t)n;
+  for (int p = 0; p < npts; p++) calib_call_create(c, &pts[p], &calls[p]);
+  size_t total = (size_t)npts * (size_t)n;
   double *t = calib_xmalloc(total * sizeof *t), *slowest = c->rank == 0 ? calib_xmalloc(total * sizeof *t) : NULL;
   for (int i = -warm; i < n; i++)
-    for (int p = 0; p < res->ncalls; p++) {
+    for (int p = 0; p < npts; p++) {
       MPI_Barrier(c->comm);
       double start = MPI_Wtime();
       calib_call_run(c, &calls[p]);
       if (i >= 0) t[(size_t)p * n + i] = (MPI_Wtime() - start) * 1e6;
     }
   MPI_Reduce(t, slowest, (int)total, MPI_DOUBLE, MPI_MAX, 0, c->comm);
-  for (int p = 0; c->rank == 0 && p < res->ncalls; p++) res->calls[p].us = cli_median(slowest + (size_t)p * n, n);
-  for (int p = 0; p < res->ncalls; p++) calib_call_free(&calls[p]);
+  for (int p = 0; c->rank == 0 && p < npts; p++) pts[p].us = cli_median(slowest + (size_t)p * n, n);
+  for (int p = 0; p < npts; p++) calib_call_free(&calls[p]);
   free(t);
   free(slowest);
+}
+
+/* --sim-model's calls, the points its model is fitted to. */
+void calib_time_calls(calib *c, int quick, results *res) {
+  calib_call_points(c, res);
+  time_points(c, quick, res->calls, res->ncalls);
+}
+
+/* The step series: direct with one ring neighbour each way, at each of step_sizes. */
+void calib_time_step(calib *c, int quick, results *res) {
+  point pts[STEP_POINTS];
+  for (int i = 0; i < STEP_POINTS; i++) pts[i] = (point){"step", 1, step_sizes[i], 0, 0, 0, .self = 0};
+  time_points(c, quick, pts, STEP_POINTS);
+  for (int i = 0; i < STEP_POINTS; i++) res->step_series[i] = pts[i].us;
+  if (c->rank == 0) find_step(res);
 }
 
 /* The skew series: n 1-byte rounds with one neighbour each way, each after a barrier and

@@ -17,9 +17,12 @@
  * a schedule the evaluator runs on P virtual ranks as the ranks ran it; its prediction with
  * the measured skew and noise (the median over SIM_SEEDS draws) is fitted to the measured
  * median by least squares on relative error, over L, o, G (= O on one node), round, ocopy,
- * oself and Gself (g = 0: these rounds do not tell o from g, as for the cost model). The
- * evaluator overlaps L with the sender's o but not the round cost, so rounds of one and of
- * many messages, and rounds that wait for a neighbour and rounds that do not, tell them apart.
+ * oself, Gself, ostep and Lbyte (g = 0: these rounds do not tell o from g, as for the cost
+ * model). The evaluator overlaps L with the sender's o but not the round cost, so rounds of
+ * one and of many messages, and rounds that wait for a neighbour and rounds that do not, tell
+ * them apart; Lbyte delays a lone message and hardly a batch, which tells it from G. The
+ * step's place comes from the step series (find_step); its cost, ostep at each end, is fitted
+ * with the rest, from the calls of 1 byte and of 1 and 3 KiB.
  * All sizes are below the eager limits of the MPIs nhood knows (the evaluator has no
  * rendezvous). Nelder-Mead on the logarithms of the NFIT parameters, from a start (the cost
  * model's values, or a model's).
@@ -45,6 +48,54 @@ void noise_quantiles(double *excess, int n, double quantiles[LOGGP_NOISE_POINTS]
   }
 }
 
+/* Least squares of t = a + b s + c [s > split] over the series; returns the sum of squared
+ * residuals, *step = c. split < 0: no step (c = 0). */
+static double step_fit(const double *t, int split, double *step) {
+  double m[3][4] = {{0}}; /* the normal equations, augmented */
+  int nvar = split < 0 ? 2 : 3;
+  for (int i = 0; i < STEP_POINTS; i++) {
+    double x[3] = {1, step_sizes[i], step_sizes[i] > split ? 1 : 0};
+    for (int r = 0; r < nvar; r++) {
+      for (int k = 0; k < nvar; k++) m[r][k] += x[r] * x[k];
+      m[r][3] += x[r] * t[i];
+    }
+  }
+  for (int col = 0; col < nvar; col++) /* Gauss-Jordan; the matrix is positive definite */
+    for (int r = 0; r < nvar; r++) {
+      if (r == col) continue;
+      double f = m[r][col] / m[col][col];
+      for (int k = col; k < 4; k++) m[r][k] -= f * m[col][k];
+    }
+  double coef[3] = {0};
+  for (int r = 0; r < nvar; r++) coef[r] = m[r][3] / m[r][r];
+  double sum = 0;
+  for (int i = 0; i < STEP_POINTS; i++) {
+    double e = coef[0] + coef[1] * step_sizes[i] + coef[2] * (step_sizes[i] > split ? 1 : 0) - t[i];
+    sum += e * e;
+  }
+  *step = coef[2];
+  return sum;
+}
+
+/* The split with two sizes or more on each side that fits best; taken where its step is up
+ * (by 2% of the 1-byte call or more: below that, rounding) and significant: an F-test at 95%
+ * of the line with the step against the line alone (one parameter more, 8 - 3 = 5 degrees of
+ * freedom left: F(1, 5) = 6.61, so the squares must shrink by 2.32x or more). Open MPI 4.1
+ * here: 0.35-0.55 us between 256 and 512 bytes. */
+void find_step(results *res) {
+  double best = INFINITY, c = 0, step;
+  double none = step_fit(res->step_series, -1, &step);
+  res->step_bytes = res->step_us = 0;
+  for (int j = 1; j + 2 < STEP_POINTS; j++) {
+    double sum = step_fit(res->step_series, step_sizes[j], &step);
+    if (sum < best) best = sum, c = step, res->step_bytes = step_sizes[j];
+  }
+  if (c > 0.02 * res->step_series[0] && (none - best) / (best / (STEP_POINTS - 3)) >= 6.61)
+    res->step_us = c;
+  else
+    res->step_bytes = 0;
+}
+
 /* A call point's schedules on P ranks (calibrate_calls.c). 0, or 1 out of memory. */
 static int build_call(int P, const point *pt, nhood_sched *s) {
   for (int r = 0; r < P; r++)
@@ -52,7 +103,7 @@ static int build_call(int P, const point *pt, nhood_sched *s) {
   return 0;
 }
 
-#define NFIT 7 /* the fitted parameters: L, o, G (= O on one node), round, ocopy, oself, Gself */
+#define NFIT 9 /* fitted: L, o, G (= O on one node), round, ocopy, oself, Gself, ostep, Lbyte */
 #define FIT_RESTARTS 4
 #define FIT_BUDGET 600 /* evaluations of the objective per start */
 
@@ -89,6 +140,8 @@ static void params_of(const fit_data *f, const double y[NFIT], const double star
   m->ocopy = start[4] * exp(y[4]);
   m->oself = start[5] * exp(y[5]);
   m->Gself = start[6] * exp(y[6]);
+  m->ostep = m->step > 0 ? start[7] * exp(y[7]) : 0; /* no step found: none fitted */
+  m->Lbyte = start[8] * exp(y[8]);
 }
 
 /* Sum of squared relative errors over the fitted points. */
@@ -171,7 +224,7 @@ int fit_sim_calls(results *res, const loggp_params *base, int copies) {
   /* Nelder-Mead works on logarithms: a start at 0 (a fit that found no latency) would stay. */
   double start[NFIT] = {fmax(base->L, 1e-3),     fmax(base->o, 1e-3),     fmax(base->G, 1e-7),
                         fmax(base->round, 1e-3), fmax(base->ocopy, 1e-3), fmax(base->oself, 1e-3),
-                        fmax(base->Gself, 1e-7)},
+                        fmax(base->Gself, 1e-7), fmax(base->ostep, 1e-3), fmax(base->Lbyte, 1e-7)},
          y[NFIT];
   /* Restarted from its best point with a fresh simplex of steps of a factor e: a simplex that
    * has shrunk around a poor point (one of five calibrations here fitted oself and Gself to
@@ -213,15 +266,20 @@ int fit_sim_model(results *res) {
                        .round = p->L / 2,
                        .ocopy = p->o / 10,
                        .oself = p->o,
-                       .Gself = p->Gcopy};
+                       .Gself = p->Gcopy,
+                       .Lbyte = p->G / 4,
+                       .step = res->step_bytes,
+                       .ostep = res->step_us / 2};
   memcpy(base.noise, res->noise, sizeof base.noise);
   memcpy(base.skew, res->skew, sizeof base.skew);
   return fit_sim_calls(res, &base, res->nodes == 1);
 }
 
 void write_sim_model_line(FILE *out, const loggp_params *m) {
-  fprintf(out, "loggp:L=%.6g,o=%.6g,g=0,G=%.6g,O=%.6g,Gcopy=%.6g,ocopy=%.6g,round=%.6g,oself=%.6g,Gself=%.6g", m->L,
-          m->o, m->G, m->O, m->Gcopy, m->ocopy, m->round, m->oself, m->Gself);
+  fprintf(out,
+          "loggp:L=%.6g,o=%.6g,g=0,G=%.6g,O=%.6g,Gcopy=%.6g,ocopy=%.6g,round=%.6g,oself=%.6g,Gself=%.6g,step=%g,"
+          "ostep=%.6g,Lbyte=%.6g",
+          m->L, m->o, m->G, m->O, m->Gcopy, m->ocopy, m->round, m->oself, m->Gself, m->step, m->ostep, m->Lbyte);
   const char *name[2] = {"noise", "skew"};
   const double *q[2] = {m->noise, m->skew};
   for (int s = 0; s < 2; s++) {

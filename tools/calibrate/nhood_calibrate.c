@@ -67,11 +67,13 @@
  * that the default number would take more than its share of about 45 s: an oversubscribed
  * MPICH busy-polls and spends a scheduler time slice on every round.
  *
- * --sim-model FILE also measures nhood-sim's model (calibrate_series.c; docs/SIM.md): nhood's
- * own direct calls of k = 1, 2, 4, 8 ring neighbours at 1 B, 1 KiB and 3 KiB, and two with self
- * loops (local copies), each after a barrier; the skew of 1-byte rounds after a barrier; the
- * noise of the rounds of chains; calibrate_sim.c fits L, o, G (= O on one node), round and
- * ocopy to the calls with the evaluator itself.
+ * --sim-model FILE also measures nhood-sim's model (calibrate_series.c; docs/SIM.md): the time
+ * of one message each way at 1 B to 2 KiB (where the MPI switches protocol, a step); nhood's
+ * own direct calls of k = 1, 2, 4, 8 ring neighbours at 1 B, 1 KiB and 3 KiB, two with self
+ * loops (local copies) and schedules of several rounds, each after a barrier; the skew of
+ * 1-byte rounds after a barrier; the noise of the rounds of chains; calibrate_sim.c finds the
+ * step and fits L, o, G (= O on one node), round, ocopy, oself, Gself, the step's cost and
+ * Lbyte to the calls with the evaluator itself.
  *
  * With one rank nothing can be measured: the tool says so and writes the built-in defaults.
  * Rank 0 prints the measured points, the model's value at each and the fitted parameters,
@@ -105,6 +107,7 @@ const int call_counts[] = {1, 2, 4, 8};
 const int call_sizes[] = {1, 1024, 3072};
 const int call_self_sizes[] = {1, 1024};
 const int call_rounds[] = {2, 4};
+const int step_sizes[] = {1, 8, 64, 128, 256, 512, 1024, 2048};
 
 /* malloc that gives up loudly: failing on one rank only would leave the others waiting. */
 void *calib_xmalloc(size_t size) {
@@ -422,6 +425,7 @@ static void measure(calib *c, results *res) {
       printf(TOOL ": measuring nhood's single calls, the skew and the noise of rounds for nhood-sim's model...\n");
       fflush(stdout);
     }
+    calib_time_step(c, c->rounds == QUICK_ROUNDS, res);
     calib_time_calls(c, c->rounds == QUICK_ROUNDS, res);
     calib_time_skew(c, c->rounds == QUICK_ROUNDS, res);
     calib_time_noise(c, c->rounds == QUICK_ROUNDS, res);

@@ -17,6 +17,14 @@
  *          completing it (µs; 0 by default)
  *   oself, Gself  a message to oneself, through MPI: CPU time at each end (default o, node_o
  *          with two levels) and the receiver's time per byte (default Gcopy), no latency
+ *   step, ostep  a message of more than step bytes between two processes costs ostep more
+ *          (µs) at each end: an MPI's switch of protocol within shared memory (Open MPI
+ *          4.1's sends up to 256 bytes inline and others through a buffer it takes and
+ *          returns); 0 by default
+ *   Lbyte  latency per byte after the first of a message between two processes, where L
+ *          applies (one level, or within a node): a lone message waits for its bytes to
+ *          cross (through shared memory, the cache lines the sender wrote), messages sent
+ *          together cross at once; 0 by default
  *   noise  a process's delay per communication round, as its distribution: the quantiles at
  *          the probabilities of loggp_noise_p (µs; all 0 by default)
  *   skew   the same for the call's first round, where given: processes enter a call at
@@ -30,7 +38,7 @@
  * Then its sends go out in schedule order: a send of m bytes starts at max(CPU free,
  * previous start + g + (m_prev - 1) G), keeps the CPU busy o + (m - 1) O, has its last byte
  * out at start + o + max((m - 1) G, (m - 1) O), and its first byte at the destination at
- * start + o + (m - 1) O + L (with O = 0: start + o + L). Then the
+ * start + o + (m - 1) O + L + (m - 1) Lbyte (with O = Lbyte = 0: start + o + L). Then the
  * CPU takes each of the round's receives in order of arrival: it starts at max(CPU free,
  * arrival, previous receive's start + g + (m_prev - 1) G), keeps the CPU busy
  * o + (m - 1) G and is done then. The receiver pays the bytes again, one message after
@@ -104,6 +112,8 @@ typedef struct loggp_params {
   int ranks_per_node;                    /* 0: one level, every message priced with L, o, g, G */
   double round;                          /* µs per communication round */
   double oself, Gself;                   /* a message to oneself: µs at each end, µs per byte */
+  double step, ostep;                    /* above step bytes, ostep µs more at each end */
+  double Lbyte;                          /* µs per byte after the first, added to L */
   double noise[LOGGP_NOISE_POINTS];      /* µs: quantiles of the delay per round, non-decreasing */
   double skew[LOGGP_NOISE_POINTS];       /* µs: the same in round 0; all 0: noise's */
   unsigned seed;                         /* 0: no noise drawn */
@@ -120,11 +130,11 @@ void loggp_to_cost(const loggp_params *m, nhood_cost_params *p);
 
 /* Parses "loggp:preset=NAME" (ib-edr, shm) or "loggp:L=..,o=..,g=..,G=.." (µs and µs per
  * byte), optionally with Gcopy=.., node_L=.., node_o=.., node_g=.., node_G=.., nic_o=..,
- * nic_G=.., O=.., node_O=.., ocopy=.., round=.., oself=.., Gself=.., noise=Q0/Q1/.../Q14 (the quantiles at
- * loggp_noise_p) and skew= (the same for the first round); keys after a preset override it. Without a preset
- * node_* default to L, o, g, G and nic_*, round, noise and skew to 0; oself to node_o and Gself to Gcopy.
- * ranks_per_node and seed are left 0 (nhood-sim's --ranks-per-node
- * and --seeds set them). 0, or 1 with a message. */
+ * nic_G=.., O=.., node_O=.., ocopy=.., round=.., oself=.., Gself=.., step=.., ostep=.., Lbyte=..,
+ * noise=Q0/Q1/.../Q14 (the quantiles at loggp_noise_p) and skew= (the same for the first round); keys after a preset
+ * override it. Without a preset node_* default to L, o, g, G and nic_*, round, noise and skew to 0; oself to node_o and
+ * Gself to Gcopy. ranks_per_node and seed are left 0 (nhood-sim's --ranks-per-node and --seeds set them). 0, or 1 with
+ * a message. */
 int loggp_parse(const char *spec, loggp_params *out, char *err, size_t errlen);
 
 /* The model line of a file: its first line that is not empty and does not start with '#',

@@ -395,8 +395,10 @@ static void print_header(const options *opt) {
              m->round, m->noise[5], m->noise[9], m->skew[LOGGP_NOISE_POINTS - 1] > 0 ? m->skew[5] : m->noise[5],
              m->skew[LOGGP_NOISE_POINTS - 1] > 0 ? m->skew[9] : m->noise[9],
              opt->seeds > 0 ? "" : " (not drawn without --seeds)");
-  char sender[64] = ""; /* O, where given */
-  if (m->O > 0) snprintf(sender, sizeof sender, ", O %.4g us/B", m->O);
+  char sender[128] = ""; /* O and the step, where given */
+  int n = m->O > 0 ? snprintf(sender, sizeof sender, ", O %.4g us/B", m->O) : 0;
+  if (m->ostep > 0)
+    snprintf(sender + n, sizeof sender - (size_t)n, ", %g us more at each end above %g B", m->ostep, m->step);
   printf(
       "nhood-sim: %d virtual rank%s, model %s (L %g us, o %g us, g %g us, G %.4g us/B%s, "
       "Gcopy %.4g us/B%s)%s%s%s\n",

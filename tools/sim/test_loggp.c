@@ -503,6 +503,52 @@ static void test_self_message(void) {
   }
 }
 
+/* step, ostep: above step bytes a message costs ostep more at each end. At step 100 and
+ * ostep 0.25, one message of 101 bytes: 4 + 2 * 0.25 = 4.5; of 100 bytes as without the step
+ * (0.5 + 2 + 0.5 + 99 * 0.01 = 3.99); a 101-byte message to oneself pays no step (0.5 + 0.5 +
+ * 100 * 0.001 = 1.1, as in test_self_message). */
+static void test_step(void) {
+  loggp_params p = base;
+  p.step = 100;
+  p.ostep = 0.25;
+  p.oself = p.o;
+  p.Gself = p.Gcopy;
+  int slowest;
+  double t = one_message(&p, 101, &slowest);
+  CHECK(near(t, 4.5) && slowest == 1, "above the step: 4.5, got %g", t);
+  t = one_message(&p, 100, &slowest);
+  CHECK(near(t, 3.99), "at the step: 3.99, got %g", t);
+  nhood_sched s[1];
+  start_all(s, 1);
+  nhood_sched_recv(&s[0], 0, 0, bytes(NHOOD_BUF_RECV, 101));
+  nhood_sched_send(&s[0], 0, 0, bytes(NHOOD_BUF_SEND, 101));
+  t = predict(s, 1, &p, NULL);
+  CHECK(near(t, 1.1), "a message to oneself pays no step: 1.1, got %g", t);
+  char err[256];
+  CHECK(loggp_parse("loggp:L=1,o=2,g=3,G=4,step=256,ostep=0.2,Lbyte=0.5", &p, err, sizeof err) == 0 && p.step == 256 &&
+            p.ostep == 0.2 && p.Lbyte == 0.5,
+        "parse step, ostep, Lbyte: %s", err);
+}
+
+/* Lbyte: a message's latency grows by Lbyte per byte after the first. One message of 101
+ * bytes at Lbyte 0.01: 4 + 100 * 0.01 = 5; a message to oneself has no latency to grow (1.1,
+ * as in test_self_message). */
+static void test_latency_per_byte(void) {
+  loggp_params p = base;
+  p.Lbyte = 0.01;
+  p.oself = p.o;
+  p.Gself = p.Gcopy;
+  int slowest;
+  double t = one_message(&p, 101, &slowest);
+  CHECK(near(t, 5.0) && slowest == 1, "Lbyte: 5, got %g", t);
+  nhood_sched s[1];
+  start_all(s, 1);
+  nhood_sched_recv(&s[0], 0, 0, bytes(NHOOD_BUF_RECV, 101));
+  nhood_sched_send(&s[0], 0, 0, bytes(NHOOD_BUF_SEND, 101));
+  t = predict(s, 1, &p, NULL);
+  CHECK(near(t, 1.1), "Lbyte, a message to oneself: 1.1, got %g", t);
+}
+
 /* ocopy: each local copy costs ocopy beyond its bytes. Two copies of 101 bytes at ocopy = 0.2
  * and Gcopy = 0.001: 2 * (0.2 + 0.101) = 0.602 (0.202 without ocopy). */
 static void test_copy_cost(void) {
@@ -601,6 +647,8 @@ int main(void) {
   test_sender_copies();
   test_self_message();
   test_copy_cost();
+  test_step();
+  test_latency_per_byte();
   test_parse();
   return unit_summary("test_loggp");
 }
