@@ -191,8 +191,9 @@ void print_results(const results *res) {
     printf(
         "  L = %.4g us, o = %.4g us, g = 0, G = %.4g us/B, O = %.4g us/B, Gcopy = %.4g us/B, ocopy = %.4g us, "
         "round = %.4g us, oself = %.4g us, Gself = %.4g us/B, step = %g B, ostep = %.4g us, "
-        "Lbyte = %.4g us/B\n",
-        m->L, m->o, m->G, m->O, m->Gcopy, m->ocopy, m->round, m->oself, m->Gself, m->step, m->ostep, m->Lbyte);
+        "Lbyte = %.4g us/B, noise0 = %.4g us\n",
+        m->L, m->o, m->G, m->O, m->Gcopy, m->ocopy, m->round, m->oself, m->Gself, m->step, m->ostep, m->Lbyte,
+        m->noise0);
   }
   if (res->max_error > 0.5) {
     const point *worst = &res->points[0];
@@ -281,10 +282,10 @@ int write_json(const results *res, const char *path) {
     fprintf(f,
             ",\n  \"sim_model\": {\"L\": %.6g, \"o\": %.6g, \"g\": 0, \"G\": %.6g, \"O\": %.6g, \"Gcopy\": %.6g, "
             "\"ocopy\": %.6g, \"round\": %.6g, \"oself\": %.6g, \"Gself\": %.6g, \"step\": %g, \"ostep\": %.6g, "
-            "\"Lbyte\": %.6g, \"points\": %d, \"max_error\": %.6g}",
+            "\"Lbyte\": %.6g, \"noise0\": %.6g, \"points\": %d, \"max_error\": %.6g}",
             res->sim.L, res->sim.o, res->sim.G, res->sim.O, res->sim.Gcopy, res->sim.ocopy, res->sim.round,
-            res->sim.oself, res->sim.Gself, res->sim.step, res->sim.ostep, res->sim.Lbyte, res->sim_points,
-            res->sim_error);
+            res->sim.oself, res->sim.Gself, res->sim.step, res->sim.ostep, res->sim.Lbyte, res->sim.noise0,
+            res->sim_points, res->sim_error);
   fprintf(f, "\n}\n");
   int failed = ferror(f) != 0;
   failed |= fclose(f) != 0;

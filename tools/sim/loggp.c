@@ -339,7 +339,7 @@ static void end_round(evaluation *ev, int r) {
 
 /* Rank r's delay in one round: the quantile of noise (of skew in round 0, where given) at a
  * probability drawn from (seed, rank, round) by a hash (SplitMix64's finalizer), so that
- * every seed is one reproducible run. */
+ * every seed is one reproducible run, less noise0 (not below 0). */
 static double delay(const loggp_params *p, int r, int round) {
   if (p->seed == 0 || !loggp_has_noise(p)) return 0;
   const double *q = round == 0 && p->skew[LOGGP_NOISE_POINTS - 1] > 0 ? p->skew : p->noise;
@@ -354,7 +354,8 @@ static double delay(const loggp_params *p, int r, int round) {
   int i = 0;
   while (i + 2 < LOGGP_NOISE_POINTS && u >= loggp_noise_p[i + 1]) i++;
   double t = (u - loggp_noise_p[i]) / (loggp_noise_p[i + 1] - loggp_noise_p[i]);
-  return q[i] + t * (q[i + 1] - q[i]);
+  double d = q[i] + t * (q[i + 1] - q[i]) - p->noise0; /* from the noise's zero */
+  return d > 0 ? d : 0;
 }
 
 /* Runs rank r's rounds until one waits for a message or the schedule is done. 0, or 1 with

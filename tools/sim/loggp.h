@@ -29,6 +29,10 @@
  *          the probabilities of loggp_noise_p (µs; all 0 by default)
  *   skew   the same for the call's first round, where given: processes enter a call at
  *          different times (after a barrier, its exit's skew; in a program, its imbalance)
+ *   noise0 the zero of noise and skew (µs): a delay drawn is the quantile less noise0, 0 where
+ *          below. Measured delays are times over the fastest round, whose place is an
+ *          extreme of the sample; nhood-calibrate fits where the typical round's costs end
+ *          and its delay begins. 0 by default
  *
  * A rank runs its rounds in order. A round starts when the previous one ended (the first at
  * 0). A round with messages first keeps the CPU busy round + d, d the rank's delay in that
@@ -116,6 +120,7 @@ typedef struct loggp_params {
   double Lbyte;                          /* µs per byte after the first, added to L */
   double noise[LOGGP_NOISE_POINTS];      /* µs: quantiles of the delay per round, non-decreasing */
   double skew[LOGGP_NOISE_POINTS];       /* µs: the same in round 0; all 0: noise's */
+  double noise0;                         /* µs: subtracted from every delay drawn (not below 0) */
   unsigned seed;                         /* 0: no noise drawn */
 } loggp_params;
 

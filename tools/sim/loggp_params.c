@@ -35,6 +35,7 @@ enum {
   KEY_STEP,
   KEY_OSTEP,
   KEY_LBYTE,
+  KEY_NOISE0,
   KEY_NOISE,
   KEY_SKEW,
   KEY_PRESET,
@@ -42,7 +43,7 @@ enum {
 };
 static const char *const key_names[] = {"L",      "o",     "g",     "G",     "Gcopy",  "node_L", "node_o", "node_g",
                                         "node_G", "nic_o", "nic_G", "O",     "node_O", "ocopy",  "round",  "oself",
-                                        "Gself",  "step",  "ostep", "Lbyte", "noise",  "skew",   "preset"};
+                                        "Gself",  "step",  "ostep", "Lbyte", "noise0", "noise",  "skew",   "preset"};
 _Static_assert(sizeof key_names / sizeof key_names[0] == NKEYS, "a name per key");
 
 const double loggp_noise_p[LOGGP_NOISE_POINTS] = {0,   0.1, 0.2,  0.3,  0.4,   0.5,    0.6, 0.7,
@@ -154,7 +155,7 @@ static int parse_item(char *item, loggp_params *out, int seen[NKEYS], char *err,
   if (key == NKEYS) {
     snprintf(err, errlen,
              "--model: unknown key '%s' (expected preset, L, o, g, G, Gcopy, node_L, node_o, node_g, node_G, "
-             "nic_o, nic_G, O, node_O, ocopy, round, oself, Gself, step, ostep, Lbyte, noise, skew)",
+             "nic_o, nic_G, O, node_O, ocopy, round, oself, Gself, step, ostep, Lbyte, noise0, noise, skew)",
              item);
     return 1;
   }
@@ -172,7 +173,7 @@ static int parse_item(char *item, loggp_params *out, int seen[NKEYS], char *err,
   double *field[] = {&out->L,      &out->o,      &out->g,      &out->G,     &out->Gcopy, &out->node_L,
                      &out->node_o, &out->node_g, &out->node_G, &out->nic_o, &out->nic_G, &out->O,
                      &out->node_O, &out->ocopy,  &out->round,  &out->oself, &out->Gself, &out->step,
-                     &out->ostep,  &out->Lbyte,  NULL,         NULL,        NULL};
+                     &out->ostep,  &out->Lbyte,  &out->noise0, NULL,        NULL,        NULL};
   _Static_assert(sizeof field / sizeof field[0] == NKEYS, "a field per key (NULL: parsed apart)");
   if (key == KEY_PRESET) return apply_preset(value, out, err, errlen);
   if (key == KEY_NOISE || key == KEY_SKEW)

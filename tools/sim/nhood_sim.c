@@ -20,6 +20,7 @@
 
 #include <errno.h>
 #include <limits.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -378,6 +379,9 @@ cleanup:
 /* Output                                                                                 */
 /* ------------------------------------------------------------------------------------- */
 
+/* A delay drawn at the i-th of loggp_noise_p: the quantile less the noise's zero. */
+static double delay_at(const loggp_params *m, const double *q, int i) { return fmax(0, q[i] - m->noise0); }
+
 static void print_header(const options *opt) {
   const loggp_params *m = &opt->model;
   char levels[256] = ""; /* nothing for one level, as before --ranks-per-node */
@@ -388,12 +392,12 @@ static void print_header(const options *opt) {
              opt->ranks_per_node, cli_plural(opt->ranks_per_node), m->node_L, m->node_o, m->node_g, m->node_G,
              m->node_O, m->nic_o, m->nic_G);
   char costs[256] = ""; /* the round cost, the noise and the skew, where there are */
+  const double *first = m->skew[LOGGP_NOISE_POINTS - 1] > 0 ? m->skew : m->noise;
   if (m->round > 0 || loggp_has_noise(m))
     snprintf(costs, sizeof costs,
              ", round %g us, delay per round %g us at the median and %g at the 90th percentile (in the first "
              "round %g and %g)%s",
-             m->round, m->noise[5], m->noise[9], m->skew[LOGGP_NOISE_POINTS - 1] > 0 ? m->skew[5] : m->noise[5],
-             m->skew[LOGGP_NOISE_POINTS - 1] > 0 ? m->skew[9] : m->noise[9],
+             m->round, delay_at(m, m->noise, 5), delay_at(m, m->noise, 9), delay_at(m, first, 5), delay_at(m, first, 9),
              opt->seeds > 0 ? "" : " (not drawn without --seeds)");
   char sender[128] = ""; /* O and the step, where given */
   int n = m->O > 0 ? snprintf(sender, sizeof sender, ", O %.4g us/B", m->O) : 0;

@@ -75,10 +75,11 @@ void print_usage(FILE *out) {
           "                   @FILE: the model on FILE's first line not starting with '#' (what\n"
           "                   nhood-calibrate --sim-model writes)\n"
           "  --noise-from FILE\n"
-          "                   the round cost, ocopy, oself and noise of the model in FILE (a --model @FILE\n"
-          "                   file), over --model's other parameters: a preset's network with the\n"
-          "                   software costs and noise nhood-calibrate measured (not its skew: a\n"
-          "                   program's processes enter a call as the program makes them)\n"
+          "                   the round cost, ocopy, oself and noise (noise0 too) of the model in FILE\n"
+          "                   (a --model @FILE file), over --model's other parameters: a preset's\n"
+          "                   network with the software costs and noise nhood-calibrate measured\n"
+          "                   (not its skew: a program's processes enter a call as the program\n"
+          "                   makes them)\n"
           "  --seeds N        draw the model's noise N times (seeds 1..N): pred_us is the median,\n"
           "                   and the row gives the 10th-90th percentile band (default: no noise)\n"
           "  --per-entry B    alltoallv and alltoallw on mtx: and rmat: move the halo's own sizes,\n"
@@ -196,7 +197,8 @@ static int parse_list(const char *value, options *opt, int (*parse_item)(const c
 }
 
 /* --noise-from FILE: the round cost, the costs of a local copy and of a message to oneself
- * (oself; its bytes' rate is the model's, as Gcopy) and the noise of FILE's model
+ * (oself; its bytes' rate is the model's, as Gcopy) and the noise (with its zero, noise0) of
+ * FILE's model
  * replace the model's: the machine's software and noise. Not its skew: how far apart
  * processes enter a call is the program's (nhood-calibrate measures it after a barrier, for
  * calls timed as nhood-bench times them, which --model @FILE takes). */
@@ -210,6 +212,7 @@ static int apply_noise_from(options *opt, char *err, size_t errlen) {
   opt->model.ocopy = from.ocopy;
   opt->model.oself = from.oself;
   memcpy(opt->model.noise, from.noise, sizeof from.noise);
+  opt->model.noise0 = from.noise0; /* where the noise's delays start */
   return 0;
 }
 

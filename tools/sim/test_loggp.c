@@ -440,10 +440,11 @@ static void test_noise(void) {
  * As skew (round 0 only): both start at 0.4, rank 1 is done at 3.4, rank 0 sends again at
  * 0.9 and rank 1 takes it at 3.4, done 3.9. As noise (every round): rank 0 sends again at
  * 1.3, arriving 3.8, when rank 1 starts its second round: 4.3. */
-static double two_rounds_delayed(int as_skew) {
+static double two_rounds_delayed(int as_skew, double quantile, double noise0) {
   nhood_sched s[2];
   loggp_params p = base;
-  for (int k = 0; k < LOGGP_NOISE_POINTS; k++) (as_skew ? p.skew : p.noise)[k] = 0.4;
+  for (int k = 0; k < LOGGP_NOISE_POINTS; k++) (as_skew ? p.skew : p.noise)[k] = quantile;
+  p.noise0 = noise0;
   p.seed = 1;
   p.g = 0;
   start_all(s, 2);
@@ -455,9 +456,17 @@ static double two_rounds_delayed(int as_skew) {
   return predict(s, 2, &p, NULL);
 }
 
+/* noise0: the delays drawn are the quantiles less noise0; 0.7 less 0.3 is the 0.4 above, and
+ * quantiles below noise0 draw no delay (3.5: o and L alone). */
 static void test_skew(void) {
-  CHECK(near(two_rounds_delayed(1), 3.9), "skew in the first round only: 3.9, got %g", two_rounds_delayed(1));
-  CHECK(near(two_rounds_delayed(0), 4.3), "noise in every round: 4.3, got %g", two_rounds_delayed(0));
+  double t = two_rounds_delayed(1, 0.4, 0);
+  CHECK(near(t, 3.9), "skew in the first round only: 3.9, got %g", t);
+  t = two_rounds_delayed(0, 0.4, 0);
+  CHECK(near(t, 4.3), "noise in every round: 4.3, got %g", t);
+  t = two_rounds_delayed(0, 0.7, 0.3);
+  CHECK(near(t, 4.3), "noise less noise0: 4.3, got %g", t);
+  t = two_rounds_delayed(0, 0.4, 0.6);
+  CHECK(near(t, 3.5), "noise below noise0: 3.5, got %g", t);
 }
 
 /* O: the sender's CPU spends (m - 1) O on a message's bytes before its first byte leaves,
