@@ -218,8 +218,9 @@ void noise_quantiles(double *excess, int n, double quantiles[LOGGP_NOISE_POINTS]
 /* Fits res->sim to res->calls (calibrate_sim.c); returns 0, or 1 where no point could be
  * used. */
 int fit_sim_model(results *res);
-/* Fits res->sim to res->calls from base (its noise, skew and Gcopy are kept; its L, o, G, round
- * and ocopy are where the search starts), O = G where copies (one node); 0, or 1. */
+/* Fits res->sim to res->calls from base (its noise, skew, Gcopy and step are kept; its L, o, G,
+ * round, ocopy, oself, Gself, ostep, Lbyte and noise0 are where the search starts), O = G where
+ * copies (one node); 0, or 1. */
 int fit_sim_calls(results *res, const loggp_params *base, int copies);
 /* Writes res->sim as nhood-sim's --model line, with a comment header; 0, or 1. */
 int write_sim_model(const results *res, const char *path);

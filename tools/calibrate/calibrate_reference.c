@@ -67,7 +67,7 @@ int nhood_calib_reference_fit(nhood_calib_reference *r, const double *us, const 
   if (out == NULL) return 1;
   fprintf(out,
           "# nhood-sim's model (nhood-sim --model @%s): nhood-calibrate's %d single calls on %d ranks, timed in turns "
-          "with one case's calls,\n# fitted within %.0f%%; noise, skew and Gcopy from %s\n",
+          "with one case's calls,\n# fitted within %.0f%%; noise, skew, Gcopy and the step's size from %s\n",
           path, r->res.ncalls, r->res.nranks, 100 * r->res.sim_error, r->base_path);
   write_sim_model_line(out, &r->res.sim);
   int failed = ferror(out) != 0;
