@@ -62,7 +62,7 @@ void bench_reference_case_end(const bench *b, bench_reference *r, const char *to
     char path[1024];
     double error = 0;
     snprintf(path, sizeof path, "%s.%d", r->base, r->cases);
-    int failed = nhood_calib_reference_fit(r->calls, us, path, &error);
+    int failed = nhood_calib_reference_fit(r->calls, us, n, path, &error);
     if (failed)
       printf("%-11s %-11s %9d sim-reference: the model could not be fitted or written to %s\n", coll, "blocking", bytes,
              path);

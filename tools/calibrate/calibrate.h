@@ -220,8 +220,8 @@ void noise_quantiles(double *excess, int n, double quantiles[LOGGP_NOISE_POINTS]
 int fit_sim_model(results *res);
 /* Fits res->sim to res->calls from base (its noise, skew, Gcopy and step are kept; its L, o, G,
  * round, ocopy, oself, Gself, ostep, Lbyte and noise0 are where the search starts), O = G where
- * copies (one node); 0, or 1. */
-int fit_sim_calls(results *res, const loggp_params *base, int copies);
+ * copies (one node); quick: one start of the search, not several. 0, or 1. */
+int fit_sim_calls(results *res, const loggp_params *base, int copies, int quick);
 /* Writes res->sim as nhood-sim's --model line, with a comment header; 0, or 1. */
 int write_sim_model(const results *res, const char *path);
 /* The --model line alone, newline-terminated. */

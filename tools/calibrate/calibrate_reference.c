@@ -58,10 +58,13 @@ int nhood_calib_reference_points(const nhood_calib_reference *r) { return r->res
 
 void nhood_calib_reference_call(nhood_calib_reference *r, int point) { calib_call_run(&r->c, &r->calls[point]); }
 
-int nhood_calib_reference_fit(nhood_calib_reference *r, const double *us, const char *path, double *max_error) {
+int nhood_calib_reference_fit(nhood_calib_reference *r, const double *us, int samples, const char *path,
+                              double *max_error) {
   for (int p = 0; p < r->res.ncalls; p++) r->res.calls[p].us = us[p];
   /* One node, where the base says so: its sender copies (O > 0), as nhood-calibrate found. */
-  if (fit_sim_calls(&r->res, &r->base, r->base.O > 0) != 0) return 1;
+  /* Medians of as few samples as --quick takes get the quick fit: their points are not
+   * precise enough for restarts of the search to matter. */
+  if (fit_sim_calls(&r->res, &r->base, r->base.O > 0, samples <= QUICK_CALL_SAMPLES) != 0) return 1;
   *max_error = r->res.sim_error;
   FILE *out = fopen(path, "w");
   if (out == NULL) return 1;

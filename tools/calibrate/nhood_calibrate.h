@@ -24,10 +24,11 @@ nhood_calib_reference *nhood_calib_reference_create(const char *base_path, char 
 int nhood_calib_reference_points(const nhood_calib_reference *r);
 /* One blocking call of the point, collective (not timed; aborts on failure). */
 void nhood_calib_reference_call(nhood_calib_reference *r, int point);
-/* On one rank: fits the model to us[point] (each point's median time, the slowest rank's) and
- * writes it to path as --sim-model does; *max_error: the fit's largest relative error. 0, or 1
- * where the fit or the file failed. */
-int nhood_calib_reference_fit(nhood_calib_reference *r, const double *us, const char *path, double *max_error);
+/* On one rank: fits the model to us[point] (each point's median time over `samples`, the slowest
+ * rank's) and writes it to path as --sim-model does; *max_error: the fit's largest relative
+ * error. 0, or 1 where the fit or the file failed. */
+int nhood_calib_reference_fit(nhood_calib_reference *r, const double *us, int samples, const char *path,
+                              double *max_error);
 /* Collective. NULL is ignored. */
 void nhood_calib_reference_free(nhood_calib_reference *r);
 
