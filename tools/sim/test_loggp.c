@@ -490,6 +490,15 @@ static void test_sender_copies(void) {
   CHECK(near(t, 8.5) && slowest == 2, "two messages, sender copies: 8.5, got %g (rank %d)", t, slowest);
 }
 
+/* One 101-byte message from the only rank to itself, received in the same round. */
+static double self_message(const loggp_params *p) {
+  nhood_sched s[1];
+  start_all(s, 1);
+  nhood_sched_recv(&s[0], 0, 0, bytes(NHOOD_BUF_RECV, 101));
+  nhood_sched_send(&s[0], 0, 0, bytes(NHOOD_BUF_SEND, 101));
+  return predict(s, 1, p, NULL);
+}
+
 /* A message to oneself: no latency, no bandwidth, oself at each end and Gself per byte at the
  * receiver. 101 bytes with O = 0.02, oself = 0.3, Gself = 0.002: sent at 0.3, there at once,
  * received at 0.3 + 0.3 + 100 * 0.002 = 0.8. By default (as parsed) oself = o and Gself =
@@ -503,11 +512,7 @@ static void test_self_message(void) {
   CHECK(loggp_parse("loggp:L=2,o=0.5,g=1,G=0.01,Gcopy=0.001,O=0.02", &p[1], err, sizeof err) == 0, "parse: %s", err);
   const double expected[2] = {0.8, 1.1};
   for (int k = 0; k < 2; k++) {
-    nhood_sched s[1];
-    start_all(s, 1);
-    nhood_sched_recv(&s[0], 0, 0, bytes(NHOOD_BUF_RECV, 101));
-    nhood_sched_send(&s[0], 0, 0, bytes(NHOOD_BUF_SEND, 101));
-    double t = predict(s, 1, &p[k], NULL);
+    double t = self_message(&p[k]);
     CHECK(near(t, expected[k]), "a message to oneself%s: %g, got %g", k ? " by default" : "", expected[k], t);
   }
 }
@@ -527,11 +532,7 @@ static void test_step(void) {
   CHECK(near(t, 4.5) && slowest == 1, "above the step: 4.5, got %g", t);
   t = one_message(&p, 100, &slowest);
   CHECK(near(t, 3.99), "at the step: 3.99, got %g", t);
-  nhood_sched s[1];
-  start_all(s, 1);
-  nhood_sched_recv(&s[0], 0, 0, bytes(NHOOD_BUF_RECV, 101));
-  nhood_sched_send(&s[0], 0, 0, bytes(NHOOD_BUF_SEND, 101));
-  t = predict(s, 1, &p, NULL);
+  t = self_message(&p);
   CHECK(near(t, 1.1), "a message to oneself pays no step: 1.1, got %g", t);
   char err[256];
   CHECK(loggp_parse("loggp:L=1,o=2,g=3,G=4,step=256,ostep=0.2,Lbyte=0.5", &p, err, sizeof err) == 0 && p.step == 256 &&
@@ -550,11 +551,7 @@ static void test_latency_per_byte(void) {
   int slowest;
   double t = one_message(&p, 101, &slowest);
   CHECK(near(t, 5.0) && slowest == 1, "Lbyte: 5, got %g", t);
-  nhood_sched s[1];
-  start_all(s, 1);
-  nhood_sched_recv(&s[0], 0, 0, bytes(NHOOD_BUF_RECV, 101));
-  nhood_sched_send(&s[0], 0, 0, bytes(NHOOD_BUF_SEND, 101));
-  t = predict(s, 1, &p, NULL);
+  t = self_message(&p);
   CHECK(near(t, 1.1), "Lbyte, a message to oneself: 1.1, got %g", t);
 }
 
